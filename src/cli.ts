@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+/** payreq-sandbox serve | qr decode (and replay, see src/scenarios). */
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { decodeEmvPayload } from './domain/emv.js';
+import { createSandbox } from './index.js';
+import type { HttpStatusMode, SandboxConfig } from './services/config.js';
+
+function wholeNumber(name: string, min: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be a whole number of at least ${min}.`);
+    return n;
+  };
+}
+
+/** The settings environment variables give; flags win over them. */
+export function configFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxConfig> {
+  const mode = env.SANDBOX_HTTP_STATUS ?? 'mirror-code';
+  if (mode !== 'mirror-code' && mode !== 'always-200') throw new Error(`SANDBOX_HTTP_STATUS must be mirror-code or always-200, got ${mode}`);
+  const rate = Number(env.SANDBOX_RATE_LIMIT ?? '0');
+  if (!Number.isInteger(rate) || rate < 0) throw new Error(`SANDBOX_RATE_LIMIT must be a whole number (0 is off), got ${env.SANDBOX_RATE_LIMIT}`);
+  return {
+    publicBaseUrl: env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
+    adminToken: env.SANDBOX_ADMIN_TOKEN || undefined,
+    httpStatusMode: mode as HttpStatusMode,
+    defaultRateLimit: rate,
+  };
+}
+
+interface ServeOptions {
+  port: number;
+  host: string;
+  data: string;
+  memory: boolean;
+  seed: number;
+}
+
+async function serveCommand(options: ServeOptions): Promise<void> {
+  const storeKind = options.memory || process.env.SANDBOX_STORE === 'memory' ? 'memory' : 'file';
+  const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, seed: options.seed, config: configFromEnv(process.env) });
+  const server = await sandbox.listen(options.port, options.host);
+  const base = sandbox.services.config.publicBaseUrl ?? `http://localhost:${server.port}`;
+  const [demo, signed] = sandbox.demoMerchants;
+  console.log(`payreq-sandbox listening on ${base}  (store: ${storeKind}${storeKind === 'file' ? ` ${options.data}` : ''})`);
+  if (demo) console.log(`demo merchant:        payee ${demo.payeeId}  Service-Api-Key: ${demo.apiKey}`);
+  if (signed) console.log(`demo merchant signed: payee ${signed.payeeId}  Service-Api-Key: ${signed.apiKey}  (signing salt: see README)`);
+  console.log(`try: curl -H 'Service-Api-Key: ${demo?.apiKey ?? '<key>'}' ${base}/sandbox/v1/payments`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: finishing in-flight requests and writing the store...`);
+    await server.close();
+    await sandbox.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+function qrDecodeCommand(payload: string): void {
+  const decoded = decodeEmvPayload(payload);
+  for (const tag of decoded.tags) {
+    console.log(`${tag.tag}  ${tag.name.padEnd(32)} ${tag.children ? '' : tag.value}`);
+    for (const child of tag.children ?? []) console.log(`  ${child.tag}  ${child.name.padEnd(30)} ${child.value}`);
+  }
+  console.log(decoded.crcValid ? 'CRC: valid' : 'CRC: INVALID');
+  if (decoded.paymentCode) console.log(`payment_code: ${decoded.paymentCode}`);
+  for (const error of decoded.errors) console.error(`error: ${error}`);
+  if (!decoded.valid) process.exitCode = 1;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('payreq-sandbox').description('A sandbox of the QR payment request service.').showHelpAfterError();
+
+  program
+    .command('serve', { isDefault: true })
+    .description('serve the sandbox over HTTP')
+    .addOption(new Option('-p, --port <port>', 'port to listen on').env('PORT').default(8080).argParser(wholeNumber('--port', 0)))
+    .addOption(new Option('--host <host>', 'address to listen on').env('HOST').default('0.0.0.0'))
+    .addOption(new Option('-d, --data <file>', 'file of the file store').env('SANDBOX_DATA').default('data/sandbox.json'))
+    .option('--memory', 'keep everything in memory (same as SANDBOX_STORE=memory)', false)
+    .addOption(new Option('--seed <n>', 'seed of generated names and fault randomness').default(42).argParser(wholeNumber('--seed', 0)))
+    .action((options: ServeOptions) => serveCommand(options));
+
+  const qr = program.command('qr').description('EMVCo QR payload tools');
+  qr.command('decode')
+    .description('print the EMV tags of a payload by name and whether its CRC holds; exits 1 on an invalid payload')
+    .argument('<payload>', 'the qr_data.payload text')
+    .action((payload: string) => qrDecodeCommand(payload));
+
+  return program;
+}
+
+// Run when started as `node dist/cli.js`; bin/payreq-sandbox.js imports buildProgram instead.
+const invokedDirectly = process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+if (invokedDirectly) {
+  buildProgram()
+    .parseAsync(process.argv)
+    .catch((err: unknown) => {
+      console.error(err instanceof Error ? err.message : String(err));
+      process.exit(1);
+    });
+}

@@ -1,0 +1,100 @@
+/** Every `code` the sandbox answers, and the one error type that carries them to the envelope. */
+
+export const Code = {
+  OK: 200,
+  INVALID: 400,
+  UNAUTHENTICATED: 401,
+  REQUEST_FAILED: 402,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+  TIMEOUT: 504,
+} as const;
+
+export type ResponseCode = (typeof Code)[keyof typeof Code];
+
+export interface CodeInfo {
+  readonly code: ResponseCode;
+  readonly meaning: string;
+  readonly causes: readonly string[];
+}
+
+export const CODE_CATALOGUE: readonly CodeInfo[] = [
+  { code: 200, meaning: 'Success', causes: ['The request was valid and its change, if any, is stored.'] },
+  {
+    code: 400,
+    meaning: 'Invalid parameters',
+    causes: [
+      'Malformed or truncated JSON, or a body that is not a JSON object',
+      'A required field is missing, null or of the wrong type',
+      'An amount with more than two decimals, a string amount, or one outside 0.01 to 9999999999.99',
+      'An unknown or lower-case currency_code, or an unknown product_type',
+      'A payee that is not the merchant of the Service-Api-Key',
+    ],
+  },
+  {
+    code: 401,
+    meaning: 'Not authenticated',
+    causes: [
+      'Missing or unknown Service-Api-Key header',
+      'Signature missing where the merchant requires one',
+      'Unknown sign_type',
+      'Signature mismatch',
+    ],
+  },
+  {
+    code: 402,
+    meaning: 'Request failed: valid, but it cannot be processed now',
+    causes: [
+      'The payment status does not allow the operation (cancel a paid payment, void a settled one)',
+      'Duplicate merchant_ref_no for this merchant (the answer carries the existing payment_id)',
+      'The merchant reached the sandbox cap on stored payments',
+    ],
+  },
+  { code: 404, meaning: 'Not found', causes: ['Unknown payment_id, or one of another merchant', 'Unknown route'] },
+  { code: 405, meaning: 'Method not allowed', causes: ['The route exists but not with this HTTP method; see the Allow header'] },
+  { code: 413, meaning: 'Body too large', causes: ['The request body is over 64 KiB'] },
+  { code: 415, meaning: 'Unsupported media type', causes: ['A body was sent without Content-Type: application/json'] },
+  { code: 429, meaning: 'Rate limited', causes: ["Over the merchant's requests-per-second limit; retry after the Retry-After header"] },
+  { code: 500, meaning: 'Internal error', causes: ['Injected by a fault (amount 900.01, Sandbox-Fault: error=500)', 'A sandbox bug'] },
+  { code: 503, meaning: 'Service unavailable', causes: ['Injected by a fault (amount 900.02, Sandbox-Fault: error=503)'] },
+  { code: 504, meaning: 'Gateway timeout', causes: ['Injected by a fault (Sandbox-Fault: error=504)'] },
+];
+
+export interface FieldError {
+  readonly field: string;
+  readonly message: string;
+}
+
+/** The one error type of the sandbox; HTTP maps it to the envelope in one place. */
+export class ApiError extends Error {
+  constructor(
+    readonly code: ResponseCode,
+    readonly description: string,
+    readonly extra: Readonly<Record<string, unknown>> = {},
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(description);
+    this.name = 'ApiError';
+  }
+
+  static invalid(description: string, errors?: readonly FieldError[]): ApiError {
+    return new ApiError(Code.INVALID, description, errors ? { errors } : {});
+  }
+
+  static notFound(description: string): ApiError {
+    return new ApiError(Code.NOT_FOUND, description);
+  }
+
+  static refused(description: string, extra: Readonly<Record<string, unknown>> = {}): ApiError {
+    return new ApiError(Code.REQUEST_FAILED, description, extra);
+  }
+
+  static unauthenticated(description: string, extra: Readonly<Record<string, unknown>> = {}): ApiError {
+    return new ApiError(Code.UNAUTHENTICATED, description, extra);
+  }
+}

@@ -1,0 +1,80 @@
+/** The public API of the interface: create, assign, cancel, void, status. Served under /openapi/v1 and /v1. */
+import { Hono } from 'hono';
+import { STATUS_MEANINGS } from '../../domain/payment.js';
+import { toMinorUnits } from '../../domain/money.js';
+import { baseUrlOf } from '../base-url.js';
+import { readJsonObject, validate } from '../body.js';
+import type { AppEnv } from '../context.js';
+import { ok } from '../envelope.js';
+import { applyCommittedFault } from '../faults.js';
+import { assignSchema, createPaymentSchema, reasonSchema } from '../schemas.js';
+import { paymentStatusFields, qrData } from '../views.js';
+
+export const PUBLIC_ROUTES = [
+  { method: 'POST', path: '/payments/payment' },
+  { method: 'POST', path: '/payments/payment/:payment_id/assign' },
+  { method: 'POST', path: '/payments/payment/:payment_id/cancel' },
+  { method: 'POST', path: '/payments/payment/:payment_id/void' },
+  { method: 'GET', path: '/payments/payment/:payment_id' },
+] as const;
+
+export function publicApi(productTypes: readonly string[]): Hono<AppEnv> {
+  const api = new Hono<AppEnv>();
+  const createSchema = createPaymentSchema(productTypes);
+
+  api.post('/payments/payment', async (c) => {
+    const body = await readJsonObject(c);
+    const input = validate(c, createSchema, body);
+    const { payments, qr } = c.get('services');
+    const merchant = c.get('merchant');
+    const { payment, fault } = await payments.create(merchant, {
+      body,
+      payee: input.payee,
+      productType: input.product_type,
+      merchantRefNo: input.merchant_ref_no,
+      amountMinor: toMinorUnits(input.amount)!,
+      currency: input.currency_code ?? undefined,
+      payer: input.payer ?? undefined,
+      metadata: input.metadata ?? undefined,
+      signType: input.sign_type ?? undefined,
+      sign: input.sign ?? undefined,
+    });
+    const qrFields = qrData(payment, merchant, baseUrlOf(c));
+    if (merchant.settings.inlineQrImage) qrFields.image = await qr.dataUrl(qrFields.payload as string);
+    const response = ok(c, `Payment created with status ${payment.status} (${STATUS_MEANINGS[payment.status]}); show qr_data to the payer.`, {
+      payment_id: payment.id,
+      payment_code: payment.code,
+      payment_token: payment.token,
+      qr_data: qrFields,
+      metadata: payment.metadata,
+    });
+    return fault ? applyCommittedFault(c, fault, response) : response;
+  });
+
+  api.post('/payments/payment/:payment_id/assign', async (c) => {
+    const { payer } = validate(c, assignSchema, await readJsonObject(c));
+    const p = await c.get('services').payments.assign(c.get('merchant'), c.req.param('payment_id'), payer);
+    return ok(c, `Payer ${JSON.stringify(payer)} assigned; payment ${p.id} is now ${p.status} (${STATUS_MEANINGS[p.status]}).`);
+  });
+
+  api.post('/payments/payment/:payment_id/cancel', async (c) => {
+    const { reason } = validate(c, reasonSchema, await readJsonObject(c));
+    const p = await c.get('services').payments.cancel(c.get('merchant'), c.req.param('payment_id'), reason);
+    return ok(c, `Payment ${p.id} cancelled before payment; it is now V (voided).`);
+  });
+
+  api.post('/payments/payment/:payment_id/void', async (c) => {
+    const { reason } = validate(c, reasonSchema, await readJsonObject(c));
+    const p = await c.get('services').payments.void(c.get('merchant'), c.req.param('payment_id'), reason);
+    return ok(c, `Payment ${p.id} voided before settlement; it is now V (voided).`);
+  });
+
+  api.get('/payments/payment/:payment_id', async (c) => {
+    const merchant = c.get('merchant');
+    const p = await c.get('services').payments.get(merchant, c.req.param('payment_id'));
+    const settled = p.status === 'A' && p.settled ? ' and settled' : '';
+    return ok(c, `Payment ${p.id} is ${p.status} (${STATUS_MEANINGS[p.status]}${settled}).`, paymentStatusFields(p, merchant));
+  });
+
+  return api;
+}

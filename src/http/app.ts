@@ -1,0 +1,85 @@
+/** createApp(services): the one Hono app, used by the server, the library and the tests alike. */
+import { Hono } from 'hono';
+import type { Context } from 'hono';
+import { ApiError, Code } from '../domain/codes.js';
+import { PUBLIC_ROUTES, publicApi } from './api/payments.js';
+import type { AppEnv, Services } from './context.js';
+import { ok, send, sendError } from './envelope.js';
+import { DroppedConnection, DROPPED_HEADER } from './faults.js';
+import { requireApiKey } from './middleware/auth.js';
+import { injectFaults } from './middleware/faults.js';
+import { keyedCatalogueRoutes, openCatalogueRoutes } from './sandbox/catalogue.js';
+import { clockRoutes } from './sandbox/clock.js';
+import { controlRoutes } from './sandbox/control.js';
+import { merchantRoutes } from './sandbox/merchants.js';
+
+export const PUBLIC_PREFIXES = ['/openapi/v1', '/v1'] as const;
+
+export function createApp(services: Services): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.use('*', async (c, next) => {
+    c.set('services', services);
+    c.set('warnings', []);
+    await next();
+  });
+
+  app.get('/healthz', (c) => ok(c, `ok: the ${services.store.kind} store is open.`, { store: services.store.kind }));
+
+  const api = publicApi(services.config.productTypes);
+  for (const prefix of PUBLIC_PREFIXES) {
+    app.use(`${prefix}/*`, requireApiKey, injectFaults);
+    app.route(prefix, api);
+  }
+
+  const keyed = new Hono<AppEnv>();
+  keyed.use('*', requireApiKey);
+  keyed.route('/', controlRoutes());
+  keyed.route('/', clockRoutes());
+  keyed.route('/', keyedCatalogueRoutes());
+  app.route('/sandbox/v1', merchantRoutes());
+  app.route('/sandbox/v1', openCatalogueRoutes());
+  app.route('/sandbox/v1', keyed);
+
+  answerWrongMethods(app);
+
+  app.notFound((c) =>
+    send(c, { code: Code.NOT_FOUND, description: `No route ${c.req.method} ${new URL(c.req.url).pathname}: see the README or GET /openapi.json for the routes.` }),
+  );
+
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return sendError(c, err);
+    if (err instanceof DroppedConnection) return new Response(null, { status: 599, headers: { [DROPPED_HEADER]: '1' } });
+    // The cause goes to the server log only; the client gets the envelope, never a stack.
+    console.error(`internal error on ${c.req.method} ${new URL(c.req.url).pathname}:`, err instanceof Error ? (err.stack ?? err.message) : err);
+    return send(c, { code: Code.INTERNAL, description: 'Internal error in the sandbox: nothing was changed. Please report it with the request that caused it.' });
+  });
+
+  return app;
+}
+
+/** Every known path answers 405 with an Allow header for the methods it does not serve. */
+function answerWrongMethods(app: Hono<AppEnv>): void {
+  const byPath = new Map<string, Set<string>>();
+  const add = (method: string, path: string) => {
+    let methods = byPath.get(path);
+    if (!methods) byPath.set(path, (methods = new Set()));
+    methods.add(method);
+  };
+  for (const route of app.routes) {
+    if (route.method === 'ALL' || route.path.endsWith('*')) continue;
+    add(route.method, route.path);
+  }
+  for (const prefix of PUBLIC_PREFIXES) for (const r of PUBLIC_ROUTES) add(r.method, prefix + r.path);
+  for (const [path, methods] of byPath) {
+    if (methods.has('GET')) methods.add('HEAD');
+    const allow = [...methods].sort().join(', ');
+    app.all(path, (c: Context<AppEnv>) =>
+      send(
+        c,
+        { code: Code.METHOD_NOT_ALLOWED, description: `${c.req.method} is not allowed on ${new URL(c.req.url).pathname}; allowed: ${allow}.` },
+        { Allow: allow },
+      ),
+    );
+  }
+}

@@ -1,0 +1,112 @@
+/** Reading request bodies: size limit, content type, JSON syntax, object shape, schema, unknown fields. */
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import { ApiError, Code } from '../domain/codes.js';
+import type { FieldError } from '../domain/codes.js';
+import type { AppEnv } from './context.js';
+
+export const BODY_LIMIT_BYTES = 64 * 1024;
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+async function readLimited(request: Request): Promise<string> {
+  // Only chunked bodies (no Content-Length) come here; read them with a running count.
+  const reader = request.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > BODY_LIMIT_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function tooLarge(): ApiError {
+  return new ApiError(Code.TOO_LARGE, `The request body is over the limit of ${BODY_LIMIT_BYTES} bytes (64 KiB): send a smaller JSON object.`);
+}
+
+function hasBody(c: Context<AppEnv>): boolean {
+  const length = c.req.header('content-length');
+  if (length !== undefined) return length !== '0';
+  if (c.req.header('transfer-encoding') !== undefined) return true;
+  // In-process Requests (app.request, the library's fetch) may carry a body without either header.
+  return c.req.raw.body !== null;
+}
+
+/**
+ * The body as a JSON object. With `optional`, an absent body is `{}` (control routes whose
+ * fields are all optional); otherwise a body is required.
+ */
+export async function readJsonObject(c: Context<AppEnv>, optional = false): Promise<Record<string, unknown>> {
+  if (!hasBody(c)) {
+    if (optional) return {};
+    throw ApiError.invalid('A JSON object body is required, with Content-Type: application/json.');
+  }
+  const length = Number(c.req.header('content-length'));
+  if (length > BODY_LIMIT_BYTES) throw tooLarge();
+  const type = c.req.header('content-type');
+  if (!type || !JSON_TYPE.test(type)) {
+    throw new ApiError(Code.UNSUPPORTED_MEDIA_TYPE, `Content-Type must be application/json, got ${type ? JSON.stringify(type) : 'none'}: send the body as JSON with that header.`);
+  }
+  const text = Number.isFinite(length) ? await c.req.text() : await readLimited(c.req.raw);
+  if (Buffer.byteLength(text) > BODY_LIMIT_BYTES) throw tooLarge();
+  if (optional && text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    const detail = err instanceof SyntaxError ? err.message : 'unreadable';
+    throw ApiError.invalid(`The body is not valid JSON (${detail}): send one complete JSON object.`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw ApiError.invalid(`The body must be a JSON object ({...}), got ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`}.`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+const DID_YOU_MEAN: Readonly<Record<string, string>> = {
+  currency: 'currency_code',
+  amount_value: 'amount',
+  merchant_ref: 'merchant_ref_no',
+  reference: 'merchant_ref_no',
+  payee_id: 'payee',
+  payer_id: 'payer',
+  producttype: 'product_type',
+  productType: 'product_type',
+  merchantRefNo: 'merchant_ref_no',
+  currencyCode: 'currency_code',
+  signType: 'sign_type',
+  signature: 'sign',
+};
+
+/** Validates `body` with `schema`; unknown fields are accepted but named in Sandbox-Warning. */
+export function validate<S extends z.ZodObject>(c: Context<AppEnv>, schema: S, body: Record<string, unknown>): z.output<S> {
+  const known = new Set(Object.keys(schema.shape));
+  const unknown = Object.keys(body).filter((k) => !known.has(k));
+  if (unknown.length > 0) {
+    const warnings = c.get('warnings');
+    for (const name of unknown.slice(0, 10)) {
+      const hint = DID_YOU_MEAN[name];
+      warnings.push(`unknown field ${JSON.stringify(name.slice(0, 64))} ignored${hint ? ` (did you mean "${hint}"?)` : ''}`);
+    }
+  }
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  const errors: FieldError[] = result.error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', message: issue.message }));
+  const first = errors[0]!;
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more problem${errors.length > 2 ? 's' : ''}, see errors)` : '';
+  throw ApiError.invalid(`Invalid ${first.field}: ${first.message}${more}.`, errors);
+}
+
+export function validateQuery<S extends z.ZodObject>(schema: S, query: Record<string, string>): z.output<S> {
+  const result = schema.safeParse(query);
+  if (result.success) return result.data;
+  const errors: FieldError[] = result.error.issues.map((issue) => ({ field: issue.path.join('.') || '(query)', message: issue.message }));
+  throw ApiError.invalid(`Invalid query parameter ${errors[0]!.field}: ${errors[0]!.message}.`, errors);
+}

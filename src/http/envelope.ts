@@ -1,0 +1,48 @@
+/** The response envelope: every body is a JSON object with a numeric `code` and a `description`. */
+import type { Context } from 'hono';
+import { ApiError, Code } from '../domain/codes.js';
+import type { ResponseCode } from '../domain/codes.js';
+import { Amount } from '../domain/money.js';
+import type { AppEnv } from './context.js';
+
+/** JSON text in which every Amount is written as a number with exactly two decimals. */
+export function toJsonText(value: unknown): string {
+  if (value instanceof Amount) return value.toString();
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : toJsonText(v))).join(',')}]`;
+  let out = '{';
+  for (const key of Object.keys(value)) {
+    const v = (value as Record<string, unknown>)[key];
+    if (v === undefined) continue;
+    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${toJsonText(v)}`;
+  }
+  return `${out}}`;
+}
+
+export interface Envelope {
+  readonly code: ResponseCode;
+  readonly description: string;
+  readonly [field: string]: unknown;
+}
+
+/** Header values must be visible ASCII; names sent by clients may hold anything. */
+export function asciiHeaderValue(text: string): string {
+  return text.replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+export function send(c: Context<AppEnv>, body: Envelope, headers: Record<string, string> = {}): Response {
+  const services = c.get('services');
+  const status = services?.config.httpStatusMode === 'always-200' ? 200 : body.code;
+  const warnings = c.get('warnings');
+  const out = new Headers({ 'Content-Type': 'application/json; charset=UTF-8', ...headers });
+  if (warnings?.length) out.set('Sandbox-Warning', asciiHeaderValue(warnings.join('; ')));
+  return new Response(toJsonText(body), { status, headers: out });
+}
+
+export function ok(c: Context<AppEnv>, description: string, fields: Record<string, unknown> = {}): Response {
+  return send(c, { code: Code.OK, description, ...fields });
+}
+
+export function sendError(c: Context<AppEnv>, err: ApiError): Response {
+  return send(c, { code: err.code, description: err.description, ...err.extra }, { ...err.headers });
+}

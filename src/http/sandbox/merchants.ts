@@ -1,0 +1,52 @@
+/** POST /sandbox/v1/merchants: self-service enrolment, optionally behind an admin token. */
+import { timingSafeEqual } from 'node:crypto';
+import { Hono } from 'hono';
+import { ApiError } from '../../domain/codes.js';
+import { readJsonObject, validate } from '../body.js';
+import type { AppEnv } from '../context.js';
+import { ok } from '../envelope.js';
+import { enrollSchema } from '../schemas.js';
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function merchantRoutes(): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  routes.post('/merchants', async (c) => {
+    const { config, merchants } = c.get('services');
+    if (config.adminToken !== undefined) {
+      const header = c.req.header('authorization') ?? '';
+      const token = header.startsWith('Bearer ') ? header.slice(7) : '';
+      if (!sameSecret(token, config.adminToken)) {
+        throw ApiError.unauthenticated('Enrolment on this sandbox needs the admin token: send Authorization: Bearer <SANDBOX_ADMIN_TOKEN>.');
+      }
+    }
+    const input = validate(c, enrollSchema, await readJsonObject(c, true));
+    const { merchant, apiKey } = await merchants.enroll({
+      name: input.name ?? undefined,
+      city: input.city ?? undefined,
+      homeCurrency: input.home_currency ?? undefined,
+      requireSignature: input.require_signature ?? undefined,
+      rateLimitPerSecond: input.rate_limit_per_second ?? undefined,
+      inlineQrImage: input.inline_qr_image ?? undefined,
+      autoSettle: input.auto_settle ?? undefined,
+      qrTtlSeconds: input.qr_ttl_seconds ?? undefined,
+    });
+    return ok(c, `Merchant ${merchant.name} enrolled: send api_key as the Service-Api-Key header and payee_id as payee. Keep signing_salt secret; it is shown only now.`, {
+      api_key: apiKey,
+      payee_id: merchant.payeeId,
+      signing_salt: merchant.signingSalt,
+      home_currency: merchant.homeCurrency,
+      name: merchant.name,
+      require_signature: merchant.settings.requireSignature,
+      rate_limit_per_second: merchant.settings.rateLimitPerSecond,
+      inline_qr_image: merchant.settings.inlineQrImage,
+      auto_settle: merchant.settings.autoSettle,
+      qr_ttl_seconds: merchant.settings.qrTtlSeconds,
+    });
+  });
+  return routes;
+}

@@ -1,0 +1,118 @@
+/**
+ * The request schemas: the one source of truth for validation and for the OpenAPI document.
+ * Messages name the field, the rule and, where it helps, what was sent.
+ */
+import { z } from 'zod';
+import { CURRENCY_CODES } from '../domain/currencies.js';
+import { MAX_AMOUNT_MINOR, MIN_AMOUNT_MINOR, toMinorUnits } from '../domain/money.js';
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'a non-finite number';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+function typeError(field: string, expected: string, required: boolean) {
+  return (issue: { input?: unknown }) =>
+    issue.input === undefined && required ? `${field} is required (${expected})` : `${field} must be ${expected}, got ${kindOf(issue.input)}`;
+}
+
+export function text(field: string, min: number, max: number, required: boolean) {
+  return z
+    .string({ error: typeError(field, `a string of ${min} to ${max} characters`, required) })
+    .min(min, `${field} must not be empty`)
+    .max(max, `${field} must be at most ${max} characters`);
+}
+
+const MERCHANT_REF_PATTERN = /^[A-Za-z0-9._-]+$/;
+
+export const merchantRefNo = text('merchant_ref_no', 1, 64, true).regex(MERCHANT_REF_PATTERN, 'merchant_ref_no may hold only letters, digits, ".", "_" and "-"');
+
+export const amount = z
+  .number({ error: typeError('amount', 'a JSON number with at most 2 decimals, e.g. 10.50 (not a string)', true) })
+  .refine((n) => toMinorUnits(n) !== undefined, 'amount must have at most 2 decimals, e.g. 10.50')
+  .refine((n) => {
+    const minor = toMinorUnits(n);
+    return minor === undefined || (minor >= MIN_AMOUNT_MINOR && minor <= MAX_AMOUNT_MINOR);
+  }, 'amount must be between 0.01 and 9999999999.99');
+
+export function currencyCode(field: string, required: boolean) {
+  return z.enum(CURRENCY_CODES as [string, ...string[]], {
+    error: (issue) =>
+      issue.input === undefined && required
+        ? `${field} is required`
+        : `${field} must be an upper-case ISO 4217 code the sandbox supports (${CURRENCY_CODES.join(', ')}), got ${JSON.stringify(issue.input)}`,
+  });
+}
+
+export const metadata = z
+  .record(z.string(), z.unknown(), { error: (issue) => `metadata must be a JSON object, got ${kindOf(issue.input)}` })
+  .refine((m) => Object.keys(m).length <= 50, 'metadata may have at most 50 keys')
+  .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= 8192, 'metadata must be at most 8 KiB as JSON');
+
+export const payer = text('payer', 1, 64, true);
+export const reason = text('reason', 1, 255, true);
+
+export function createPaymentSchema(productTypes: readonly string[]) {
+  return z.object({
+    payee: text('payee', 1, 64, true),
+    product_type: z.enum(productTypes as [string, ...string[]], {
+      error: (issue) => `product_type must be one of ${productTypes.join(', ')}, got ${JSON.stringify(issue.input ?? null)}`,
+    }),
+    merchant_ref_no: merchantRefNo,
+    amount,
+    currency_code: currencyCode('currency_code', false).nullish(),
+    payer: text('payer', 1, 64, false).nullish(),
+    metadata: metadata.nullish(),
+    sign_type: text('sign_type', 1, 16, false).nullish(),
+    sign: text('sign', 1, 256, false).nullish(),
+  });
+}
+
+export const assignSchema = z.object({ payer });
+export const reasonSchema = z.object({ reason });
+
+export const enrollSchema = z.object({
+  name: text('name', 1, 64, false).nullish(),
+  city: text('city', 1, 32, false).nullish(),
+  home_currency: currencyCode('home_currency', false).nullish(),
+  require_signature: z.boolean({ error: typeError('require_signature', 'true or false', false) }).nullish(),
+  rate_limit_per_second: z
+    .number({ error: typeError('rate_limit_per_second', 'a whole number of requests per second (0 is off)', false) })
+    .int('rate_limit_per_second must be a whole number')
+    .min(0, 'rate_limit_per_second must be 0 (off) or more')
+    .max(100_000, 'rate_limit_per_second must be at most 100000')
+    .nullish(),
+  inline_qr_image: z.boolean({ error: typeError('inline_qr_image', 'true or false', false) }).nullish(),
+  auto_settle: z.boolean({ error: typeError('auto_settle', 'true or false', false) }).nullish(),
+  qr_ttl_seconds: z
+    .number({ error: typeError('qr_ttl_seconds', 'a whole number of seconds', false) })
+    .int('qr_ttl_seconds must be a whole number')
+    .min(10, 'qr_ttl_seconds must be at least 10')
+    .max(30 * 86_400, 'qr_ttl_seconds must be at most 30 days')
+    .nullish(),
+});
+
+export const pickupSchema = z.object({ payer: text('payer', 1, 64, false).nullish() });
+export const paySchema = z.object({
+  payer: text('payer', 1, 64, false).nullish(),
+  paid_currency_code: currencyCode('paid_currency_code', false).nullish(),
+});
+export const failSchema = z.object({ reason: text('reason', 1, 255, false).nullish() });
+export const emptySchema = z.object({});
+
+export const advanceClockSchema = z.object({
+  seconds: z
+    .number({ error: typeError('seconds', 'a whole number of seconds to move the clock forward', true) })
+    .int('seconds must be a whole number')
+    .min(1, 'seconds must be at least 1 (the clock only moves forward)')
+    .max(10 * 366 * 86_400, 'seconds must be at most 10 years'),
+});
+
+export const listQuerySchema = z.object({
+  status: z.enum(['P', 'W', 'E', 'F', 'V', 'A'], { error: (i) => `status must be one of P, W, E, F, V, A, got ${JSON.stringify(i.input)}` }).optional(),
+  merchant_ref_no: z.string().max(64, 'merchant_ref_no must be at most 64 characters').optional(),
+  limit: z.coerce.number({ error: 'limit must be a whole number from 1 to 100' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').default(20),
+  offset: z.coerce.number({ error: 'offset must be a whole number' }).int('offset must be a whole number').min(0, 'offset must be 0 or more').default(0),
+});

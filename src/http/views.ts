@@ -1,0 +1,56 @@
+/** How payments look on the wire: the public status view, the create answer, the sandbox views. */
+import type { Merchant } from '../domain/merchant.js';
+import { Amount } from '../domain/money.js';
+import type { Payment, PaymentEvent } from '../domain/payment.js';
+import { emvPayloadOf } from '../services/qr-images.js';
+
+export const unixSeconds = (ms: number): number => Math.floor(ms / 1000);
+
+/** The fields of the interface's status response, in its order. */
+export function paymentStatusFields(p: Payment, merchant: Merchant): Record<string, unknown> {
+  return {
+    payment_id: p.id,
+    merchant_ref_no: p.merchantRefNo,
+    original_currency_code: p.currency,
+    original_amount: new Amount(p.amountMinor),
+    paid_currency_code: p.paidCurrency,
+    paid_amount: new Amount(p.paidAmountMinor),
+    product_type: p.productType,
+    payment_code: p.code,
+    payment_status: p.status,
+    payment_date: p.paidAt === null ? null : unixSeconds(p.paidAt),
+    payee: { id: merchant.payeeId, name: merchant.name, city: merchant.city, country_code: merchant.countryCode, mcc: merchant.mcc },
+    payer: p.payer ? { id: p.payer.id, name: p.payer.name } : null,
+    source: p.source ? { type: p.source.type, provider: p.source.provider, account: p.source.account } : null,
+    fee: p.fees.map((f) => ({ type: f.type, currency_code: f.currency, amount: new Amount(f.amountMinor) })),
+    metadata: p.metadata,
+  };
+}
+
+export function qrData(p: Payment, merchant: Merchant, baseUrl: string): Record<string, unknown> {
+  return {
+    payload: emvPayloadOf(p, merchant),
+    format: 'EMVCO_MPM',
+    image_url: `${baseUrl}/sandbox/v1/qr/${p.token}`,
+    checkout_url: `${baseUrl}/sandbox/pay/${p.token}`,
+    expires_at: unixSeconds(p.expiresAt),
+  };
+}
+
+/** The control API shows the status view plus what only the sandbox knows. */
+export function sandboxPaymentView(p: Payment, merchant: Merchant, baseUrl: string): Record<string, unknown> {
+  return {
+    ...paymentStatusFields(p, merchant),
+    settled: p.settled,
+    created_at: unixSeconds(p.createdAt),
+    expires_at: unixSeconds(p.expiresAt),
+    settled_at: p.settledAt === null ? null : unixSeconds(p.settledAt),
+    pays_at: p.payDueAt === null ? null : unixSeconds(p.payDueAt),
+    payment_token: p.token,
+    qr_data: qrData(p, merchant, baseUrl),
+  };
+}
+
+export function eventView(e: PaymentEvent): Record<string, unknown> {
+  return { type: e.type, from: e.from, to: e.to, at: unixSeconds(e.at), at_iso: new Date(e.at).toISOString(), reason: e.reason, actor: e.actor };
+}

@@ -1,0 +1,135 @@
+/**
+ * The library face: start a sandbox in-process, for an integrator's own test suite.
+ *
+ *   const sandbox = await createSandbox({ store: 'memory' });
+ *   const res = await sandbox.fetch(new Request('http://sandbox/openapi/v1/...'));
+ */
+import type { Hono } from 'hono';
+import { Code } from './domain/codes.js';
+import type { AppEnv, Services } from './http/context.js';
+import { createApp } from './http/app.js';
+import { DROPPED_HEADER } from './http/faults.js';
+import { listen } from './server.js';
+import type { RunningServer } from './server.js';
+import type { Clock } from './services/clock.js';
+import { defaultConfig } from './services/config.js';
+import type { SandboxConfig } from './services/config.js';
+import { createServices, startScheduler } from './services/index.js';
+import type { EnrollInput } from './services/merchants.js';
+import { FileStore } from './store/file-store.js';
+import { MemoryStore } from './store/memory-store.js';
+import type { Store } from './store/store.js';
+
+export interface SandboxOptions {
+  readonly store?: 'memory' | 'file';
+  /** The file of the file store; default data/sandbox.json. */
+  readonly dataFile?: string;
+  /** Real time in ms for the whole sandbox; each merchant's clock runs at an offset from it. */
+  readonly clock?: Clock;
+  /** Seed of generated names and fault randomness. */
+  readonly seed?: number;
+  /** Enroll the demo merchants on an empty store (default true). */
+  readonly demoMerchants?: boolean;
+  /** Run expiries and settlements in the background (default true). */
+  readonly scheduler?: boolean;
+  readonly config?: Partial<SandboxConfig>;
+}
+
+export interface EnrolledMerchant {
+  readonly apiKey: string;
+  readonly payeeId: string;
+  readonly signingSalt: string;
+  readonly homeCurrency: string;
+}
+
+export interface SandboxControl {
+  enroll(input?: EnrollInput): Promise<EnrolledMerchant>;
+  pickup(apiKey: string, paymentId: string, payer?: string): Promise<void>;
+  pay(apiKey: string, paymentId: string, options?: { payer?: string; paidCurrency?: string }): Promise<void>;
+  fail(apiKey: string, paymentId: string, reason?: string): Promise<void>;
+  expire(apiKey: string, paymentId: string): Promise<void>;
+  settle(apiKey: string, paymentId: string): Promise<void>;
+  advanceClock(apiKey: string, seconds: number): Promise<void>;
+  reset(apiKey: string): Promise<void>;
+}
+
+export interface Sandbox {
+  readonly app: Hono<AppEnv>;
+  readonly services: Services;
+  /** Answers like the server; a `drop` fault rejects like a lost connection. */
+  fetch(request: Request): Promise<Response>;
+  listen(port?: number, hostname?: string): Promise<RunningServer>;
+  readonly control: SandboxControl;
+  readonly demoMerchants: readonly EnrolledMerchant[];
+  close(): Promise<void>;
+}
+
+export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const config = defaultConfig({ ...(options.seed !== undefined ? { seed: options.seed } : {}), ...options.config });
+  const store: Store = options.store === 'file' ? new FileStore({ dataFile: options.dataFile ?? 'data/sandbox.json' }) : new MemoryStore();
+  await store.open();
+  const services = createServices(store, config, options.clock);
+  const demos = options.demoMerchants === false ? [] : await services.merchants.ensureDemoMerchants();
+  const stopScheduler = options.scheduler === false ? () => {} : startScheduler(services);
+  const app = createApp(services);
+  const servers: RunningServer[] = [];
+
+  const merchantOf = (apiKey: string) => services.merchants.authenticate(apiKey);
+  const control: SandboxControl = {
+    async enroll(input = {}) {
+      const { merchant, apiKey } = await services.merchants.enroll(input);
+      return { apiKey, payeeId: merchant.payeeId, signingSalt: merchant.signingSalt, homeCurrency: merchant.homeCurrency };
+    },
+    async pickup(apiKey, paymentId, payer) {
+      await services.payments.pickup(await merchantOf(apiKey), paymentId, payer);
+    },
+    async pay(apiKey, paymentId, opts = {}) {
+      await services.payments.pay(await merchantOf(apiKey), paymentId, { payer: opts.payer, paidCurrency: opts.paidCurrency });
+    },
+    async fail(apiKey, paymentId, reason) {
+      await services.payments.fail(await merchantOf(apiKey), paymentId, reason);
+    },
+    async expire(apiKey, paymentId) {
+      await services.payments.expire(await merchantOf(apiKey), paymentId);
+    },
+    async settle(apiKey, paymentId) {
+      await services.payments.settle(await merchantOf(apiKey), paymentId);
+    },
+    async advanceClock(apiKey, seconds) {
+      const merchant = await services.merchants.advanceClock(await merchantOf(apiKey), seconds);
+      await services.payments.runDue(merchant);
+    },
+    async reset(apiKey) {
+      const merchant = await merchantOf(apiKey);
+      await store.resetMerchant(merchant.payeeId);
+      await services.merchants.resetClock(merchant);
+    },
+  };
+
+  return {
+    app,
+    services,
+    control,
+    demoMerchants: demos.map((m) => ({ apiKey: m.apiKeys[0]!, payeeId: m.payeeId, signingSalt: m.signingSalt, homeCurrency: m.homeCurrency })),
+    async fetch(request) {
+      const response = await app.fetch(request);
+      if (response.headers.get(DROPPED_HEADER)) throw new TypeError('fetch failed: the sandbox dropped the connection (drop fault)');
+      return response;
+    },
+    async listen(port = 0, hostname) {
+      const server = await listen(app, port, hostname);
+      servers.push(server);
+      return server;
+    },
+    async close() {
+      stopScheduler();
+      await Promise.all(servers.map((s) => s.close()));
+      await store.close();
+    },
+  };
+}
+
+export { Code };
+export type { SandboxConfig, Services, EnrollInput, RunningServer };
+export { decodeEmvPayload, toEmvPayload, crc16CcittFalse } from './domain/emv.js';
+export { signBody, stringToSign } from './domain/signature.js';

@@ -1,0 +1,54 @@
+/** Settings of one sandbox instance, from flags and environment (see README, Configuration). */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { RateTable } from '../domain/currencies.js';
+
+export type HttpStatusMode = 'mirror-code' | 'always-200';
+
+export interface SandboxConfig {
+  /** Base URL written into qr_data; when unset, each request's own origin. */
+  readonly publicBaseUrl: string | undefined;
+  /** When set, enrolling a merchant needs `Authorization: Bearer <token>`. */
+  readonly adminToken: string | undefined;
+  readonly httpStatusMode: HttpStatusMode;
+  /** Requests per second per key for newly enrolled merchants; 0 is off. */
+  readonly defaultRateLimit: number;
+  readonly productTypes: readonly string[];
+  readonly rates: RateTable;
+  /** Seed of generated payers and of fault-rule randomness. */
+  readonly seed: number;
+  readonly maxPaymentsPerMerchant: number;
+  /** How long a `timeout` fault holds a response at most, ms. */
+  readonly timeoutHoldMs: number;
+}
+
+export const DEFAULT_PRODUCT_TYPES = ['QR_DYNAMIC', 'QR_STATIC', 'IN_APP'] as const;
+
+/** The shipped rate table, data/rates.json (two folders up from both src/services and dist/services). */
+export const RATES_FILE = fileURLToPath(new URL('../../data/rates.json', import.meta.url));
+
+export function loadRates(file: string = RATES_FILE): RateTable {
+  const raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  const rates: Record<string, number> = {};
+  for (const [code, rate] of Object.entries(raw)) {
+    if (code.startsWith('_')) continue;
+    if (typeof rate !== 'number' || !(rate > 0)) throw new Error(`${file}: the rate of ${code} must be a positive number`);
+    rates[code] = rate;
+  }
+  return rates;
+}
+
+export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxConfig {
+  return {
+    publicBaseUrl: undefined,
+    adminToken: undefined,
+    httpStatusMode: 'mirror-code',
+    defaultRateLimit: 0,
+    productTypes: DEFAULT_PRODUCT_TYPES,
+    rates: overrides.rates ?? loadRates(),
+    seed: 42,
+    maxPaymentsPerMerchant: 200_000,
+    timeoutHoldMs: 120_000,
+    ...overrides,
+  };
+}

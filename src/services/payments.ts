@@ -1,0 +1,271 @@
+/** The payment use cases: each reads, asks the domain to decide, and stores with compare-and-set. */
+import { ApiError, Code } from '../domain/codes.js';
+import { convertMinorUnits, findCurrency } from '../domain/currencies.js';
+import { newPaymentCode, newPaymentId, newPaymentToken } from '../domain/ids.js';
+import { magicPayerOutcome, MAGIC_AMOUNTS, PAY_LATER_DELAY_MS } from '../domain/magic.js';
+import type { Merchant } from '../domain/merchant.js';
+import { MAX_AMOUNT_MINOR } from '../domain/money.js';
+import type { Actor, Payer, Payment, PaymentStatus } from '../domain/payment.js';
+import { maskedStringToSign, signBody, SIGN_TYPES } from '../domain/signature.js';
+import { dueWork, feesFor, transition } from '../domain/transitions.js';
+import type { PaymentAction } from '../domain/transitions.js';
+import type { PaymentPage, Store } from '../store/store.js';
+import type { SandboxConfig } from './config.js';
+import type { MerchantService } from './merchants.js';
+import { generatedPayer, payerFor, walletSourceFor } from './people.js';
+
+export interface CreatePaymentInput {
+  /** The request body as sent, for the signature. */
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly payee: string;
+  readonly productType: string;
+  readonly merchantRefNo: string;
+  readonly amountMinor: number;
+  readonly currency: string | undefined;
+  readonly payer: string | undefined;
+  readonly metadata: Readonly<Record<string, unknown>> | undefined;
+  readonly signType: string | undefined;
+  readonly sign: string | undefined;
+}
+
+/** A fault the HTTP layer applies after the change is committed. */
+export type CommittedFault = 'timeout' | 'drop' | null;
+
+export interface PayOptions {
+  readonly payer?: string | undefined;
+  readonly paidCurrency?: string | undefined;
+}
+
+export class PaymentService {
+  constructor(
+    private readonly store: Store,
+    private readonly merchants: MerchantService,
+    private readonly config: SandboxConfig,
+  ) {}
+
+  async create(merchant: Merchant, input: CreatePaymentInput): Promise<{ payment: Payment; fault: CommittedFault }> {
+    this.verifySignature(merchant, input);
+    if (input.payee !== merchant.payeeId) {
+      throw ApiError.invalid(`payee ${JSON.stringify(input.payee)} is not the merchant of this Service-Api-Key: use your payee id ${merchant.payeeId}.`, [
+        { field: 'payee', message: `must be ${merchant.payeeId}, the payee id of this API key` },
+      ]);
+    }
+    const magic = MAGIC_AMOUNTS[input.amountMinor];
+    if (magic?.fault === 'error=500') throw new ApiError(Code.INTERNAL, 'Injected fault: amount 900.01 makes create answer 500 and store nothing (a sandbox magic value).');
+    if (magic?.fault === 'error=503') throw new ApiError(Code.UNAVAILABLE, 'Injected fault: amount 900.02 makes create answer 503 and store nothing (a sandbox magic value).');
+
+    const existing = await this.store.paymentByRef(merchant.payeeId, input.merchantRefNo);
+    if (existing) {
+      throw ApiError.refused(
+        `Duplicate merchant_ref_no ${JSON.stringify(input.merchantRefNo)}: payment ${existing.id} already uses it; query that payment or send a new merchant_ref_no.`,
+        { payment_id: existing.id },
+      );
+    }
+    if ((await this.store.countPayments(merchant.payeeId)) >= this.config.maxPaymentsPerMerchant) {
+      throw ApiError.refused(`This merchant holds ${this.config.maxPaymentsPerMerchant} payments, the sandbox cap: erase them with POST /sandbox/v1/reset.`);
+    }
+
+    const now = this.merchants.now(merchant);
+    const currency = input.currency ?? merchant.homeCurrency;
+    let payment: Payment = {
+      id: newPaymentId(),
+      token: newPaymentToken(),
+      code: newPaymentCode(),
+      payeeId: merchant.payeeId,
+      merchantRefNo: input.merchantRefNo,
+      productType: input.productType,
+      currency,
+      amountMinor: input.amountMinor,
+      paidCurrency: currency,
+      paidAmountMinor: input.amountMinor,
+      status: 'P',
+      settled: false,
+      payer: null,
+      source: null,
+      fees: [],
+      metadata: input.metadata ?? null,
+      createdAt: now,
+      expiresAt: now + merchant.settings.qrTtlSeconds * 1000,
+      paidAt: null,
+      settledAt: null,
+      payDueAt: null,
+      history: [{ type: 'created', from: null, to: 'P', at: now, reason: null, actor: 'merchant' }],
+      version: 1,
+    };
+    if (input.payer !== undefined) {
+      payment = { ...payment, status: 'W', history: [{ type: 'created', from: null, to: 'W', at: now, reason: null, actor: 'merchant' }] };
+      payment = this.followMagicPayer({ ...payment, payer: payerFor(input.payer) }, merchant, now);
+    }
+
+    for (let attempt = 0; ; attempt++) {
+      const result = await this.store.insertPayment(payment);
+      if (result === 'inserted') break;
+      if (result === 'duplicate_ref') {
+        const winner = await this.store.paymentByRef(merchant.payeeId, input.merchantRefNo);
+        throw ApiError.refused(`Duplicate merchant_ref_no ${JSON.stringify(input.merchantRefNo)}: another request created payment ${winner?.id} with it a moment ago.`, {
+          payment_id: winner?.id,
+        });
+      }
+      if (attempt > 5) throw new Error('could not draw a unique payment code');
+      payment = { ...payment, id: newPaymentId(), token: newPaymentToken(), code: newPaymentCode() };
+    }
+    const fault: CommittedFault = magic?.fault === 'timeout' ? 'timeout' : magic?.fault === 'drop' ? 'drop' : null;
+    return { payment, fault };
+  }
+
+  /** The payment with whatever fell due on the merchant's clock applied first. */
+  async get(merchant: Merchant, paymentId: string): Promise<Payment> {
+    for (;;) {
+      const stored = await this.find(merchant, paymentId);
+      const current = this.catchUp(stored, merchant);
+      if (current === stored || (await this.store.updatePayment(current, stored.version))) return current;
+    }
+  }
+
+  async byToken(token: string): Promise<{ payment: Payment; merchant: Merchant } | undefined> {
+    const stored = await this.store.paymentByToken(token);
+    if (!stored) return undefined;
+    const merchant = await this.store.merchant(stored.payeeId);
+    if (!merchant) return undefined;
+    return { payment: await this.get(merchant, stored.id), merchant };
+  }
+
+  assign(merchant: Merchant, paymentId: string, payer: string, actor: Actor = 'merchant'): Promise<Payment> {
+    return this.change(merchant, paymentId, actor, (p, now) => ({
+      type: 'assign',
+      payer: payerFor(payer),
+      payDueAt: magicPayerOutcome(payer) === 'pay_later' ? now + PAY_LATER_DELAY_MS : null,
+    }));
+  }
+
+  pickup(merchant: Merchant, paymentId: string, payer: string | undefined): Promise<Payment> {
+    if (payer !== undefined) return this.assign(merchant, paymentId, payer, 'sandbox');
+    return this.change(merchant, paymentId, 'sandbox', () => ({ type: 'assign', payer: generatedPayer(this.config.seed), payDueAt: null }));
+  }
+
+  cancel(merchant: Merchant, paymentId: string, reason: string): Promise<Payment> {
+    return this.change(merchant, paymentId, 'merchant', () => ({ type: 'cancel', reason }));
+  }
+
+  void(merchant: Merchant, paymentId: string, reason: string): Promise<Payment> {
+    return this.change(merchant, paymentId, 'merchant', () => ({ type: 'void', reason }));
+  }
+
+  pay(merchant: Merchant, paymentId: string, options: PayOptions): Promise<Payment> {
+    return this.change(merchant, paymentId, 'sandbox', (p) => this.payAction(p, options));
+  }
+
+  fail(merchant: Merchant, paymentId: string, reason: string | undefined): Promise<Payment> {
+    return this.change(merchant, paymentId, 'sandbox', () => ({ type: 'fail', reason: reason ?? 'declined by the payer (forced by the sandbox)' }));
+  }
+
+  expire(merchant: Merchant, paymentId: string): Promise<Payment> {
+    return this.change(merchant, paymentId, 'sandbox', () => ({ type: 'expire', reason: 'forced by the sandbox' }));
+  }
+
+  settle(merchant: Merchant, paymentId: string): Promise<Payment> {
+    return this.change(merchant, paymentId, 'sandbox', () => ({ type: 'settle' }));
+  }
+
+  /** Settles every paid, unsettled payment of the merchant; answers how many. */
+  async settleAll(merchant: Merchant): Promise<number> {
+    let settled = 0;
+    for (const p of await this.store.livePayments(merchant.payeeId)) {
+      const current = await this.get(merchant, p.id);
+      if (current.status !== 'A' || current.settled) continue;
+      try {
+        await this.settle(merchant, p.id);
+        settled++;
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+      }
+    }
+    return settled;
+  }
+
+  /** Applies every expiry, delayed payer and settlement cut-off due on the merchant's clock. */
+  async runDue(merchant: Merchant): Promise<number> {
+    let changed = 0;
+    for (const stored of await this.store.livePayments(merchant.payeeId)) {
+      const current = this.catchUp(stored, merchant);
+      if (current !== stored && (await this.store.updatePayment(current, stored.version))) changed++;
+    }
+    return changed;
+  }
+
+  list(merchant: Merchant, query: { status?: PaymentStatus; merchantRefNo?: string; limit: number; offset: number }): Promise<PaymentPage> {
+    return this.store.listPayments(merchant.payeeId, query);
+  }
+
+  private async find(merchant: Merchant, paymentId: string): Promise<Payment> {
+    const p = await this.store.payment(merchant.payeeId, paymentId);
+    if (!p) {
+      throw ApiError.notFound(`No payment with payment_id ${JSON.stringify(paymentId)} exists for this merchant: use a payment_id returned by create with this Service-Api-Key.`);
+    }
+    return p;
+  }
+
+  /** Read, decide, compare-and-set; when another change wins, decide again on the new state. */
+  private async change(merchant: Merchant, paymentId: string, actor: Actor, action: (p: Payment, now: number) => PaymentAction): Promise<Payment> {
+    for (;;) {
+      const stored = await this.find(merchant, paymentId);
+      const now = this.merchants.now(merchant);
+      const current = this.catchUp(stored, merchant);
+      let next = transition(current, action(current, now), now, actor);
+      if (next.status === 'W' && actor !== 'payer') next = this.followMagicPayer(next, merchant, now);
+      if (await this.store.updatePayment(next, stored.version)) return next;
+    }
+  }
+
+  /** PAYER_PAYS pays at once and PAYER_DECLINES fails at once, as the magic payer table says. */
+  private followMagicPayer(p: Payment, merchant: Merchant, now: number): Payment {
+    const outcome = p.payer ? magicPayerOutcome(p.payer.id) : 'none';
+    if (outcome === 'pay_now') return transition(p, this.payAction(p, {}), now, 'payer');
+    if (outcome === 'decline') return transition(p, { type: 'fail', reason: 'declined by the payer (PAYER_DECLINES)' }, now, 'payer');
+    if (outcome === 'pay_later' && p.payDueAt === null) return { ...p, payDueAt: now + PAY_LATER_DELAY_MS };
+    return p;
+  }
+
+  private payAction(p: Payment, options: PayOptions): PaymentAction {
+    const payer: Payer = options.payer !== undefined ? payerFor(options.payer) : (p.payer ?? generatedPayer(this.config.seed));
+    const paidCurrency = options.paidCurrency ?? p.currency;
+    if (!findCurrency(paidCurrency)) throw ApiError.invalid(`paid_currency_code ${JSON.stringify(paidCurrency)} is not a supported currency; see the README for the list.`);
+    const paidAmountMinor = convertMinorUnits(p.amountMinor, p.currency, paidCurrency, this.config.rates);
+    if (paidAmountMinor === undefined || paidAmountMinor > MAX_AMOUNT_MINOR) {
+      throw ApiError.invalid(`No conversion from ${p.currency} to ${paidCurrency} fits the amount limits of the sandbox.`);
+    }
+    return { type: 'pay', payer, paidCurrency, paidAmountMinor, source: walletSourceFor(payer), fees: feesFor(p.currency, p.amountMinor) };
+  }
+
+  /** Applies due work, earliest first, in memory; the caller stores the result. */
+  private catchUp(p: Payment, merchant: Merchant): Payment {
+    const now = this.merchants.now(merchant);
+    let current = p;
+    for (let work = dueWork(current, now, merchant.settings.autoSettle); work; work = dueWork(current, now, merchant.settings.autoSettle)) {
+      const action: PaymentAction =
+        work.kind === 'pay' ? this.payAction(current, {}) : work.kind === 'expire' ? { type: 'expire', reason: 'time-to-live passed' } : { type: 'settle' };
+      current = transition(current, action, work.at, work.kind === 'pay' ? 'payer' : 'clock');
+    }
+    return current;
+  }
+
+  private verifySignature(merchant: Merchant, input: CreatePaymentInput): void {
+    if (input.sign === undefined && input.signType === undefined) {
+      if (merchant.settings.requireSignature) {
+        throw ApiError.unauthenticated('Signature required: this merchant requires sign_type "SHA512" and sign on create (see POST /sandbox/v1/tools/sign).');
+      }
+      return;
+    }
+    if (input.signType === undefined || !(SIGN_TYPES as readonly string[]).includes(input.signType)) {
+      throw ApiError.unauthenticated(`Unknown sign_type ${JSON.stringify(input.signType ?? null)}: the only sign_type is "SHA512".`);
+    }
+    if (input.sign === undefined) throw ApiError.unauthenticated('sign_type is present but sign is missing: send sign, the lowercase hex SHA-512 of the string to sign.');
+    const expected = signBody(input.body, merchant.signingSalt);
+    if (input.sign !== expected) {
+      throw ApiError.unauthenticated(
+        'Signature mismatch: sign is not the SHA-512 of the string the sandbox signed; compare it with yours (string_to_sign, salt masked).',
+        { string_to_sign: maskedStringToSign(input.body) },
+      );
+    }
+  }
+}

@@ -1,0 +1,65 @@
+/** QR images of EMV payloads. The image is a pure function of the payload, so it is cached. */
+import { createHash } from 'node:crypto';
+import QRCode from 'qrcode';
+import { findCurrency } from '../domain/currencies.js';
+import { toEmvPayload } from '../domain/emv.js';
+import type { Merchant } from '../domain/merchant.js';
+import { formatMinorUnits } from '../domain/money.js';
+import type { Payment } from '../domain/payment.js';
+
+export type QrFormat = 'png' | 'svg';
+
+export interface QrImage {
+  readonly body: Uint8Array | string;
+  readonly contentType: string;
+  readonly etag: string;
+}
+
+export function emvPayloadOf(payment: Payment, merchant: Merchant): string {
+  return toEmvPayload({
+    payeeId: merchant.payeeId,
+    mcc: merchant.mcc,
+    currencyNumeric: findCurrency(payment.currency)?.numeric ?? '000',
+    amount: formatMinorUnits(payment.amountMinor),
+    countryCode: merchant.countryCode,
+    merchantName: merchant.name,
+    merchantCity: merchant.city,
+    paymentCode: payment.code,
+  });
+}
+
+const CACHE_LIMIT = 1000;
+
+export class QrImageCache {
+  private readonly images = new Map<string, Promise<QrImage>>();
+
+  image(payload: string, format: QrFormat): Promise<QrImage> {
+    const key = `${format}:${payload}`;
+    const cached = this.images.get(key);
+    if (cached) {
+      // Refresh its place: a Map iterates in insertion order, so the oldest is evicted first.
+      this.images.delete(key);
+      this.images.set(key, cached);
+      return cached;
+    }
+    const rendered = render(payload, format);
+    this.images.set(key, rendered);
+    rendered.catch(() => this.images.delete(key));
+    if (this.images.size > CACHE_LIMIT) this.images.delete(this.images.keys().next().value!);
+    return rendered;
+  }
+
+  async dataUrl(payload: string): Promise<string> {
+    const png = await this.image(payload, 'png');
+    return `data:image/png;base64,${Buffer.from(png.body as Uint8Array).toString('base64')}`;
+  }
+}
+
+async function render(payload: string, format: QrFormat): Promise<QrImage> {
+  const etag = `"${createHash('sha256').update(`${format}:${payload}`).digest('base64url').slice(0, 22)}"`;
+  const options = { errorCorrectionLevel: 'M' as const, margin: 2 };
+  if (format === 'svg') {
+    return { body: await QRCode.toString(payload, { ...options, type: 'svg' }), contentType: 'image/svg+xml', etag };
+  }
+  return { body: await QRCode.toBuffer(payload, { ...options, type: 'png', scale: 6 }), contentType: 'image/png', etag };
+}

@@ -1,0 +1,144 @@
+/** The in-memory store: the indexes every store keeps, and the store of tests and in-process use. */
+import type { Merchant } from '../domain/merchant.js';
+import type { Payment } from '../domain/payment.js';
+import type { InsertResult, PaymentPage, PaymentQuery, Store } from './store.js';
+
+function isLive(p: Payment): boolean {
+  return p.status === 'P' || p.status === 'W' || (p.status === 'A' && !p.settled);
+}
+
+export class MemoryStore implements Store {
+  readonly kind: 'memory' | 'file' = 'memory';
+  protected readonly merchants = new Map<string, Merchant>();
+  private readonly merchantKeys = new Map<string, string>();
+  protected readonly payments = new Map<string, Payment>();
+  /** Per merchant, payment ids in creation order. */
+  private readonly paymentOrder = new Map<string, string[]>();
+  private readonly refs = new Map<string, string>();
+  private readonly tokens = new Map<string, string>();
+  private readonly codes = new Set<string>();
+  private readonly live = new Map<string, Set<string>>();
+
+  async open(): Promise<void> {}
+  async close(): Promise<void> {}
+
+  async merchantByKey(apiKey: string): Promise<Merchant | undefined> {
+    const id = this.merchantKeys.get(apiKey);
+    return id === undefined ? undefined : this.merchants.get(id);
+  }
+
+  async merchant(payeeId: string): Promise<Merchant | undefined> {
+    return this.merchants.get(payeeId);
+  }
+
+  async merchantIds(): Promise<readonly string[]> {
+    return [...this.merchants.keys()];
+  }
+
+  async saveMerchant(merchant: Merchant): Promise<void> {
+    this.applyMerchant(merchant);
+  }
+
+  async payment(payeeId: string, paymentId: string): Promise<Payment | undefined> {
+    const p = this.payments.get(paymentId);
+    return p && p.payeeId === payeeId ? p : undefined;
+  }
+
+  async paymentByRef(payeeId: string, merchantRefNo: string): Promise<Payment | undefined> {
+    const id = this.refs.get(refKey(payeeId, merchantRefNo));
+    return id === undefined ? undefined : this.payments.get(id);
+  }
+
+  async paymentByToken(token: string): Promise<Payment | undefined> {
+    const id = this.tokens.get(token);
+    return id === undefined ? undefined : this.payments.get(id);
+  }
+
+  async insertPayment(payment: Payment): Promise<InsertResult> {
+    if (this.refs.has(refKey(payment.payeeId, payment.merchantRefNo))) return 'duplicate_ref';
+    if (this.codes.has(payment.code) || this.payments.has(payment.id) || this.tokens.has(payment.token)) return 'duplicate_code';
+    this.persistPayment(payment);
+    this.applyPayment(payment);
+    return 'inserted';
+  }
+
+  async updatePayment(payment: Payment, expectedVersion: number): Promise<boolean> {
+    const current = this.payments.get(payment.id);
+    if (!current || current.version !== expectedVersion || current.payeeId !== payment.payeeId) return false;
+    this.persistPayment(payment);
+    this.applyPayment(payment);
+    return true;
+  }
+
+  async listPayments(payeeId: string, query: PaymentQuery): Promise<PaymentPage> {
+    const order = this.paymentOrder.get(payeeId) ?? [];
+    const items: Payment[] = [];
+    let total = 0;
+    for (let i = order.length - 1; i >= 0; i--) {
+      const p = this.payments.get(order[i]!)!;
+      if (query.status !== undefined && p.status !== query.status) continue;
+      if (query.merchantRefNo !== undefined && p.merchantRefNo !== query.merchantRefNo) continue;
+      if (total >= query.offset && items.length < query.limit) items.push(p);
+      total++;
+    }
+    return { items, total };
+  }
+
+  async countPayments(payeeId: string): Promise<number> {
+    return this.paymentOrder.get(payeeId)?.length ?? 0;
+  }
+
+  async livePayments(payeeId: string): Promise<readonly Payment[]> {
+    const ids = this.live.get(payeeId);
+    if (!ids) return [];
+    return [...ids].map((id) => this.payments.get(id)!);
+  }
+
+  async resetMerchant(payeeId: string): Promise<void> {
+    this.persistReset(payeeId);
+    this.applyReset(payeeId);
+  }
+
+  /** Hooks for a durable store: called before memory changes, and may throw to refuse the change. */
+  protected persistPayment(_payment: Payment): void {}
+  protected persistReset(_payeeId: string): void {}
+
+  protected applyMerchant(merchant: Merchant): void {
+    const previous = this.merchants.get(merchant.payeeId);
+    for (const key of previous?.apiKeys ?? []) this.merchantKeys.delete(key);
+    this.merchants.set(merchant.payeeId, merchant);
+    for (const key of merchant.apiKeys) this.merchantKeys.set(key, merchant.payeeId);
+  }
+
+  protected applyPayment(payment: Payment): void {
+    if (!this.payments.has(payment.id)) {
+      let order = this.paymentOrder.get(payment.payeeId);
+      if (!order) this.paymentOrder.set(payment.payeeId, (order = []));
+      order.push(payment.id);
+      this.refs.set(refKey(payment.payeeId, payment.merchantRefNo), payment.id);
+      this.tokens.set(payment.token, payment.id);
+      this.codes.add(payment.code);
+    }
+    this.payments.set(payment.id, payment);
+    let live = this.live.get(payment.payeeId);
+    if (!live) this.live.set(payment.payeeId, (live = new Set()));
+    if (isLive(payment)) live.add(payment.id);
+    else live.delete(payment.id);
+  }
+
+  protected applyReset(payeeId: string): void {
+    for (const id of this.paymentOrder.get(payeeId) ?? []) {
+      const p = this.payments.get(id)!;
+      this.refs.delete(refKey(payeeId, p.merchantRefNo));
+      this.tokens.delete(p.token);
+      this.codes.delete(p.code);
+      this.payments.delete(id);
+    }
+    this.paymentOrder.delete(payeeId);
+    this.live.delete(payeeId);
+  }
+}
+
+function refKey(payeeId: string, merchantRefNo: string): string {
+  return `${payeeId}\u0000${merchantRefNo}`;
+}

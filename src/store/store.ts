@@ -1,0 +1,47 @@
+/**
+ * The one interface between the sandbox and its data. Every method is async so that a shared
+ * store (several instances of a hosted sandbox) can stand behind it; `updatePayment` is a
+ * compare-and-set on `version`, so two racing transitions cannot both win.
+ */
+import type { Merchant } from '../domain/merchant.js';
+import type { Payment, PaymentStatus } from '../domain/payment.js';
+
+export interface PaymentQuery {
+  readonly status?: PaymentStatus;
+  readonly merchantRefNo?: string;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+export interface PaymentPage {
+  readonly items: readonly Payment[];
+  readonly total: number;
+}
+
+export type InsertResult = 'inserted' | 'duplicate_ref' | 'duplicate_code';
+
+export interface Store {
+  readonly kind: 'memory' | 'file';
+  open(): Promise<void>;
+  /** Writes everything out and releases files; the store is unusable afterwards. */
+  close(): Promise<void>;
+
+  merchantByKey(apiKey: string): Promise<Merchant | undefined>;
+  merchant(payeeId: string): Promise<Merchant | undefined>;
+  saveMerchant(merchant: Merchant): Promise<void>;
+  merchantIds(): Promise<readonly string[]>;
+
+  /** A payment of this merchant; another merchant's id answers undefined, like an unknown one. */
+  payment(payeeId: string, paymentId: string): Promise<Payment | undefined>;
+  paymentByRef(payeeId: string, merchantRefNo: string): Promise<Payment | undefined>;
+  paymentByToken(token: string): Promise<Payment | undefined>;
+  insertPayment(payment: Payment): Promise<InsertResult>;
+  /** Stores `payment` when the stored one is still at `expectedVersion`; false when another change won. */
+  updatePayment(payment: Payment, expectedVersion: number): Promise<boolean>;
+  listPayments(payeeId: string, query: PaymentQuery): Promise<PaymentPage>;
+  countPayments(payeeId: string): Promise<number>;
+  /** Payments that may still change without a request: P, W, and A not yet settled. */
+  livePayments(payeeId: string): Promise<readonly Payment[]>;
+  /** Erases the merchant's payments; the merchant itself stays. */
+  resetMerchant(payeeId: string): Promise<void>;
+}
