@@ -151,12 +151,13 @@ export class PaymentService {
     return this.change(merchant, paymentId, 'merchant', () => ({ type: 'void', reason }));
   }
 
-  pay(merchant: Merchant, paymentId: string, options: PayOptions): Promise<Payment> {
-    return this.change(merchant, paymentId, 'sandbox', (p) => this.payAction(p, options));
+  /** The control API pays as the sandbox; the payer page pays as the payer. */
+  pay(merchant: Merchant, paymentId: string, options: PayOptions, actor: Actor = 'sandbox'): Promise<Payment> {
+    return this.change(merchant, paymentId, actor, (p) => this.payAction(p, options));
   }
 
-  fail(merchant: Merchant, paymentId: string, reason: string | undefined): Promise<Payment> {
-    return this.change(merchant, paymentId, 'sandbox', () => ({ type: 'fail', reason: reason ?? 'declined by the payer (forced by the sandbox)' }));
+  fail(merchant: Merchant, paymentId: string, reason: string | undefined, actor: Actor = 'sandbox'): Promise<Payment> {
+    return this.change(merchant, paymentId, actor, () => ({ type: 'fail', reason: reason ?? 'declined by the payer (forced by the sandbox)' }));
   }
 
   expire(merchant: Merchant, paymentId: string): Promise<Payment> {
