@@ -14,7 +14,7 @@ import type { RunningServer } from './server.js';
 import type { Clock } from './services/clock.js';
 import { defaultConfig } from './services/config.js';
 import type { SandboxConfig } from './services/config.js';
-import { createServices, startScheduler } from './services/index.js';
+import { createServices, resetMerchant, startScheduler } from './services/index.js';
 import type { EnrollInput } from './services/merchants.js';
 import { FileStore } from './store/file-store.js';
 import { MemoryStore } from './store/memory-store.js';
@@ -100,9 +100,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       await services.payments.runDue(merchant);
     },
     async reset(apiKey) {
-      const merchant = await merchantOf(apiKey);
-      await store.resetMerchant(merchant.payeeId);
-      await services.merchants.resetClock(merchant);
+      await resetMerchant(services, await merchantOf(apiKey));
     },
   };
 

@@ -1,4 +1,5 @@
 /** A merchant (payee) of the sandbox, with its keys and settings. */
+import type { FaultRule } from './faults.js';
 
 export interface MerchantSettings {
   readonly requireSignature: boolean;
@@ -25,6 +26,8 @@ export interface Merchant {
   /** Milliseconds the merchant's sandbox clock runs ahead of real time. */
   readonly clockOffsetMs: number;
   readonly createdAt: number;
+  /** Fault rules of the control API; absent on merchants stored before rules existed. */
+  readonly faultRules?: readonly FaultRule[];
 }
 
 export const DEFAULT_SETTINGS: MerchantSettings = {

@@ -8,10 +8,15 @@ import { ok, send, sendError } from './envelope.js';
 import { DroppedConnection, DROPPED_HEADER } from './faults.js';
 import { requireApiKey } from './middleware/auth.js';
 import { injectFaults } from './middleware/faults.js';
+import { journalRequests } from './middleware/journal.js';
+import { limitRate } from './middleware/rate-limit.js';
 import { keyedCatalogueRoutes, openCatalogueRoutes } from './sandbox/catalogue.js';
 import { clockRoutes } from './sandbox/clock.js';
 import { controlRoutes } from './sandbox/control.js';
+import { faultRoutes } from './sandbox/faults.js';
+import { journalRoutes } from './sandbox/journal.js';
 import { merchantRoutes } from './sandbox/merchants.js';
+import { openApiRoutes } from './openapi.js';
 
 export const PUBLIC_PREFIXES = ['/openapi/v1', '/v1'] as const;
 
@@ -28,18 +33,22 @@ export function createApp(services: Services): Hono<AppEnv> {
 
   const api = publicApi(services.config.productTypes);
   for (const prefix of PUBLIC_PREFIXES) {
-    app.use(`${prefix}/*`, requireApiKey, injectFaults);
+    app.use(`${prefix}/*`, requireApiKey, journalRequests, limitRate, injectFaults);
     app.route(prefix, api);
   }
 
   const keyed = new Hono<AppEnv>();
-  keyed.use('*', requireApiKey);
+  keyed.use('*', requireApiKey, journalRequests, limitRate);
   keyed.route('/', controlRoutes());
   keyed.route('/', clockRoutes());
   keyed.route('/', keyedCatalogueRoutes());
+  keyed.route('/', faultRoutes());
+  keyed.route('/', journalRoutes());
   app.route('/sandbox/v1', merchantRoutes());
   app.route('/sandbox/v1', openCatalogueRoutes());
   app.route('/sandbox/v1', keyed);
+
+  app.route('/', openApiRoutes(services.config.productTypes));
 
   answerWrongMethods(app);
 

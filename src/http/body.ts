@@ -56,6 +56,7 @@ export async function readJsonObject(c: Context<AppEnv>, optional = false): Prom
   }
   const text = Number.isFinite(length) ? await c.req.text() : await readLimited(c.req.raw);
   if (Buffer.byteLength(text) > BODY_LIMIT_BYTES) throw tooLarge();
+  c.set('requestBody', text);
   if (optional && text.trim() === '') return {};
   let parsed: unknown;
   try {

@@ -1,7 +1,10 @@
 /** What every handler can reach through the Hono context. */
 import type { Merchant } from '../domain/merchant.js';
 import type { SandboxConfig } from '../services/config.js';
+import type { FaultRuleService } from '../services/fault-rules.js';
+import type { RequestJournal } from '../services/journal.js';
 import type { MerchantService } from '../services/merchants.js';
+import type { RateLimiter } from '../services/rate-limiter.js';
 import type { PaymentService } from '../services/payments.js';
 import type { QrImageCache } from '../services/qr-images.js';
 import type { Store } from '../store/store.js';
@@ -12,6 +15,9 @@ export interface Services {
   readonly merchants: MerchantService;
   readonly payments: PaymentService;
   readonly qr: QrImageCache;
+  readonly faultRules: FaultRuleService;
+  readonly journal: RequestJournal;
+  readonly rateLimiter: RateLimiter;
 }
 
 export interface AppEnv {
@@ -20,5 +26,11 @@ export interface AppEnv {
     merchant: Merchant;
     /** Warnings for the Sandbox-Warning header (unknown fields and the like). */
     warnings: string[];
+    /** The body text as read by the handler, for the journal. */
+    requestBody: string | undefined;
+    /** The JSON text of the answer, for the journal. */
+    responseBody: string | undefined;
+    /** The faults applied to this request, for the journal. */
+    fault: string | undefined;
   };
 }

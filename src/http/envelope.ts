@@ -36,7 +36,9 @@ export function send(c: Context<AppEnv>, body: Envelope, headers: Record<string,
   const warnings = c.get('warnings');
   const out = new Headers({ 'Content-Type': 'application/json; charset=UTF-8', ...headers });
   if (warnings?.length) out.set('Sandbox-Warning', asciiHeaderValue(warnings.join('; ')));
-  return new Response(toJsonText(body), { status, headers: out });
+  const text = toJsonText(body);
+  c.set('responseBody', text);
+  return new Response(text, { status, headers: out });
 }
 
 export function ok(c: Context<AppEnv>, description: string, fields: Record<string, unknown> = {}): Response {

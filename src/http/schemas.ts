@@ -116,3 +116,35 @@ export const listQuerySchema = z.object({
   limit: z.coerce.number({ error: 'limit must be a whole number from 1 to 100' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').default(20),
   offset: z.coerce.number({ error: 'offset must be a whole number' }).int('offset must be a whole number').min(0, 'offset must be 0 or more').default(0),
 });
+
+export const faultRuleSchema = z.object({
+  match: z.object(
+    {
+      method: z
+        .string({ error: typeError('match.method', 'an HTTP method such as POST, or "*"', false) })
+        .regex(/^(\*|[A-Za-z]+)$/, 'match.method must be an HTTP method such as POST, or "*"')
+        .default('*'),
+      path: text('match.path', 1, 256, true).regex(/^[\x21-\x7e]+$/, 'match.path must be a path such as /openapi/v1/payments/payment, with * as a wildcard'),
+    },
+    { error: typeError('match', 'an object {method, path}', true) },
+  ),
+  fault: text('fault', 1, 128, true),
+  probability: z
+    .number({ error: typeError('probability', 'a number from 0 to 1', false) })
+    .min(0, 'probability must be from 0 to 1')
+    .max(1, 'probability must be from 0 to 1')
+    .default(1),
+  times: z
+    .number({ error: typeError('times', 'a whole number of times the rule may fire', false) })
+    .int('times must be a whole number')
+    .min(1, 'times must be at least 1 (leave it out for no limit)')
+    .nullish(),
+  seed: z.number({ error: typeError('seed', 'a whole number', false) }).int('seed must be a whole number').nullish(),
+});
+
+export const journalQuerySchema = z.object({
+  method: z.string().regex(/^[A-Za-z]+$/, 'method must be an HTTP method such as POST').optional(),
+  path: z.string().max(256, 'path must be at most 256 characters').optional(),
+  status: z.coerce.number({ error: 'status must be an HTTP status such as 402' }).int('status must be a whole number').min(100).max(599).optional(),
+  limit: z.coerce.number({ error: 'limit must be a whole number from 1 to 500' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(500, 'limit must be at most 500').default(50),
+});

@@ -20,6 +20,8 @@ export interface SandboxConfig {
   readonly maxPaymentsPerMerchant: number;
   /** How long a `timeout` fault holds a response at most, ms. */
   readonly timeoutHoldMs: number;
+  /** Keep the request journal (SANDBOX_JOURNAL=off turns it off, for benchmarks). */
+  readonly journal: boolean;
 }
 
 export const DEFAULT_PRODUCT_TYPES = ['QR_DYNAMIC', 'QR_STATIC', 'IN_APP'] as const;
@@ -49,6 +51,7 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     seed: 42,
     maxPaymentsPerMerchant: 200_000,
     timeoutHoldMs: 120_000,
+    journal: true,
     ...overrides,
   };
 }

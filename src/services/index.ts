@@ -1,10 +1,14 @@
 /** Wires the services of one sandbox instance. */
+import type { Merchant } from '../domain/merchant.js';
 import type { Services } from '../http/context.js';
 import type { Store } from '../store/store.js';
 import { SandboxClock } from './clock.js';
 import type { Clock } from './clock.js';
 import type { SandboxConfig } from './config.js';
+import { FaultRuleService } from './fault-rules.js';
+import { RequestJournal } from './journal.js';
 import { MerchantService } from './merchants.js';
+import { RateLimiter } from './rate-limiter.js';
 import { PaymentService } from './payments.js';
 import { QrImageCache } from './qr-images.js';
 
@@ -12,7 +16,16 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
   const sandboxClock = new SandboxClock(clock);
   const merchants = new MerchantService(store, sandboxClock, config);
   const payments = new PaymentService(store, merchants, config);
-  return { config, store, merchants, payments, qr: new QrImageCache() };
+  return {
+    config,
+    store,
+    merchants,
+    payments,
+    qr: new QrImageCache(),
+    faultRules: new FaultRuleService(store, sandboxClock, config.seed),
+    journal: new RequestJournal(config.journal),
+    rateLimiter: new RateLimiter(),
+  };
 }
 
 /** Runs expiries, delayed payers and settlement cut-offs while nobody calls the API. */
@@ -35,4 +48,15 @@ export function startScheduler(services: Services, everyMs = 1000): () => void {
   const timer = setInterval(() => void tick(), everyMs);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/** Erases a merchant's payments, journal and fault rules and resets its clock; its key and settings stay. */
+export async function resetMerchant(services: Services, merchant: Merchant): Promise<number> {
+  const erased = await services.store.countPayments(merchant.payeeId);
+  await services.store.resetMerchant(merchant.payeeId);
+  await services.faultRules.clear(merchant);
+  services.journal.clear(merchant.payeeId);
+  const current = (await services.store.merchant(merchant.payeeId)) ?? merchant;
+  await services.merchants.resetClock(current);
+  return erased;
 }

@@ -1,5 +1,6 @@
 /** The public API of the interface: create, assign, cancel, void, status. Served under /openapi/v1 and /v1. */
 import { Hono } from 'hono';
+import { MAGIC_AMOUNTS } from '../../domain/magic.js';
 import { STATUS_MEANINGS } from '../../domain/payment.js';
 import { toMinorUnits } from '../../domain/money.js';
 import { baseUrlOf } from '../base-url.js';
@@ -27,12 +28,15 @@ export function publicApi(productTypes: readonly string[]): Hono<AppEnv> {
     const input = validate(c, createSchema, body);
     const { payments, qr } = c.get('services');
     const merchant = c.get('merchant');
+    const amountMinor = toMinorUnits(input.amount)!;
+    const magic = MAGIC_AMOUNTS[amountMinor];
+    if (magic) c.set('fault', `${magic.fault} (magic amount ${input.amount})`);
     const { payment, fault } = await payments.create(merchant, {
       body,
       payee: input.payee,
       productType: input.product_type,
       merchantRefNo: input.merchant_ref_no,
-      amountMinor: toMinorUnits(input.amount)!,
+      amountMinor,
       currency: input.currency_code ?? undefined,
       payer: input.payer ?? undefined,
       metadata: input.metadata ?? undefined,
@@ -48,7 +52,7 @@ export function publicApi(productTypes: readonly string[]): Hono<AppEnv> {
       qr_data: qrFields,
       metadata: payment.metadata,
     });
-    return fault ? applyCommittedFault(c, fault, response) : response;
+    return fault ? applyCommittedFault(c, fault) : response;
   });
 
   api.post('/payments/payment/:payment_id/assign', async (c) => {

@@ -1,0 +1,114 @@
+/**
+ * Faults an integrator asks for: by header on one request, or by rule on every matching one.
+ * Rules draw with seeded randomness: the nth matching request of a rule always gets the same
+ * draw for the same seed, so a CI replay fails the same requests.
+ */
+import { createHash } from 'node:crypto';
+import { ApiError } from './codes.js';
+import type { ResponseCode } from './codes.js';
+
+export type Fault =
+  | { readonly kind: 'latency'; readonly ms: number }
+  | { readonly kind: 'error'; readonly status: ResponseCode }
+  | { readonly kind: 'error-after-commit'; readonly status: ResponseCode }
+  | { readonly kind: 'timeout' }
+  | { readonly kind: 'drop' };
+
+export const MAX_LATENCY_MS = 60_000;
+export const FAULT_SYNTAX = 'latency=<ms>, error=<status>, error-after-commit=<status>, timeout or drop';
+
+/** Parses `latency=200, error-after-commit=503` (the Sandbox-Fault header and a rule's `fault`). */
+export function parseFaults(text: string, where = 'Sandbox-Fault'): Fault[] {
+  const parts = text
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean);
+  if (parts.length === 0) throw ApiError.invalid(`${where} is empty: use ${FAULT_SYNTAX}.`);
+  return parts.map((part) => parseFault(part, where));
+}
+
+function parseFault(part: string, where: string): Fault {
+  const [name = '', value] = part.split('=', 2).map((s) => s.trim());
+  const bad = (why: string) =>
+    ApiError.invalid(`${where} ${JSON.stringify(part.slice(0, 64))} is not understood: ${why}; use ${FAULT_SYNTAX} (several may be joined with ",").`);
+  switch (name) {
+    case 'latency': {
+      const ms = Number(value);
+      if (!/^\d+$/.test(value ?? '') || ms > MAX_LATENCY_MS) throw bad(`latency must be a whole number of milliseconds from 0 to ${MAX_LATENCY_MS}`);
+      return { kind: 'latency', ms };
+    }
+    case 'error':
+    case 'error-after-commit': {
+      const status = Number(value);
+      if (!/^\d{3}$/.test(value ?? '') || status < 400 || status > 599) throw bad(`${name} needs an HTTP error status from 400 to 599`);
+      return { kind: name, status: status as ResponseCode };
+    }
+    case 'timeout':
+    case 'drop':
+      if (value !== undefined) throw bad(`${name} takes no value`);
+      return { kind: name };
+    default:
+      throw bad('unknown fault');
+  }
+}
+
+export function describeFault(fault: Fault): string {
+  switch (fault.kind) {
+    case 'latency':
+      return `latency=${fault.ms}`;
+    case 'error':
+    case 'error-after-commit':
+      return `${fault.kind}=${fault.status}`;
+    default:
+      return fault.kind;
+  }
+}
+
+export interface FaultRule {
+  readonly id: string;
+  readonly match: { readonly method: string; readonly path: string };
+  /** The fault text, as in the Sandbox-Fault header. */
+  readonly fault: string;
+  readonly probability: number;
+  /** How many more times the rule may fire; null is unlimited. */
+  readonly timesLeft: number | null;
+  readonly seed: number;
+  /** Matching requests seen so far: the index of the next seeded draw. */
+  readonly matched: number;
+  readonly fired: number;
+  readonly createdAt: number;
+}
+
+/** `*` matches any run of characters, `/` included; everything else is literal. */
+export function pathPattern(glob: string): RegExp {
+  const escaped = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
+  return new RegExp(`^${escaped.join('.*')}$`);
+}
+
+export function ruleMatches(rule: FaultRule, method: string, path: string): boolean {
+  if (rule.timesLeft === 0) return false;
+  if (rule.match.method !== '*' && rule.match.method !== method) return false;
+  return pathPattern(rule.match.path).test(path);
+}
+
+/** The seeded draw in [0, 1) for the nth matching request of a rule. */
+export function seededDraw(seed: number, ruleId: string, n: number): number {
+  return createHash('sha256').update(`${seed}:${ruleId}:${n}`).digest().readUInt32BE(0) / 2 ** 32;
+}
+
+/**
+ * Decides whether a matching request fires the rule; answers the rule as it is after this
+ * request (matched and fired counted, times used up).
+ */
+export function drawRule(rule: FaultRule): { readonly fires: boolean; readonly next: FaultRule } {
+  const fires = rule.probability >= 1 || seededDraw(rule.seed, rule.id, rule.matched) < rule.probability;
+  return {
+    fires,
+    next: {
+      ...rule,
+      matched: rule.matched + 1,
+      fired: rule.fired + (fires ? 1 : 0),
+      timesLeft: fires && rule.timesLeft !== null ? rule.timesLeft - 1 : rule.timesLeft,
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/** Journals every keyed request of a merchant: what was sent, what was answered, how long it took. */
+import { createMiddleware } from 'hono/factory';
+import { JOURNAL_BODY_CAP } from '../../services/journal.js';
+import type { AppEnv } from '../context.js';
+import { DROPPED_HEADER } from '../faults.js';
+
+export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
+  const { journal } = c.get('services');
+  if (!journal.enabled) return next();
+  const started = performance.now();
+  const path = c.req.path;
+  await next();
+  const merchant = c.get('merchant');
+  // Only a body the handler read is journaled: an oversized one is never read at all.
+  const requestBody = c.get('requestBody') ?? null;
+  const dropped = c.res.headers.get(DROPPED_HEADER) !== null;
+  const responseBody = c.get('responseBody') ?? null;
+  journal.record(merchant.payeeId, {
+    at: Date.now(),
+    method: c.req.method,
+    path,
+    alias: path.startsWith('/v1/'),
+    status: dropped ? 'dropped' : c.res.status,
+    code: dropped || !responseBody ? null : codeOf(responseBody),
+    requestBody: requestBody === null ? null : requestBody.slice(0, JOURNAL_BODY_CAP),
+    responseBody: dropped || responseBody === null ? null : responseBody.slice(0, JOURNAL_BODY_CAP),
+    latencyMs: Math.round((performance.now() - started) * 10) / 10,
+    fault: c.get('fault') ?? null,
+    warnings: [...c.get('warnings')],
+  });
+});
+
+function codeOf(text: string): number | null {
+  const match = /^\{"code":(\d+)/.exec(text);
+  return match ? Number(match[1]) : null;
+}

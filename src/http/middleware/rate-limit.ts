@@ -1,0 +1,21 @@
+/** The merchant's requests-per-second limit: over it, 429 with Retry-After. */
+import { createMiddleware } from 'hono/factory';
+import { ApiError, Code } from '../../domain/codes.js';
+import type { AppEnv } from '../context.js';
+
+export const limitRate = createMiddleware<AppEnv>(async (c, next) => {
+  const merchant = c.get('merchant');
+  const limit = merchant.settings.rateLimitPerSecond;
+  if (limit > 0) {
+    const wait = c.get('services').rateLimiter.take(merchant.payeeId, limit, Date.now());
+    if (wait > 0) {
+      throw new ApiError(
+        Code.RATE_LIMITED,
+        `Rate limit exceeded: this key may send ${limit} request${limit === 1 ? '' : 's'} per second; retry after ${wait} s (see Retry-After).`,
+        {},
+        { 'Retry-After': String(wait) },
+      );
+    }
+  }
+  await next();
+});

@@ -1,0 +1,92 @@
+/**
+ * The request journal: what each merchant actually sent and got, newest first. Kept in memory,
+ * bounded per merchant; secrets are masked when entries are read out.
+ */
+export interface JournalEntry {
+  readonly id: number;
+  readonly at: number;
+  readonly method: string;
+  readonly path: string;
+  /** The call used /v1/... without /openapi, which only one sample of the interface shows. */
+  readonly alias: boolean;
+  readonly status: number | 'dropped';
+  readonly code: number | null;
+  readonly requestBody: string | null;
+  readonly responseBody: string | null;
+  readonly latencyMs: number;
+  readonly fault: string | null;
+  readonly warnings: readonly string[];
+}
+
+export interface JournalFilter {
+  readonly method?: string;
+  readonly path?: string;
+  readonly status?: number;
+  readonly limit: number;
+}
+
+export const JOURNAL_CAP = 500;
+/** Bodies are kept up to this many characters. */
+export const JOURNAL_BODY_CAP = 8 * 1024;
+
+const SECRET_FIELDS = new Set(['sign', 'signing_salt', 'api_key', 'salt']);
+
+/** A body as journaled: parsed when it is JSON, with secret fields masked. */
+export function maskedBody(text: string | null): unknown {
+  if (text === null || text === '') return null;
+  try {
+    return JSON.parse(text, (key, value: unknown) => (SECRET_FIELDS.has(key) && typeof value === 'string' ? `***${value.length > 8 ? value.slice(-4) : ''}` : value));
+  } catch {
+    return text;
+  }
+}
+
+class Ring {
+  private readonly items: (JournalEntry | undefined)[] = new Array(JOURNAL_CAP);
+  private next = 0;
+  size = 0;
+
+  push(entry: JournalEntry): void {
+    this.items[this.next] = entry;
+    this.next = (this.next + 1) % JOURNAL_CAP;
+    if (this.size < JOURNAL_CAP) this.size++;
+  }
+
+  *newestFirst(): Generator<JournalEntry> {
+    for (let i = 1; i <= this.size; i++) yield this.items[(this.next - i + JOURNAL_CAP) % JOURNAL_CAP]!;
+  }
+}
+
+export class RequestJournal {
+  private readonly byMerchant = new Map<string, Ring>();
+  private sequence = 0;
+
+  constructor(readonly enabled = true) {}
+
+  record(payeeId: string, entry: Omit<JournalEntry, 'id'>): void {
+    if (!this.enabled) return;
+    let ring = this.byMerchant.get(payeeId);
+    if (!ring) this.byMerchant.set(payeeId, (ring = new Ring()));
+    ring.push({ ...entry, id: ++this.sequence });
+  }
+
+  list(payeeId: string, filter: JournalFilter): JournalEntry[] {
+    const out: JournalEntry[] = [];
+    const ring = this.byMerchant.get(payeeId);
+    if (!ring) return out;
+    for (const e of ring.newestFirst()) {
+      if (filter.method !== undefined && e.method !== filter.method) continue;
+      if (filter.path !== undefined && !e.path.includes(filter.path)) continue;
+      if (filter.status !== undefined && e.status !== filter.status) continue;
+      out.push(e);
+      if (out.length >= filter.limit) break;
+    }
+    return out;
+  }
+
+  clear(payeeId: string): number {
+    const size = this.byMerchant.get(payeeId)?.size ?? 0;
+    this.byMerchant.delete(payeeId);
+    return size;
+  }
+}
