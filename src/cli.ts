@@ -26,6 +26,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxConfig> {
     adminToken: env.SANDBOX_ADMIN_TOKEN || undefined,
     httpStatusMode: mode as HttpStatusMode,
     defaultRateLimit: rate,
+    journal: env.SANDBOX_JOURNAL !== 'off',
   };
 }
 
