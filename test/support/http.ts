@@ -62,7 +62,7 @@ export async function call(sandbox: Sandbox, method: string, path: string, optio
 }
 
 /** A stack trace, a source path or an exception name must never reach a client. */
-const LEAKS = [/\bat [\w.<>]+ \(/, /\.(?:ts|js):\d+/, /node_modules/, /\bTypeError\b/, /\bSyntaxError:/, /\bZodError\b/, /\/src\//];
+const LEAKS = [/\bat [\w.<>]+ \((?:file:|node:|\/)/, /\.(?:ts|js):\d+/, /node_modules/, /\bTypeError\b/, /\bSyntaxError:/, /\bZodError\b/, /\/src\//];
 
 /** The answer is the {code, description} envelope with this code, and the HTTP status mirrors it. */
 export function expectEnvelope(answer: Answer, code: number): void {
