@@ -16,6 +16,7 @@ import { controlRoutes } from './sandbox/control.js';
 import { faultRoutes } from './sandbox/faults.js';
 import { journalRoutes } from './sandbox/journal.js';
 import { merchantRoutes } from './sandbox/merchants.js';
+import { pagesRoutes } from './pages/index.js';
 import { openApiRoutes } from './openapi.js';
 
 export const PUBLIC_PREFIXES = ['/openapi/v1', '/v1'] as const;
@@ -49,6 +50,8 @@ export function createApp(services: Services): Hono<AppEnv> {
   app.route('/sandbox/v1', keyed);
 
   app.route('/', openApiRoutes(services.config.productTypes));
+
+  app.route('/sandbox', pagesRoutes());
 
   answerWrongMethods(app);
 
