@@ -91,9 +91,13 @@ export function ruleMatches(rule: FaultRule, method: string, path: string): bool
   return pathPattern(rule.match.path).test(path);
 }
 
-/** The seeded draw in [0, 1) for the nth matching request of a rule. */
-export function seededDraw(seed: number, ruleId: string, n: number): number {
-  return createHash('sha256').update(`${seed}:${ruleId}:${n}`).digest().readUInt32BE(0) / 2 ** 32;
+/**
+ * The seeded draw in [0, 1) for the nth matching request of a rule. It depends on the seed and
+ * what the rule says, not on its random id, so a replay that sets the same rule draws the same.
+ */
+export function seededDraw(rule: Pick<FaultRule, 'seed' | 'match' | 'fault'>, n: number): number {
+  const key = `${rule.seed}:${rule.match.method}:${rule.match.path}:${rule.fault}:${n}`;
+  return createHash('sha256').update(key).digest().readUInt32BE(0) / 2 ** 32;
 }
 
 /**
@@ -101,7 +105,7 @@ export function seededDraw(seed: number, ruleId: string, n: number): number {
  * request (matched and fired counted, times used up).
  */
 export function drawRule(rule: FaultRule): { readonly fires: boolean; readonly next: FaultRule } {
-  const fires = rule.probability >= 1 || seededDraw(rule.seed, rule.id, rule.matched) < rule.probability;
+  const fires = rule.probability >= 1 || seededDraw(rule, rule.matched) < rule.probability;
   return {
     fires,
     next: {

@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/index.js';
+import { JOURNAL_CAP } from '../../src/services/journal.js';
+import { createBody, jsonRequest, memorySandbox } from '../helpers.js';
+
+interface Entry {
+  method: string;
+  path: string;
+  alias: boolean;
+  status: number | string;
+  code: number | null;
+  latency_ms: number;
+  fault: string | null;
+  warnings: string[];
+  request_body: unknown;
+  response_body: Record<string, unknown> | null;
+}
+
+describe('request journal', () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await memorySandbox();
+  });
+  afterAll(() => sandbox.close());
+
+  async function journal(query = ''): Promise<Entry[]> {
+    const res = await sandbox.fetch(jsonRequest('GET', `/sandbox/v1/requests${query}`));
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { requests: Entry[] }).requests;
+  }
+
+  it('records method, path, status, code, bodies, latency and warnings, newest first', async () => {
+    await sandbox.fetch(jsonRequest('DELETE', '/sandbox/v1/requests'));
+    const body = createBody({ currency: 'SGD' });
+    await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', body));
+    await sandbox.fetch(jsonRequest('GET', '/openapi/v1/payments/payment/pay_unknown'));
+    const [status, create] = await journal();
+    expect(status).toMatchObject({ method: 'GET', path: '/openapi/v1/payments/payment/pay_unknown', status: 404, code: 404, request_body: null });
+    expect(create).toMatchObject({ method: 'POST', path: '/openapi/v1/payments/payment', alias: false, status: 200, code: 200, fault: null });
+    expect(create!.request_body).toEqual(body);
+    expect(create!.response_body).toMatchObject({ code: 200, payment_id: expect.stringMatching(/^pay_/) });
+    expect(create!.warnings.join()).toMatch(/unknown field "currency" ignored \(did you mean "currency_code"\?\)/);
+    expect(create!.latency_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it('flags calls through the /v1 alias', async () => {
+    await sandbox.fetch(jsonRequest('POST', '/v1/payments/payment', createBody()));
+    const [entry] = await journal('?limit=1');
+    expect(entry).toMatchObject({ path: '/v1/payments/payment', alias: true, note: expect.stringMatching(/without \/openapi/) });
+  });
+
+  it('records the fault applied', async () => {
+    await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', createBody(), { 'Sandbox-Fault': 'latency=1, error-after-commit=502' }));
+    const [entry] = await journal('?limit=1');
+    expect(entry).toMatchObject({ status: 502, fault: 'latency=1, error-after-commit=502' });
+  });
+
+  it('masks sign in request bodies', async () => {
+    await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', createBody({ sign_type: 'SHA512', sign: 'a'.repeat(128) })));
+    const [entry] = await journal('?limit=1');
+    expect((entry!.request_body as { sign: string }).sign).toBe('***aaaa');
+  });
+
+  it('filters by method, path and status', async () => {
+    const byStatus = await journal('?status=404');
+    expect(byStatus.length).toBeGreaterThan(0);
+    expect(byStatus.every((e) => e.status === 404)).toBe(true);
+    const byMethod = await journal('?method=get');
+    expect(byMethod.every((e) => e.method === 'GET')).toBe(true);
+    const byPath = await journal('?path=/v1/payments');
+    expect(byPath.every((e) => e.path.includes('/v1/payments'))).toBe(true);
+  });
+
+  it('rejects bad filters with 400', async () => {
+    for (const q of ['?limit=0', '?limit=501', '?status=abc', '?method=G%20T']) {
+      const res = await sandbox.fetch(jsonRequest('GET', `/sandbox/v1/requests${q}`));
+      expect(res.status, q).toBe(400);
+    }
+  });
+
+  it(`keeps only the newest ${JOURNAL_CAP} requests per merchant`, async () => {
+    await sandbox.fetch(jsonRequest('DELETE', '/sandbox/v1/requests'));
+    for (let i = 0; i < JOURNAL_CAP + 20; i++) await sandbox.fetch(jsonRequest('GET', `/openapi/v1/payments/payment/pay_n${i}`));
+    const entries = await journal('?limit=500');
+    expect(entries).toHaveLength(JOURNAL_CAP);
+    expect(entries[0]!.path).toBe(`/openapi/v1/payments/payment/pay_n${JOURNAL_CAP + 19}`);
+    expect(entries.at(-1)!.path).toBe('/openapi/v1/payments/payment/pay_n20');
+  });
+
+  it('DELETE empties it and says how many went', async () => {
+    const res = await sandbox.fetch(jsonRequest('DELETE', '/sandbox/v1/requests'));
+    const json = (await res.json()) as { deleted: number };
+    expect(json.deleted).toBeGreaterThan(0);
+    const after = await journal();
+    // Only the GET just made is there.
+    expect(after).toHaveLength(1);
+  });
+
+  it('one merchant never sees another merchant’s requests', async () => {
+    const other = await sandbox.control.enroll();
+    await sandbox.fetch(jsonRequest('GET', '/openapi/v1/payments/payment/pay_secret_probe', undefined, { 'Service-Api-Key': other.apiKey }));
+    const mine = await journal('?limit=500');
+    expect(mine.some((e) => e.path.includes('pay_secret_probe'))).toBe(false);
+  });
+});
