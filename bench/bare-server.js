@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+/**
+ * The framework's own ceiling: bare Hono on @hono/node-server, no middleware, nothing else.
+ * GET /json answers a ~600-byte JSON object; POST /json parses a ~200-byte JSON body.
+ * Usage: node bench/bare-server.js --port <p> [--host 127.0.0.1]
+ */
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(name);
+  return i === -1 ? fallback : process.argv[i + 1];
+};
+
+/** About 600 bytes once serialised, shaped like a payment status answer. */
+const DOCUMENT = {
+  code: 200,
+  description: 'Payment pay_0123456789abcdefghijkl is P (pending: waiting for the customer to pick it up).',
+  payment_id: 'pay_0123456789abcdefghijkl',
+  merchant_ref_no: 'order-000123456',
+  original_currency_code: 'SGD',
+  original_amount: 10.5,
+  paid_currency_code: 'SGD',
+  paid_amount: 10.5,
+  product_type: 'QR_DYNAMIC',
+  payment_code: 'ABCDEFGH1234',
+  payment_status: 'P',
+  payment_date: null,
+  payee: { id: 'DEMO-MERCHANT-1', name: 'Kopi Corner Pte Ltd', city: 'Singapore', country_code: 'SG', mcc: '5812' },
+  payer: null,
+  source: null,
+  fee: [],
+  metadata: { order: 'A-1001', channel: 'web', note: 'bench' },
+};
+
+const app = new Hono();
+app.get('/healthz', (c) => c.json({ code: 200, description: 'ok' }));
+app.get('/json', (c) => c.json(DOCUMENT));
+app.post('/json', async (c) => {
+  const body = await c.req.json();
+  return c.json({ code: 200, description: 'parsed', fields: Object.keys(body).length });
+});
+
+export const BARE_DOCUMENT_BYTES = Buffer.byteLength(JSON.stringify(DOCUMENT));
+
+const port = Number(arg('--port', '0'));
+const hostname = arg('--host', '127.0.0.1');
+const server = serve({ fetch: app.fetch, port, hostname }, (info) => console.log(`bare hono listening on http://${hostname}:${info.port}`));
+const stop = () => server.close(() => process.exit(0));
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

@@ -1,0 +1,45 @@
+/** The targets of issue 5, checked against the figures of one run. */
+
+const ratio = (a, b) => (a && b ? a.reqPerSec / b.reqPerSec : NaN);
+
+export const TARGETS = [
+  { name: 'status GET >= 0.6 x bare GET', unit: 'x', min: 0.6, value: (f) => f.status?.ratio },
+  { name: 'create >= 0.4 x bare POST', unit: 'x', min: 0.4, value: (f) => f.create?.ratio },
+  { name: 'status GET p99 <= 20 ms at 50 connections', unit: 'ms', max: 20, value: (f) => f.status?.p99 },
+  { name: 'create p99 <= 20 ms at 50 connections', unit: 'ms', max: 20, value: (f) => f.create?.p99 },
+  { name: 'create with 100k stored >= 0.8 x with 100 stored', unit: 'x', min: 0.8, value: (f) => ratio(f['create-100k'], f.create) },
+  { name: 'start-up <= 0.5 s, empty store', unit: 'ms', max: 500, value: (f) => f['startup-empty']?.startupMs },
+  { name: 'start-up <= 2 s, 100k payments', unit: 'ms', max: 2000, value: (f) => f['startup-100k']?.startupMs },
+  {
+    name: 'RSS <= 300 MB with 100k payments (start-up and create)',
+    unit: 'MB',
+    max: 300,
+    value: (f) => {
+      const xs = [f['startup-100k']?.rssMB, f['create-100k']?.rssMB].filter((x) => x !== undefined);
+      return xs.length ? Math.max(...xs) : undefined;
+    },
+  },
+  { name: 'cached QR PNG >= 0.5 x bare GET', unit: 'x', min: 0.5, value: (f) => f['qr-png-cached']?.ratio },
+  { name: 'cached QR SVG >= 0.5 x bare GET', unit: 'x', min: 0.5, value: (f) => f['qr-svg-cached']?.ratio },
+];
+
+/** Figures printed for information (issue 2: creates at 50,000 stored against 100 stored). */
+export const INFO = [{ name: 'create with 50k stored / with 100 stored (issue 2)', unit: 'x', value: (f) => ratio(f['create-50k'], f.create) }];
+
+export function checkTargets(figures) {
+  const out = [];
+  for (const t of TARGETS) {
+    const value = t.value(figures);
+    if (value === undefined || value === null || Number.isNaN(value)) {
+      out.push({ name: t.name, value: null, verdict: 'SKIP' });
+      continue;
+    }
+    const pass = t.min !== undefined ? value >= t.min : value <= t.max;
+    out.push({ name: t.name, value, unit: t.unit, verdict: pass ? 'PASS' : 'FAIL' });
+  }
+  for (const t of INFO) {
+    const value = t.value(figures);
+    if (Number.isFinite(value)) out.push({ name: t.name, value, unit: t.unit, verdict: 'INFO' });
+  }
+  return out;
+}

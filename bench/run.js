@@ -1,0 +1,218 @@
+#!/usr/bin/env node
+/**
+ * The benchmark suite: bare Hono first (the framework's ceiling on this machine, in this run),
+ * then the sandbox, each figure as a ratio to the matching bare one. `npm run bench` builds
+ * and runs it; see bench/README.md for the flags.
+ */
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { killAllChildren, runLoad, startServer } from './lib/processes.js';
+import { seedStore } from './lib/seed.js';
+import { printTable } from './lib/report.js';
+import { checkTargets } from './lib/targets.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const RESULTS = path.join(ROOT, 'bench', 'results');
+
+function parseArgs(argv) {
+  const value = (name) => {
+    const i = argv.indexOf(name);
+    return i === -1 ? undefined : argv[i + 1];
+  };
+  const quick = argv.includes('--quick');
+  return {
+    quick,
+    rounds: Number(value('--rounds') ?? (quick ? 1 : 3)),
+    duration: Number(value('--duration') ?? (quick ? 2 : 6)),
+    warmup: Number(value('--warmup') ?? (quick ? 0.5 : 1)),
+    connections: Number(value('--connections') ?? 50),
+    startups: Number(value('--startups') ?? (quick ? 1 : 3)),
+    only: value('--only')?.split(','),
+    profile: argv.includes('--profile'),
+  };
+}
+
+const SEEDS = { small: 100, qr: 3000, '50k': 50_000, '100k': 100_000 };
+
+/**
+ * Every workload. `vs` names the bare figure it is divided by (GET for reads, POST for writes);
+ * `key` ones are repeated every round and reported as medians.
+ */
+const WORKLOADS = [
+  { name: 'bare-get', label: 'bare Hono GET (600 B JSON)', server: 'bare', load: 'bare-get', key: true },
+  { name: 'bare-post', label: 'bare Hono POST (200 B JSON)', server: 'bare', load: 'bare-post', key: true },
+  { name: 'status', label: 'status GET', seed: 'small', load: 'status', vs: 'bare-get', key: true },
+  { name: 'create', label: 'create (100 stored)', seed: 'small', load: 'create', vs: 'bare-post', key: true },
+  { name: 'create-50k', label: 'create (50,000 stored)', seed: '50k', load: 'create', vs: 'bare-post', key: true },
+  { name: 'create-100k', label: 'create (100,000 stored)', seed: '100k', load: 'create', vs: 'bare-post', key: true },
+  { name: 'status-nojournal', label: 'status GET, SANDBOX_JOURNAL=off', seed: 'small', load: 'status', vs: 'bare-get', env: { SANDBOX_JOURNAL: 'off' } },
+  { name: 'create-nojournal', label: 'create, SANDBOX_JOURNAL=off', seed: 'small', load: 'create', vs: 'bare-post', env: { SANDBOX_JOURNAL: 'off' } },
+  { name: 'mixed', label: 'mixed (create/assign/pay/status)', seed: 'small', load: 'mixed', vs: 'bare-post' },
+  { name: 'qr-png-cold', label: 'QR PNG cold', seed: 'qr', load: 'qr', params: { format: 'png' }, vs: 'bare-get' },
+  { name: 'qr-png-cached', label: 'QR PNG cached', seed: 'qr', load: 'qr', params: { format: 'png', distinct: 8 }, vs: 'bare-get' },
+  { name: 'qr-svg-cold', label: 'QR SVG cold', seed: 'qr', load: 'qr', params: { format: 'svg' }, vs: 'bare-get' },
+  { name: 'qr-svg-cached', label: 'QR SVG cached', seed: 'qr', load: 'qr', params: { format: 'svg', distinct: 8 }, vs: 'bare-get' },
+];
+
+const STARTUPS = [
+  { name: 'startup-empty', label: 'start-up, empty store', seed: null },
+  { name: 'startup-100k', label: 'start-up, 100,000 payments', seed: '100k' },
+];
+
+const median = (xs) => {
+  const s = xs.filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+function gitState() {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: ROOT, encoding: 'utf8' }).trim() !== '';
+    return { commit, srcDirty: dirty };
+  } catch {
+    return { commit: 'unknown', srcDirty: false };
+  }
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  if (!existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first (npm run bench does).');
+  const selected = (w) => !opts.only || opts.only.includes(w.name) || (w.server === 'bare' && opts.only.some((n) => !n.startsWith('startup')));
+  const workloads = WORKLOADS.filter(selected);
+  const startups = STARTUPS.filter((s) => !opts.only || opts.only.includes(s.name));
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'payreq-bench-'));
+  const profileDir = path.join(RESULTS, `profiles-${stamp}`);
+  const nodeFlags = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const began = performance.now();
+  const log = (line) => process.stderr.write(`[${((performance.now() - began) / 1000).toFixed(0).padStart(3)}s] ${line}\n`);
+
+  try {
+    // Seed once; each server gets its own copy, so every run starts from the same store.
+    const needed = new Set([...workloads.map((w) => w.seed), ...startups.map((s) => s.seed)].filter(Boolean));
+    const seeds = {};
+    for (const name of needed) {
+      const file = path.join(tmp, `seed-${name}.json`);
+      const t = performance.now();
+      const { ids, tokens } = await seedStore(file, SEEDS[name]);
+      const listFile = path.join(tmp, `seed-${name}.lists.json`);
+      writeFileSync(listFile, JSON.stringify({ ids: ids.slice(0, 5000), tokens: tokens.slice(0, 5000) }));
+      seeds[name] = { file, listFile };
+      log(`seeded ${SEEDS[name]} payments in ${Math.round(performance.now() - t)} ms`);
+    }
+
+    let serial = 0;
+    const freshStore = (seed) => {
+      const dir = path.join(tmp, `run-${++serial}`);
+      mkdirSync(dir);
+      const dataFile = path.join(dir, 's.json');
+      if (seed) copyFileSync(seeds[seed].file, dataFile);
+      return dataFile;
+    };
+
+    const runs = Object.fromEntries(workloads.map((w) => [w.name, []]));
+    const runOne = async (w) => {
+      const server = await startServer({ kind: w.server === 'bare' ? 'bare' : 'sandbox', dataFile: freshStore(w.seed), nodeFlags, env: w.env });
+      try {
+        const result = await runLoad({
+          url: server.url,
+          workload: w.load,
+          duration: opts.duration,
+          warmup: opts.warmup,
+          connections: opts.connections,
+          params: { ...w.params, ...(w.seed ? { listFile: seeds[w.seed].listFile } : {}) },
+        });
+        result.memory = server.memory();
+        runs[w.name].push(result);
+        const bad = result.non2xx + result.errors;
+        log(`${w.name.padEnd(14)} ${Math.round(result.reqPerSec).toString().padStart(6)} req/s  p99 ${result.latency.p99} ms  RSS ${result.memory.rssMB.toFixed(0)} MB${bad ? `  !! ${bad} non-2xx/errors ${JSON.stringify(result.statusCounts)}` : ''}`);
+      } finally {
+        await server.stop({ graceful: opts.profile });
+      }
+    };
+
+    // Key figures in interleaved rounds, so a burst of load from elsewhere hits bare and sandbox alike.
+    for (let round = 1; round <= opts.rounds; round++) {
+      log(`round ${round} of ${opts.rounds}`);
+      for (const w of workloads.filter((x) => x.key)) await runOne(w);
+    }
+    for (const w of workloads.filter((x) => !x.key)) await runOne(w);
+
+    const startupRuns = Object.fromEntries(startups.map((s) => [s.name, []]));
+    for (let i = 0; i < opts.startups; i++) {
+      for (const s of startups) {
+        const server = await startServer({ kind: 'sandbox', dataFile: freshStore(s.seed), nodeFlags });
+        const memory = server.memory();
+        await server.stop({ graceful: opts.profile });
+        startupRuns[s.name].push({ startupMs: server.startupMs, memory });
+        log(`${s.name.padEnd(14)} ${server.startupMs.toFixed(0)} ms  RSS ${memory.rssMB.toFixed(0)} MB`);
+      }
+    }
+
+    const figures = {};
+    for (const w of workloads) {
+      const rs = runs[w.name];
+      if (rs.length === 0) continue;
+      figures[w.name] = {
+        label: w.label,
+        vs: w.vs ?? null,
+        rounds: rs.length,
+        reqPerSec: median(rs.map((r) => r.reqPerSec)),
+        p50: median(rs.map((r) => r.latency.p50)),
+        p99: median(rs.map((r) => r.latency.p99)),
+        rssMB: median(rs.map((r) => r.memory.rssMB)),
+        peakMB: Math.max(...rs.map((r) => r.memory.peakMB)),
+        non2xx: rs.reduce((n, r) => n + r.non2xx + r.errors, 0),
+        spread: rs.length > 1 ? (Math.max(...rs.map((r) => r.reqPerSec)) - Math.min(...rs.map((r) => r.reqPerSec))) / median(rs.map((r) => r.reqPerSec)) : 0,
+      };
+    }
+    for (const f of Object.values(figures)) f.ratio = f.vs && figures[f.vs] ? f.reqPerSec / figures[f.vs].reqPerSec : null;
+    for (const s of startups) {
+      const rs = startupRuns[s.name];
+      if (rs.length === 0) continue;
+      figures[s.name] = {
+        label: s.label,
+        rounds: rs.length,
+        startupMs: median(rs.map((r) => r.startupMs)),
+        rssMB: median(rs.map((r) => r.memory.rssMB)),
+        peakMB: Math.max(...rs.map((r) => r.memory.peakMB)),
+      };
+    }
+
+    const targets = checkTargets(figures);
+    const results = {
+      stamp,
+      git: gitState(),
+      node: process.version,
+      cpus: os.cpus().length,
+      loadavg: os.loadavg(),
+      options: opts,
+      figures,
+      targets,
+      runs,
+      startupRuns,
+      profileDir: opts.profile ? profileDir : undefined,
+    };
+    mkdirSync(RESULTS, { recursive: true });
+    const text = JSON.stringify(results, null, 2);
+    writeFileSync(path.join(RESULTS, `${stamp}.json`), text);
+    writeFileSync(path.join(RESULTS, 'latest.json'), text);
+    printTable(results);
+    console.log(`\nresults: bench/results/${stamp}.json (and latest.json); ${((performance.now() - began) / 1000).toFixed(0)} s in all`);
+    if (opts.profile) console.log(`CPU profiles: ${path.relative(ROOT, profileDir)}  (summarise with: node bench/profile.js <file.cpuprofile>)`);
+  } finally {
+    killAllChildren();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.stack : err);
+  killAllChildren();
+  process.exit(1);
+});
