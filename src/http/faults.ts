@@ -43,9 +43,13 @@ export async function applyCommittedFault(c: Context<AppEnv>, fault: 'timeout' |
     // Only a timer is held: it ends when the client gives up or the cap passes.
     const timer = setTimeout(done, holdMs);
     socket?.once('close', done);
+    // In-process (no socket), the client gives up by aborting its Request.
+    const signal = c.req.raw.signal;
+    signal.addEventListener('abort', done, { once: true });
     function done() {
       clearTimeout(timer);
       socket?.off('close', done);
+      signal.removeEventListener('abort', done);
       resolve();
     }
   });
