@@ -64,9 +64,10 @@ export function DashboardDocument({ nonce, basePath }: { nonce: string; basePath
               <button type="button" id="settle-all" class="secondary">
                 Settle all
               </button>
-              <input type="number" id="advance-seconds" aria-label="Seconds to advance the clock" value="900" min="1" step="1" />
+              <input type="number" id="advance-seconds" aria-label="Seconds to advance the clock" title="seconds" value="900" min="1" step="1" />
+              <span class="hint">s</span>
               <button type="button" id="advance" class="secondary">
-                Advance clock (s)
+                Advance clock
               </button>
               <span class="sep"></span>
               <button type="button" id="reset" class="danger">
@@ -107,8 +108,13 @@ export function DashboardDocument({ nonce, basePath }: { nonce: string; basePath
 
           <section class="panel journal">
             <h2>
-              <span>Request journal</span>
+              <span>
+                Request journal <span class="count" id="journal-count"></span>
+              </span>
               <span class="toolbar">
+                <label class="hint">
+                  <input type="checkbox" id="journal-reads" /> show GETs of /sandbox/v1
+                </label>
                 <button type="button" id="refresh-journal" class="secondary small">
                   Refresh
                 </button>

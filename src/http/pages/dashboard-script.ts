@@ -36,7 +36,7 @@ export const DASHBOARD_SCRIPT = String.raw`
 
   const isHttpUrl = (u) => typeof u === 'string' && /^https?:\/\//.test(u);
   const money = (n) => (typeof n === 'number' ? n.toFixed(2) : String(n));
-  const when = (unix) => (typeof unix === 'number' ? new Date(unix * 1000).toLocaleString() : '');
+  const when = (unix) => (typeof unix === 'number' ? new Date(unix * 1000).toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' }) : '');
 
   async function call(method, url, body) {
     const headers = { 'Service-Api-Key': key };
@@ -173,14 +173,17 @@ export const DASHBOARD_SCRIPT = String.raw`
 
   async function loadJournal() {
     const box = $('journal');
-    const r = await control('GET', '/requests?limit=50');
+    const r = await control('GET', '/requests?limit=100');
     $('clear-journal').hidden = r.code !== 200;
     if (r.code !== 200) {
       box.replaceChildren(el('p', { class: 'hint' }, 'The request journal is not available on this sandbox (GET /sandbox/v1/requests answered ' + r.code + ').'));
       return;
     }
-    const entries = r.body.requests || [];
-    if (!entries.length) { box.replaceChildren(el('p', { class: 'empty' }, 'No requests journaled yet.')); return; }
+    const all = r.body.requests || [];
+    // The dashboard's own reads would bury the integrator's calls; a checkbox shows them.
+    const entries = $('journal-reads').checked ? all : all.filter((e) => !(e.method === 'GET' && /\/sandbox\/v1\//.test(e.path)));
+    $('journal-count').textContent = entries.length === all.length ? String(all.length) : entries.length + ' of ' + all.length;
+    if (!entries.length) { box.replaceChildren(el('p', { class: 'empty' }, all.length ? 'Only reads of the sandbox control API so far.' : 'No requests journaled yet.')); return; }
     const pretty = (v) => (typeof v === 'string' ? v : JSON.stringify(v, null, 2));
     box.replaceChildren(el('div', { class: 'table-wrap' }, el('table', null,
       el('thead', null, el('tr', null, ['Time', 'Method', 'Path', 'Status', 'Latency', 'Fault', ''].map((h) => el('th', null, h)))),
@@ -212,6 +215,7 @@ export const DASHBOARD_SCRIPT = String.raw`
   $('forget').addEventListener('click', () => forget(''));
   $('refresh').addEventListener('click', (ev) => run(ev.currentTarget, refresh));
   $('status-filter').addEventListener('change', () => loadPayments());
+  $('journal-reads').addEventListener('change', () => loadJournal());
   $('refresh-journal').addEventListener('click', (ev) => run(ev.currentTarget, loadJournal));
   $('clear-journal').addEventListener('click', (ev) => run(ev.currentTarget, async () => {
     const r = await control('DELETE', '/requests');

@@ -79,8 +79,7 @@ export function PayerPage({ payment: p, merchant, now, pagePath, imageUrl, notic
         <div class="amount">
           <div class="label">Amount to pay</div>
           <div data-testid="amount">
-            <span class="value">{amount}</span>
-            <span class="currency">{p.currency}</span>
+            <span class="value">{amount}</span> <span class="currency">{p.currency}</span>
           </div>
           {paidOtherwise ? (
             <div class="paid-as">

@@ -39,7 +39,7 @@ main.payer{max-width:440px;margin:0 auto;padding:1.25rem 1rem 2rem}
 .amount{text-align:center;padding:1rem 0 .75rem;border-top:1px solid var(--line)}
 .amount .label{color:var(--muted);font-size:.85rem;text-transform:uppercase;letter-spacing:.06em}
 .amount .value{font-size:2.4rem;font-weight:700;letter-spacing:-.01em;font-variant-numeric:tabular-nums}
-.amount .currency{font-size:1.1rem;font-weight:600;color:var(--muted);margin-left:.35rem}
+.amount .currency{font-size:1.1rem;font-weight:600;color:var(--muted)}
 .amount .paid-as{color:var(--muted);font-size:.9rem}
 .state{text-align:center;margin:.25rem 0 1rem}
 .state .headline{display:block;margin-top:.6rem;font-size:1.05rem;font-weight:600}
@@ -86,13 +86,15 @@ td{padding:.55rem .5rem;border-bottom:1px solid var(--line);vertical-align:middl
 tr:last-child td{border-bottom:none}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.qr img{width:56px;height:56px;image-rendering:pixelated;border:1px solid var(--line);border-radius:6px;background:#fff;display:block}
-.ref{font-weight:600;overflow-wrap:anywhere}
+.ref{font-weight:600;white-space:nowrap}
 .sub{color:var(--muted);font-size:.8rem;overflow-wrap:anywhere}
-.row-actions{display:flex;flex-wrap:wrap;gap:.3rem;max-width:360px}
-.row-actions button{background:#fff;border-color:#c5cdd9;color:var(--ink);font-weight:500}
+td .sub.mono{font-size:.74rem}
+.row-actions{display:grid;grid-template-columns:repeat(4,auto);gap:.3rem;justify-content:start}
+.row-actions button{background:#fff;border-color:#c5cdd9;color:var(--ink);font-weight:500;padding:.3rem .55rem;font-size:.82rem}
 .row-actions button:hover{background:#f0f4ff;border-color:#9db4ff}
 .empty{color:var(--muted);padding:1rem 0;text-align:center}
-.events{margin:.5rem 0 0;padding-left:1.1rem;font-size:.85rem}
+.events-row td{background:#f6f8fb}
+.events{margin:0;padding-left:1.4rem;font-size:.85rem;line-height:1.7}
 .journal td{font-size:.85rem}
 .journal details pre{white-space:pre-wrap;overflow-wrap:anywhere;max-height:240px;overflow:auto;background:#f6f8fb;border-radius:8px;padding:.5rem;margin:.35rem 0 0;font-size:.8rem}
 .status-code{font-family:ui-monospace,Menlo,Consolas,monospace;font-weight:600}
