@@ -68,7 +68,24 @@ export async function readJsonObject(c: Context<AppEnv>, optional = false): Prom
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw ApiError.invalid(`The body must be a JSON object ({...}), got ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`}.`);
   }
+  if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) {
+    throw ApiError.invalid(`The body is nested more than ${MAX_JSON_DEPTH} levels deep (objects and arrays, metadata included): send flatter JSON.`);
+  }
   return parsed as Record<string, unknown>;
+}
+
+/** Deeper bodies would overflow the stack of the recursive JSON writers (validation, signature, responses). */
+export const MAX_JSON_DEPTH = 32;
+
+/** Walks without recursion, so a hostile body cannot overflow the stack here either. */
+function nestsDeeperThan(value: object, limit: number): boolean {
+  const pending: [object, number][] = [[value, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [node, depth] = next;
+    if (depth > limit) return true;
+    for (const child of Object.values(node)) if (child !== null && typeof child === 'object') pending.push([child as object, depth + 1]);
+  }
+  return false;
 }
 
 const DID_YOU_MEAN: Readonly<Record<string, string>> = {
