@@ -129,3 +129,21 @@ export function unknownPaymentId(): string {
   for (let i = 0; i < 22; i++) id += alphabet[Math.floor(Math.random() * alphabet.length)];
   return id;
 }
+
+/** Sends a request that must be refused: the envelope with `code`, and the sandbox state unchanged. */
+export async function expectRefusedUnchanged(
+  sandbox: Sandbox,
+  method: string,
+  path: string,
+  options: CallOptions,
+  code: number,
+  mentions?: RegExp,
+  keys: readonly string[] = [DEMO_KEY],
+): Promise<Answer> {
+  const before = await stateOf(sandbox, keys);
+  const answer = await call(sandbox, method, path, options);
+  expectEnvelope(answer, code);
+  if (mentions) expect(answer.body.description).toMatch(mentions);
+  expect(await stateOf(sandbox, keys)).toBe(before);
+  return answer;
+}
