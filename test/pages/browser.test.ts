@@ -90,6 +90,14 @@ async function apiStatus(id: string): Promise<{ payment_status: string; payee: {
   return (await res.json()) as { payment_status: string; payee: { name: string; city: string } };
 }
 
+/** Runs in the page (tsconfig has no DOM lib, so the browser types are spelled out here). */
+const loadedWidth = (img: unknown): number => {
+  const { complete, naturalWidth } = img as { complete: boolean; naturalWidth: number };
+  return complete ? naturalWidth : 0;
+};
+const storedKey = (page: Page): Promise<string | null> =>
+  page.evaluate(() => (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }).sessionStorage.getItem('payreq-sandbox.api-key'));
+
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
 
@@ -105,7 +113,7 @@ describe('payer page in Chromium', () => {
     expect((await page.getByTestId('amount').textContent())?.replace(/\s+/g, ' ').trim()).toBe('1234.50 SGD');
     expect(await page.getByTestId('merchant-ref-no').textContent()).toBe(p.ref);
     const qr = page.getByTestId('qr');
-    await expect.poll(() => qr.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+    await expect.poll(() => qr.evaluate(loadedWidth)).toBeGreaterThan(0);
     await shot(page, 'payer-page');
 
     await page.getByTestId('pay').click();
@@ -169,9 +177,9 @@ describe('dashboard in Chromium', () => {
     expect(await row.textContent()).toContain(p.ref);
     expect(await row.textContent()).toContain('10.50 SGD');
     expect(await row.locator('[data-status]').getAttribute('data-status')).toBe('P');
-    await expect.poll(() => row.locator('td.qr img').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+    await expect.poll(() => row.locator('td.qr img').evaluate(loadedWidth)).toBeGreaterThan(0);
     expect(page.url()).not.toContain(DEMO_KEY);
-    expect(await page.evaluate(() => sessionStorage.getItem('payreq-sandbox.api-key'))).toBe(DEMO_KEY);
+    expect(await storedKey(page)).toBe(DEMO_KEY);
 
     await row.locator('button[data-action="pickup"]').click();
     await row.locator('[data-status="W"]').waitFor();
@@ -198,7 +206,7 @@ describe('dashboard in Chromium', () => {
     await page.locator(`tr[data-payment-id="${p.payment_id}"]`).waitFor();
     await page.locator('#forget').click();
     await page.locator('#login').waitFor();
-    expect(await page.evaluate(() => sessionStorage.getItem('payreq-sandbox.api-key'))).toBeNull();
+    expect(await storedKey(page)).toBeNull();
     await page.close();
   });
 
