@@ -1,10 +1,13 @@
 #!/usr/bin/env node
-/** payreq-sandbox serve | qr decode (and replay, see src/scenarios). */
+/** payreq-sandbox serve | replay | qr decode. */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { decodeEmvPayload } from './domain/emv.js';
 import { createSandbox } from './index.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS } from './scenarios/replay.js';
+import { replayCommand } from './scenarios/replay-command.js';
+import type { ReplayCommandOptions } from './scenarios/replay-command.js';
 import type { HttpStatusMode, SandboxConfig } from './services/config.js';
 
 function wholeNumber(name: string, min: number) {
@@ -93,7 +96,35 @@ export function buildProgram(): Command {
     .argument('<payload>', 'the qr_data.payload text')
     .action((payload: string) => qrDecodeCommand(payload));
 
+  program
+    .command('replay')
+    .description('replay scenario files against an in-process sandbox (default) or --base-url; exits 1 on any failure')
+    .argument('<paths...>', 'scenario files (.yaml, .yml, .json) or folders of them')
+    .addOption(new Option('-u, --base-url <url>', 'replay against the sandbox at this URL (it enrolls its own merchants there)').env('SANDBOX_BASE_URL').argParser(httpUrl))
+    .addOption(new Option('-c, --concurrency <n>', 'scenario files replayed at once').default(DEFAULT_CONCURRENCY).argParser(wholeNumber('--concurrency', 1)))
+    .addOption(new Option('-t, --timeout <ms>', "default client timeout of each request, ms").default(DEFAULT_TIMEOUT_MS).argParser(wholeNumber('--timeout', 1)))
+    .option('--junit <file>', 'also write a JUnit XML report (one testcase per file) to this file')
+    .addOption(new Option('--reporter <name>', 'human (per file and step) or json (the whole report on stdout)').choices(['human', 'json']).default('human'))
+    .addOption(new Option('--admin-token <token>', 'sent when enrolling, for a sandbox with SANDBOX_ADMIN_TOKEN').env('SANDBOX_ADMIN_TOKEN'))
+    .option('-q, --quiet', 'list the steps of failing files only')
+    .option('--no-color', 'plain output, also when stdout is a terminal')
+    .addHelpText('after', '\nExamples:\n  payreq-sandbox replay scenarios/\n  payreq-sandbox replay scenarios/ --base-url http://localhost:8080 --junit reports/scenarios.xml')
+    .action(async (paths: string[], options: ReplayCommandOptions) => {
+      process.exitCode = await replayCommand(paths, options);
+    });
+
   return program;
+}
+
+function httpUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('--base-url must be a URL such as http://localhost:8080.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('--base-url must be an http or https URL.');
+  return value;
 }
 
 // Run when started as `node dist/cli.js`; bin/payreq-sandbox.js imports buildProgram instead.

@@ -1,0 +1,256 @@
+/**
+ * Finds and loads scenario files (YAML or JSON). A malformed file is rejected with messages
+ * that name the file, the line, the step and the field.
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { extname, join, relative, resolve, sep } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import type { Document } from 'yaml';
+import type { z } from 'zod';
+import { parsePath, PathSyntaxError } from './json-path.js';
+import { scenarioSchema, STEP_KIND_NAMES, stepSchemas } from './schema.js';
+import type { Expectations, Scenario, Step, StepKind } from './schema.js';
+import { toRegExp } from './assertions.js';
+
+export interface LoadedScenario {
+  /** The path as shown in reports: relative to the working directory when inside it. */
+  readonly file: string;
+  readonly scenario: Scenario;
+}
+
+export interface Problem {
+  readonly line?: number;
+  readonly column?: number;
+  /** 1-based step number, when the problem is inside a step. */
+  readonly step?: number;
+  readonly stepName?: string;
+  /** The field, relative to the step when there is one: "expect.status". */
+  readonly field?: string;
+  readonly message: string;
+}
+
+export class ScenarioFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: readonly Problem[],
+  ) {
+    super(problems.map((p) => formatProblem(file, p)).join('\n'));
+    this.name = 'ScenarioFileError';
+  }
+}
+
+export function formatProblem(file: string, p: Problem): string {
+  const where = p.line !== undefined ? `${file}:${p.line}:${p.column ?? 1}` : file;
+  const step = p.step !== undefined ? ` step ${p.step}${p.stepName ? ` "${p.stepName}"` : ''},` : '';
+  const field = p.field ? ` field ${p.field}:` : '';
+  return `${where}:${step}${field} ${p.message}`;
+}
+
+const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+const MAX_PROBLEMS = 20;
+
+export function displayPath(path: string): string {
+  const rel = relative(process.cwd(), resolve(path));
+  return rel.startsWith('..') || rel === '' ? resolve(path) : rel.split(sep).join('/');
+}
+
+/** The scenario files under the given files and folders, each folder walked deeply, sorted. */
+export async function findScenarioFiles(paths: readonly string[]): Promise<string[]> {
+  const found = new Set<string>();
+  for (const path of paths) {
+    let info;
+    try {
+      info = await stat(path);
+    } catch {
+      throw new Error(`${path}: no such file or folder`);
+    }
+    if (info.isDirectory()) {
+      const entries = await readdir(path, { recursive: true, withFileTypes: true });
+      for (const entry of entries) {
+        if (entry.isFile() && EXTENSIONS.has(extname(entry.name)) && !entry.name.endsWith('.schema.json')) {
+          found.add(join(entry.parentPath, entry.name));
+        }
+      }
+    } else {
+      found.add(path);
+    }
+  }
+  return [...found].sort();
+}
+
+export async function loadScenarioFile(path: string): Promise<LoadedScenario> {
+  const file = displayPath(path);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new ScenarioFileError(file, [{ message: `cannot read the file (${(err as Error).message})` }]);
+  }
+  return { file, scenario: parseScenario(text, file) };
+}
+
+/** Parses and validates one scenario's text (YAML, or JSON, which YAML reads too). */
+export function parseScenario(text: string, file: string): Scenario {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, merge: true, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    throw new ScenarioFileError(
+      file,
+      doc.errors.slice(0, MAX_PROBLEMS).map((e) => {
+        const pos = e.linePos?.[0];
+        return { ...(pos ? { line: pos.line, column: pos.col } : {}), message: `syntax error: ${e.message.split('\n')[0]}` };
+      }),
+    );
+  }
+  const data: unknown = doc.toJS({ maxAliasCount: 1000 });
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new ScenarioFileError(file, [{ message: `a scenario must be a mapping with name and steps, got ${Array.isArray(data) ? 'a list' : JSON.stringify(data)}` }]);
+  }
+  const locate = (path: readonly PropertyKey[]) => position(doc, lines, path);
+  const problems: Problem[] = [];
+
+  const head = scenarioSchema.safeParse(data);
+  if (head.success) {
+    const steps = (head.data.steps as Record<string, unknown>[]).map((raw, i) => toStep(raw, i, problems, locate));
+    if (problems.length === 0) return { ...head.data, steps } as Scenario;
+  } else {
+    // Report the top-level problems, and each step's by its own kind, which reads far better
+    // than the issues of a union of every step kind.
+    for (const issue of head.error.issues) {
+      for (const flat of flattenIssue(issue, [])) {
+        if (flat.path[0] === 'steps' && typeof flat.path[1] === 'number') continue;
+        problems.push({ ...locate(flat.path), ...(flat.path.length ? { field: flat.path.join('.') } : {}), message: flat.message });
+      }
+    }
+    const rawSteps = (data as { steps?: unknown }).steps;
+    if (Array.isArray(rawSteps)) rawSteps.forEach((raw, i) => toStep(raw, i, problems, locate));
+  }
+  throw new ScenarioFileError(file, problems.slice(0, MAX_PROBLEMS));
+}
+
+type Locate = (path: readonly PropertyKey[]) => { line?: number; column?: number };
+
+function position(doc: Document, lines: LineCounter, path: readonly PropertyKey[]): { line?: number; column?: number } {
+  for (let n = path.length; n >= 0; n--) {
+    const node = doc.getIn(path.slice(0, n) as unknown[], true) as { range?: [number, number, number] } | undefined;
+    if (node?.range) {
+      const pos = lines.linePos(node.range[0]);
+      return { line: pos.line, column: pos.col };
+    }
+  }
+  return {};
+}
+
+const KEY_HINTS: Readonly<Record<string, string>> = {
+  regex: 'matches',
+  one_of: 'oneOf',
+  oneof: 'oneOf',
+  wait: 'wait_for',
+  wait_until: 'wait_for',
+  clock: 'advance_clock',
+  advance: 'advance_clock',
+  fault: 'set_fault',
+  header: 'headers',
+  json: 'body',
+  status_code: 'status',
+  captures: 'capture',
+  expects: 'expect',
+  assert: 'expect',
+  merchant: 'as',
+};
+
+function flattenIssue(issue: z.core.$ZodIssue, base: readonly PropertyKey[]): { path: PropertyKey[]; message: string }[] {
+  const path = [...base, ...issue.path];
+  if (issue.code === 'invalid_union') {
+    // Keep the branch that got past the type check: its issues say what is really wrong.
+    const branches = issue.errors.filter((b) => !(b.length === 1 && b[0]!.code === 'invalid_type' && b[0]!.path.length === 0));
+    if (branches.length === 1) return branches[0]!.flatMap((i) => flattenIssue(i, path));
+  }
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => {
+      const hint = KEY_HINTS[key];
+      return { path, message: `unknown key ${JSON.stringify(key)}${hint ? ` (did you mean "${hint}"?)` : ''}` };
+    });
+  }
+  return [{ path, message: issue.message }];
+}
+
+function toStep(raw: unknown, index: number, problems: Problem[], locate: Locate): Step {
+  const where = ['steps', index] as const;
+  const stepName = raw !== null && typeof raw === 'object' && typeof (raw as { name?: unknown }).name === 'string' ? (raw as { name: string }).name : undefined;
+  const at = { step: index + 1, ...(stepName ? { stepName } : {}) };
+  const fail = (message: string, field?: string, path: readonly PropertyKey[] = where) => {
+    problems.push({ ...locate(path), ...at, ...(field ? { field } : {}), message });
+    return undefined as unknown as Step;
+  };
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return fail('a step must be a mapping with one of: ' + STEP_KIND_NAMES.join(', '));
+  const kinds = Object.keys(raw).filter((k): k is StepKind => (STEP_KIND_NAMES as string[]).includes(k));
+  if (kinds.length !== 1) {
+    const others = Object.keys(raw).filter((k) => !['name', 'as', 'timeout_ms', 'expect', 'capture'].includes(k) && !kinds.includes(k as StepKind));
+    const hint = others.map((k) => KEY_HINTS[k]).find(Boolean);
+    return fail(
+      kinds.length === 0
+        ? `a step needs one of ${STEP_KIND_NAMES.join(', ')}${others.length ? ` (got ${others.join(', ')}${hint ? `; did you mean "${hint}"?` : ''})` : ''}`
+        : `a step does one thing: it has ${kinds.join(' and ')}`,
+    );
+  }
+  const kind = kinds[0]!;
+  const result = stepSchemas[kind].safeParse(raw);
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      for (const flat of flattenIssue(issue, [])) fail(flat.message, flat.path.join('.') || undefined, [...where, ...flat.path]);
+    }
+    return undefined as unknown as Step;
+  }
+  const { name, as, timeout_ms, expect, capture } = result.data as Omit<Step, 'kind' | 'spec'>;
+  if (expect) checkExpectSyntax(expect, (message, field, path) => fail(message, field, [...where, ...path]));
+  for (const [variable, source] of Object.entries(capture ?? {})) {
+    if (typeof source === 'string') checkPath(source, (m) => fail(m, `capture.${variable}`, [...where, 'capture', variable]));
+  }
+  return {
+    kind,
+    spec: (result.data as Record<string, unknown>)[kind],
+    ...(name !== undefined ? { name } : {}),
+    ...(as !== undefined ? { as } : {}),
+    ...(timeout_ms !== undefined ? { timeout_ms } : {}),
+    ...(expect !== undefined ? { expect } : {}),
+    ...(capture !== undefined ? { capture } : {}),
+  };
+}
+
+function checkPath(path: string, fail: (message: string) => void): void {
+  try {
+    parsePath(path);
+  } catch (err) {
+    if (err instanceof PathSyntaxError) fail(err.message);
+    else throw err;
+  }
+}
+
+/** Regular expressions and paths are checked now, not at the step that uses them. */
+function checkExpectSyntax(expect: Expectations, fail: (message: string, field: string, path: PropertyKey[]) => void): void {
+  const checkRegExp = (pattern: string, field: string, path: PropertyKey[]) => {
+    if (pattern.includes('{{')) return;
+    try {
+      toRegExp(pattern);
+    } catch (err) {
+      fail(`not a valid regular expression: ${(err as Error).message}`, field, path);
+    }
+  };
+  const checkMatcher = (m: unknown, field: string, path: PropertyKey[]) => {
+    if (m !== null && typeof m === 'object' && !Array.isArray(m) && typeof (m as { matches?: unknown }).matches === 'string') {
+      checkRegExp((m as { matches: string }).matches, `${field}.matches`, [...path, 'matches']);
+    }
+  };
+  for (const key of ['description', 'text'] as const) {
+    const e = expect[key];
+    if (typeof e === 'string') checkRegExp(e, `expect.${key}`, ['expect', key]);
+    else checkMatcher(e, `expect.${key}`, ['expect', key]);
+  }
+  for (const key of ['status', 'code'] as const) checkMatcher(expect[key], `expect.${key}`, ['expect', key]);
+  for (const [path, e] of Object.entries(expect.body ?? {})) {
+    checkPath(path, (m) => fail(m, `expect.body.${path}`, ['expect', 'body', path]));
+    checkMatcher(e, `expect.body.${path}`, ['expect', 'body', path]);
+  }
+  for (const [name, e] of Object.entries(expect.headers ?? {})) checkMatcher(e, `expect.headers.${name}`, ['expect', 'headers', name]);
+}

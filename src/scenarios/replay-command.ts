@@ -1,0 +1,52 @@
+/** `payreq-sandbox replay`: runs the replay, prints the report, writes JUnit, answers the exit code. */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { replay } from './replay.js';
+import { formatFileResult, formatSummary } from './report-human.js';
+import { junitXml } from './report-junit.js';
+
+export interface ReplayCommandOptions {
+  readonly baseUrl?: string;
+  readonly concurrency?: number;
+  readonly timeout?: number;
+  readonly junit?: string;
+  readonly reporter?: 'human' | 'json';
+  readonly adminToken?: string;
+  /** Show the steps of failing files only. */
+  readonly quiet?: boolean;
+  /** false: never colour; otherwise colour when stdout is a terminal. */
+  readonly color?: boolean;
+}
+
+export interface CommandOutput {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const processOutput: CommandOutput = {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+};
+
+/** Answers the exit code: 0 when every file passed, 1 otherwise. */
+export async function replayCommand(paths: readonly string[], options: ReplayCommandOptions = {}, output: CommandOutput = processOutput): Promise<number> {
+  const human = (options.reporter ?? 'human') === 'human';
+  // Colour only on a terminal; --no-color (color: false) turns it off there too.
+  const color = options.color !== false && process.stdout.isTTY === true && !process.env.NO_COLOR;
+  const view = { color, steps: !options.quiet };
+  const report = await replay(paths, {
+    ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+    ...(options.concurrency ? { concurrency: options.concurrency } : {}),
+    ...(options.timeout ? { timeoutMs: options.timeout } : {}),
+    ...(options.adminToken ? { adminToken: options.adminToken } : {}),
+    ...(human ? { onFile: (result) => output.out(formatFileResult(result, view)) } : {}),
+  });
+  if (human) output.out(formatSummary(report, view));
+  else output.out(JSON.stringify(report, null, 2));
+  if (options.junit) {
+    await mkdir(dirname(options.junit), { recursive: true });
+    await writeFile(options.junit, junitXml(report));
+    if (human) output.out(`JUnit report: ${options.junit}`);
+  }
+  return report.failed === 0 ? 0 : 1;
+}

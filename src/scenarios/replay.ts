@@ -1,0 +1,120 @@
+/**
+ * The replay runner: files in parallel, steps in order, against an in-process sandbox
+ * (memory store, one fresh merchant per file) or a sandbox at a base URL.
+ */
+import { randomBytes } from 'node:crypto';
+import { createSandbox } from '../index.js';
+import type { Sandbox } from '../index.js';
+import { findScenarioFiles, loadScenarioFile, ScenarioFileError } from './load.js';
+import type { LoadedScenario } from './load.js';
+import { runScenario } from './run-scenario.js';
+import type { FileResult, ReplayTarget } from './run-scenario.js';
+
+export interface ReplayOptions {
+  /** A running sandbox to replay against; without it (and without `sandbox`), an in-process one is started. */
+  readonly baseUrl?: string;
+  /** An in-process sandbox of your own (createSandbox) to replay against. */
+  readonly sandbox?: Pick<Sandbox, 'fetch'>;
+  /** Files replayed at once (default 4). */
+  readonly concurrency?: number;
+  /** Default client timeout of each request, ms (default 10000). */
+  readonly timeoutMs?: number;
+  /** Sent when enrolling merchants, for a sandbox started with SANDBOX_ADMIN_TOKEN. */
+  readonly adminToken?: string;
+  /** Variables for {{env.NAME}} (default process.env). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Called as each file finishes, for streaming output. */
+  readonly onFile?: (result: FileResult) => void;
+}
+
+export interface ReplayReport {
+  /** "in-process sandbox" or the base URL. */
+  readonly target: string;
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly passed: number;
+  readonly failed: number;
+  /** In the order the files were given (sorted by path within a folder). */
+  readonly files: readonly FileResult[];
+}
+
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const DEFAULT_CONCURRENCY = 4;
+const IN_PROCESS_BASE = 'http://sandbox.test';
+
+/** Loads the files under `paths` and replays them; a malformed file is a failed file, not a crash. */
+export async function replay(paths: readonly string[], options: ReplayOptions = {}): Promise<ReplayReport> {
+  const files = await findScenarioFiles(paths);
+  if (files.length === 0) throw new Error(`no scenario files (.yaml, .yml, .json) under ${paths.join(', ')}`);
+  const loaded = await Promise.all(
+    files.map((file) =>
+      loadScenarioFile(file).catch((err: unknown) => {
+        if (err instanceof ScenarioFileError) return err;
+        throw err;
+      }),
+    ),
+  );
+  return replayScenarios(loaded, options);
+}
+
+export async function replayScenarios(items: readonly (LoadedScenario | ScenarioFileError)[], options: ReplayOptions = {}): Promise<ReplayReport> {
+  const startedAt = new Date();
+  const started = performance.now();
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const { target, close } = await openTarget(options);
+  const runId = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  let refs = 0;
+  const runOptions = {
+    timeoutMs,
+    env: options.env ?? process.env,
+    freshRef: (prefix = 'ref') => `${prefix}-${runId}-${++refs}`,
+    ...(options.adminToken ? { adminToken: options.adminToken } : {}),
+  };
+
+  const results: FileResult[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      const item = items[i]!;
+      const result =
+        item instanceof ScenarioFileError
+          ? { file: item.file, name: item.file, status: 'failed' as const, durationMs: 0, steps: [], error: item.message }
+          : await runScenario(item, target, runOptions);
+      results[i] = result;
+      options.onFile?.(result);
+    }
+  };
+  try {
+    const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
+    await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  } finally {
+    await close();
+  }
+  const failed = results.filter((r) => r.status === 'failed').length;
+  return {
+    target: target.label,
+    startedAt: startedAt.toISOString(),
+    durationMs: Math.round(performance.now() - started),
+    passed: results.length - failed,
+    failed,
+    files: results,
+  };
+}
+
+async function openTarget(options: ReplayOptions): Promise<{ target: ReplayTarget; close: () => Promise<void> }> {
+  if (options.baseUrl) {
+    const baseUrl = options.baseUrl.replace(/\/+$/, '');
+    return { target: { baseUrl, transport: (request) => fetch(request), label: baseUrl }, close: async () => {} };
+  }
+  if (options.sandbox) {
+    const sandbox = options.sandbox;
+    return { target: { baseUrl: IN_PROCESS_BASE, transport: (r) => sandbox.fetch(r), label: 'in-process sandbox' }, close: async () => {} };
+  }
+  // A held `timeout` fault ends when the client aborts its Request, so nothing outlives the replay.
+  const sandbox = await createSandbox({ store: 'memory' });
+  return {
+    target: { baseUrl: IN_PROCESS_BASE, transport: (r) => sandbox.fetch(r), label: 'in-process sandbox (memory store)' },
+    close: () => sandbox.close(),
+  };
+}

@@ -1,0 +1,66 @@
+/** JUnit XML: one testcase per scenario file; a failure names the step and what it expected. */
+import { hostname } from 'node:os';
+import type { ReplayReport } from './replay.js';
+import { failingStep, failureSummary } from './run-scenario.js';
+import type { FileResult } from './run-scenario.js';
+
+// XML 1.0 allows tab, newline, carriage return and the characters from U+0020 up, minus the surrogates and U+FFFE/U+FFFF.
+const NOT_XML = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+export function xmlEscape(text: string): string {
+  return text
+    .replace(NOT_XML, '\uFFFD')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}
+
+const seconds = (ms: number) => (ms / 1000).toFixed(3);
+
+function stepLog(result: FileResult): string {
+  return result.steps
+    .map((s) => {
+      const req = s.request ? ` ${s.request.method} ${s.request.url}` : '';
+      const res = s.response ? ` -> ${s.response.outcome === 'response' ? s.response.status : s.response.outcome}` : '';
+      return `${s.status.padEnd(7)} ${s.index}. ${s.name}${req}${res} (${s.durationMs} ms)`;
+    })
+    .join('\n');
+}
+
+function failureDetail(result: FileResult): string {
+  if (result.error) return result.error;
+  const step = failingStep(result);
+  if (!step) return '';
+  const lines = [`step ${step.index} "${step.name}"${step.request ? `: ${step.request.method} ${step.request.url}` : ''}`];
+  if (step.error) lines.push(step.error);
+  for (const f of step.failures) lines.push(`${f.target}: expected ${f.expected}, got ${f.actual}`);
+  if (step.response?.body !== undefined) lines.push(`response body: ${step.response.body}`);
+  return lines.join('\n');
+}
+
+function testcase(result: FileResult): string {
+  const attrs = `name="${xmlEscape(result.name)}" classname="${xmlEscape(result.file)}" file="${xmlEscape(result.file)}" time="${seconds(result.durationMs)}"`;
+  const out = result.steps.length ? `\n      <system-out>${xmlEscape(stepLog(result))}</system-out>` : '';
+  if (result.status === 'passed') return `    <testcase ${attrs}>${out}\n    </testcase>`;
+  const type = result.error === undefined ? 'AssertionError' : result.error.startsWith('setup:') ? 'SetupError' : 'ScenarioError';
+  return [
+    `    <testcase ${attrs}>`,
+    `      <failure message="${xmlEscape(failureSummary(result))}" type="${type}">${xmlEscape(failureDetail(result))}</failure>${out}`,
+    `    </testcase>`,
+  ].join('\n');
+}
+
+export function junitXml(report: ReplayReport): string {
+  const counts = `tests="${report.files.length}" failures="${report.failed}" errors="0" skipped="0" time="${seconds(report.durationMs)}"`;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="payreq-sandbox replay" ${counts}>`,
+    `  <testsuite name="${xmlEscape(`scenarios against ${report.target}`)}" ${counts} timestamp="${report.startedAt}" hostname="${xmlEscape(hostname())}">`,
+    ...report.files.map(testcase),
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
