@@ -8,7 +8,9 @@ import type { Hono } from 'hono';
 import { Code } from './domain/codes.js';
 import type { AppEnv, Services } from './http/context.js';
 import { createApp } from './http/app.js';
+import { toJsonText } from './http/envelope.js';
 import { DROPPED_HEADER } from './http/faults.js';
+import { webhookEventBody } from './http/views.js';
 import { listen } from './server.js';
 import type { RunningServer } from './server.js';
 import type { Clock } from './services/clock.js';
@@ -68,7 +70,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const config = defaultConfig({ ...(options.seed !== undefined ? { seed: options.seed } : {}), ...options.config });
   const store: Store = options.store === 'file' ? new FileStore({ dataFile: options.dataFile ?? 'data/sandbox.json' }) : new MemoryStore();
   await store.open();
-  const services = createServices(store, config, options.clock);
+  const services = createServices(store, config, options.clock, { webhookBody: webhookEventBody, json: toJsonText });
   const demos = options.demoMerchants === false ? [] : await services.merchants.ensureDemoMerchants();
   const stopScheduler = options.scheduler === false ? () => {} : startScheduler(services);
   const app = createApp(services);
@@ -121,6 +123,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     },
     async close() {
       stopScheduler();
+      services.webhooks.close();
       await Promise.all(servers.map((s) => s.close()));
       await store.close();
     },

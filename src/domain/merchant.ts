@@ -28,6 +28,8 @@ export interface Merchant {
   readonly createdAt: number;
   /** Fault rules of the control API; absent on merchants stored before rules existed. */
   readonly faultRules?: readonly FaultRule[];
+  /** Where each state change is POSTed; absent or null is no webhook. */
+  readonly webhookUrl?: string | null;
 }
 
 export const DEFAULT_SETTINGS: MerchantSettings = {

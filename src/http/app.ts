@@ -15,6 +15,7 @@ import { clockRoutes } from './sandbox/clock.js';
 import { controlRoutes } from './sandbox/control.js';
 import { faultRoutes } from './sandbox/faults.js';
 import { journalRoutes } from './sandbox/journal.js';
+import { webhookRoutes } from './sandbox/webhook.js';
 import { merchantRoutes } from './sandbox/merchants.js';
 import { pagesRoutes } from './pages/index.js';
 import { openApiRoutes } from './openapi.js';
@@ -45,6 +46,7 @@ export function createApp(services: Services): Hono<AppEnv> {
   keyed.route('/', keyedCatalogueRoutes());
   keyed.route('/', faultRoutes());
   keyed.route('/', journalRoutes());
+  keyed.route('/', webhookRoutes());
   app.route('/sandbox/v1', merchantRoutes());
   app.route('/sandbox/v1', openCatalogueRoutes());
   app.route('/sandbox/v1', keyed);

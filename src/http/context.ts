@@ -5,6 +5,7 @@ import type { FaultRuleService } from '../services/fault-rules.js';
 import type { RequestJournal } from '../services/journal.js';
 import type { MerchantService } from '../services/merchants.js';
 import type { RateLimiter } from '../services/rate-limiter.js';
+import type { WebhookService } from '../services/webhooks.js';
 import type { PaymentService } from '../services/payments.js';
 import type { QrImageCache } from '../services/qr-images.js';
 import type { Store } from '../store/store.js';
@@ -18,6 +19,7 @@ export interface Services {
   readonly faultRules: FaultRuleService;
   readonly journal: RequestJournal;
   readonly rateLimiter: RateLimiter;
+  readonly webhooks: WebhookService;
 }
 
 export interface AppEnv {

@@ -11,6 +11,8 @@ import { CODE_CATALOGUE } from '../domain/codes.js';
 import type { AppEnv } from './context.js';
 import {
   advanceClockSchema,
+  deliveriesQuerySchema,
+  webhookSchema,
   assignSchema,
   createPaymentSchema,
   emptySchema,
@@ -119,6 +121,10 @@ export function routeDocs(productTypes: readonly string[]): RouteDoc[] {
     sandbox('delete', '/faults/{rule_id}', 'Delete one fault rule'),
     sandbox('get', '/requests', 'The request journal, newest first', { query: journalQuerySchema }),
     sandbox('delete', '/requests', 'Empty the request journal'),
+    sandbox('get', '/webhook', 'The webhook URL'),
+    sandbox('put', '/webhook', 'Set or clear (null) the webhook URL', { body: webhookSchema }),
+    sandbox('get', '/webhook/deliveries', 'Webhook deliveries, newest first, with their attempts', { query: deliveriesQuerySchema }),
+    sandbox('post', '/webhook/deliveries/{delivery_id}/replay', 'Send a delivery again'),
     sandbox('post', '/tools/sign', 'Compute the signature of a create body', { tag: 'Sandbox tools', body: z.object({}).catchall(z.unknown()) }),
     sandbox('get', '/codes', 'Every code the sandbox answers', { tag: 'Sandbox tools', auth: 'none', codes: [200] }),
     sandbox('get', '/magic', 'Every magic value', { tag: 'Sandbox tools', auth: 'none', codes: [200] }),

@@ -148,3 +148,22 @@ export const journalQuerySchema = z.object({
   status: z.coerce.number({ error: 'status must be an HTTP status such as 402' }).int('status must be a whole number').min(100).max(599).optional(),
   limit: z.coerce.number({ error: 'limit must be a whole number from 1 to 500' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(500, 'limit must be at most 500').default(50),
 });
+
+export const webhookSchema = z.object({
+  url: z
+    .string({ error: typeError('url', 'an http:// or https:// URL, or null to turn webhooks off', true) })
+    .max(2048, 'url must be at most 2048 characters')
+    .refine((u) => {
+      try {
+        const parsed = new URL(u);
+        return parsed.protocol === 'http:' || parsed.protocol === 'https:';
+      } catch {
+        return false;
+      }
+    }, 'url must be an absolute http:// or https:// URL, e.g. https://example.test/hooks/payreq')
+    .nullable(),
+});
+
+export const deliveriesQuerySchema = z.object({
+  limit: z.coerce.number({ error: 'limit must be a whole number from 1 to 200' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(200, 'limit must be at most 200').default(50),
+});

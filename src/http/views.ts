@@ -51,6 +51,23 @@ export function sandboxPaymentView(p: Payment, merchant: Merchant, baseUrl: stri
   };
 }
 
+/** The body of a webhook for one event of a payment (sign_type and sign are added by the sender). */
+export function webhookEventBody(merchant: Merchant, p: Payment, e: PaymentEvent, eventId: string): Record<string, unknown> {
+  return {
+    event_id: eventId,
+    type: `payment.${e.type}`,
+    created_at: unixSeconds(e.at),
+    payment_id: p.id,
+    merchant_ref_no: p.merchantRefNo,
+    from: e.from,
+    to: e.to,
+    reason: e.reason,
+    actor: e.actor,
+    settled: p.settled,
+    payment: paymentStatusFields(p, merchant),
+  };
+}
+
 export function eventView(e: PaymentEvent): Record<string, unknown> {
   return { type: e.type, from: e.from, to: e.to, at: unixSeconds(e.at), at_iso: new Date(e.at).toISOString(), reason: e.reason, actor: e.actor };
 }

@@ -22,6 +22,8 @@ export interface SandboxConfig {
   readonly timeoutHoldMs: number;
   /** Keep the request journal (SANDBOX_JOURNAL=off turns it off, for benchmarks). */
   readonly journal: boolean;
+  /** Delay before each webhook attempt, ms; the first is normally 0. */
+  readonly webhookRetryDelaysMs: readonly number[];
 }
 
 export const DEFAULT_PRODUCT_TYPES = ['QR_DYNAMIC', 'QR_STATIC', 'IN_APP'] as const;
@@ -52,6 +54,7 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     maxPaymentsPerMerchant: 200_000,
     timeoutHoldMs: 120_000,
     journal: true,
+    webhookRetryDelaysMs: [0, 1000, 5000, 30_000, 120_000],
     ...overrides,
   };
 }

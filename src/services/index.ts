@@ -9,13 +9,29 @@ import { FaultRuleService } from './fault-rules.js';
 import { RequestJournal } from './journal.js';
 import { MerchantService } from './merchants.js';
 import { RateLimiter } from './rate-limiter.js';
+import { WebhookService } from './webhooks.js';
+import type { JsonWriter, WebhookBodyWriter } from './webhooks.js';
 import { PaymentService } from './payments.js';
 import { QrImageCache } from './qr-images.js';
 
-export function createServices(store: Store, config: SandboxConfig, clock?: Clock): Services {
+/** How webhook bodies are written: the HTTP layer's wire format, passed in so services do not import HTTP. */
+export interface WireFormat {
+  readonly webhookBody: WebhookBodyWriter;
+  readonly json: JsonWriter;
+}
+
+/** Without the HTTP layer's format (tools and benchmarks), webhooks carry the event alone. */
+const PLAIN_WIRE: WireFormat = {
+  webhookBody: (_merchant, payment, event, eventId) => ({ event_id: eventId, type: `payment.${event.type}`, payment_id: payment.id, from: event.from, to: event.to }),
+  json: (value) => JSON.stringify(value),
+};
+
+export function createServices(store: Store, config: SandboxConfig, clock?: Clock, wire: WireFormat = PLAIN_WIRE): Services {
   const sandboxClock = new SandboxClock(clock);
   const merchants = new MerchantService(store, sandboxClock, config);
   const payments = new PaymentService(store, merchants, config);
+  const webhooks = new WebhookService(store, wire.webhookBody, wire.json, config.webhookRetryDelaysMs);
+  payments.onChange(webhooks.onPaymentChange);
   return {
     config,
     store,
@@ -25,6 +41,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
     faultRules: new FaultRuleService(store, sandboxClock, config.seed),
     journal: new RequestJournal(config.journal),
     rateLimiter: new RateLimiter(),
+    webhooks,
   };
 }
 
@@ -56,6 +73,7 @@ export async function resetMerchant(services: Services, merchant: Merchant): Pro
   await services.store.resetMerchant(merchant.payeeId);
   await services.faultRules.clear(merchant);
   services.journal.clear(merchant.payeeId);
+  services.webhooks.clear(merchant.payeeId);
   const current = (await services.store.merchant(merchant.payeeId)) ?? merchant;
   await services.merchants.resetClock(current);
   return erased;

@@ -5,7 +5,7 @@ import { newPaymentCode, newPaymentId, newPaymentToken } from '../domain/ids.js'
 import { magicPayerOutcome, MAGIC_AMOUNTS, PAY_LATER_DELAY_MS } from '../domain/magic.js';
 import type { Merchant } from '../domain/merchant.js';
 import { MAX_AMOUNT_MINOR } from '../domain/money.js';
-import type { Actor, Payer, Payment, PaymentStatus } from '../domain/payment.js';
+import type { Actor, Payer, Payment, PaymentEvent, PaymentStatus } from '../domain/payment.js';
 import { maskedStringToSign, signBody, SIGN_TYPES } from '../domain/signature.js';
 import { dueWork, feesFor, transition } from '../domain/transitions.js';
 import type { PaymentAction } from '../domain/transitions.js';
@@ -36,7 +36,12 @@ export interface PayOptions {
   readonly paidCurrency?: string | undefined;
 }
 
+/** Told of every committed change: the payment as stored, and the events the change added. */
+export type PaymentChangeListener = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]) => void;
+
 export class PaymentService {
+  private readonly listeners: PaymentChangeListener[] = [];
+
   constructor(
     private readonly store: Store,
     private readonly merchants: MerchantService,
@@ -109,6 +114,7 @@ export class PaymentService {
       if (attempt > 5) throw new Error('could not draw a unique payment code');
       payment = { ...payment, id: newPaymentId(), token: newPaymentToken(), code: newPaymentCode() };
     }
+    this.notify(merchant, payment, 0);
     const fault: CommittedFault = magic?.fault === 'timeout' ? 'timeout' : magic?.fault === 'drop' ? 'drop' : null;
     return { payment, fault };
   }
@@ -118,7 +124,7 @@ export class PaymentService {
     for (;;) {
       const stored = await this.find(merchant, paymentId);
       const current = this.catchUp(stored, merchant);
-      if (current === stored || (await this.store.updatePayment(current, stored.version))) return current;
+      if (current === stored || (await this.commit(merchant, current, stored.version))) return current;
     }
   }
 
@@ -189,7 +195,7 @@ export class PaymentService {
     let changed = 0;
     for (const stored of await this.store.livePayments(merchant.payeeId)) {
       const current = this.catchUp(stored, merchant);
-      if (current !== stored && (await this.store.updatePayment(current, stored.version))) changed++;
+      if (current !== stored && (await this.commit(merchant, current, stored.version))) changed++;
     }
     return changed;
   }
@@ -214,8 +220,26 @@ export class PaymentService {
       const current = this.catchUp(stored, merchant);
       let next = transition(current, action(current, now), now, actor);
       if (next.status === 'W' && actor !== 'payer') next = this.followMagicPayer(next, merchant, now);
-      if (await this.store.updatePayment(next, stored.version)) return next;
+      if (await this.commit(merchant, next, stored.version)) return next;
     }
+  }
+
+  onChange(listener: PaymentChangeListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** Compare-and-set; on success, tells the listeners what the change added. */
+  private async commit(merchant: Merchant, next: Payment, expectedVersion: number): Promise<boolean> {
+    if (!(await this.store.updatePayment(next, expectedVersion))) return false;
+    this.notify(merchant, next, expectedVersion);
+    return true;
+  }
+
+  private notify(merchant: Merchant, payment: Payment, fromVersion: number): void {
+    if (this.listeners.length === 0) return;
+    // Each transition adds one event and one version, so the new events are the last ones.
+    const events = payment.history.slice(-(payment.version - fromVersion));
+    for (const listener of this.listeners) listener(merchant, payment, events);
   }
 
   /** PAYER_PAYS pays at once and PAYER_DECLINES fails at once, as the magic payer table says. */

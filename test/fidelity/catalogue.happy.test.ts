@@ -39,7 +39,7 @@ describe('catalogues and the OpenAPI document', () => {
     const res = await sandbox.fetch(new Request('http://x/openapi.json'));
     expect(res.status).toBe(200);
     const doc = await res.json();
-    const result = await new Validator().validate(doc as object);
+    const result = await new Validator().validate(doc as Parameters<Validator["validate"]>[0]);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
   });

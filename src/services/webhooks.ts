@@ -1,0 +1,170 @@
+/**
+ * Webhooks (a sandbox extension; the interface documents no events): each state change of a
+ * merchant with a webhook URL is POSTed as JSON, signed like requests, retried with back-off,
+ * kept in a bounded delivery log and replayable.
+ */
+import { randomBytes } from 'node:crypto';
+import { ApiError } from '../domain/codes.js';
+import type { Merchant } from '../domain/merchant.js';
+import type { Payment, PaymentEvent } from '../domain/payment.js';
+import { signBody } from '../domain/signature.js';
+import type { Store } from '../store/store.js';
+
+/** Writes the JSON body of one event (without sign); the HTTP layer owns the wire format. */
+export type WebhookBodyWriter = (merchant: Merchant, payment: Payment, event: PaymentEvent, eventId: string) => Record<string, unknown>;
+export type JsonWriter = (value: unknown) => string;
+
+export interface DeliveryAttempt {
+  readonly at: number;
+  readonly status: number | null;
+  readonly error: string | null;
+  readonly latencyMs: number;
+}
+
+export interface Delivery {
+  readonly id: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly paymentId: string;
+  readonly url: string;
+  readonly body: string;
+  state: 'pending' | 'delivered' | 'failed';
+  readonly attempts: DeliveryAttempt[];
+  nextAttemptAt: number | null;
+  readonly createdAt: number;
+}
+
+export const DELIVERY_LOG_CAP = 200;
+export const WEBHOOK_TIMEOUT_MS = 5000;
+/** Delay before each attempt; the first is immediate. */
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [0, 1000, 5000, 30_000, 120_000];
+
+export class WebhookService {
+  private readonly logs = new Map<string, Delivery[]>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private closed = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly writeBody: WebhookBodyWriter,
+    private readonly writeJson: JsonWriter,
+    private readonly retryDelaysMs: readonly number[] = DEFAULT_RETRY_DELAYS_MS,
+  ) {}
+
+  async setUrl(merchant: Merchant, url: string | null): Promise<Merchant> {
+    const current = (await this.store.merchant(merchant.payeeId)) ?? merchant;
+    const next = { ...current, webhookUrl: url };
+    await this.store.saveMerchant(next);
+    return next;
+  }
+
+  async url(merchant: Merchant): Promise<string | null> {
+    return ((await this.store.merchant(merchant.payeeId)) ?? merchant).webhookUrl ?? null;
+  }
+
+  /** The payment listener: one delivery per event, to the URL set when the change committed. */
+  readonly onPaymentChange = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]): void => {
+    if (this.closed) return;
+    void this.store.merchant(merchant.payeeId).then((current) => {
+      const url = current?.webhookUrl;
+      if (!url || !current) return;
+      for (const event of events) this.enqueue(current, url, payment, event);
+    });
+  };
+
+  deliveries(payeeId: string, limit: number): readonly Delivery[] {
+    return (this.logs.get(payeeId) ?? []).slice(0, limit);
+  }
+
+  /** Sends a delivery again now, with a fresh series of retries. */
+  replay(payeeId: string, deliveryId: string): Delivery {
+    const delivery = this.logs.get(payeeId)?.find((d) => d.id === deliveryId);
+    if (!delivery) throw ApiError.notFound(`No webhook delivery ${JSON.stringify(deliveryId)} for this merchant: GET /sandbox/v1/webhook/deliveries lists them.`);
+    delivery.state = 'pending';
+    this.schedule(delivery, 0, 0);
+    return delivery;
+  }
+
+  clear(payeeId: string): void {
+    for (const delivery of this.logs.get(payeeId) ?? []) {
+      if (delivery.state === 'pending') delivery.state = 'failed';
+      delivery.nextAttemptAt = null;
+    }
+    this.logs.delete(payeeId);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private enqueue(merchant: Merchant, url: string, payment: Payment, event: PaymentEvent): void {
+    const eventId = `evt_${randomBytes(12).toString('base64url')}`;
+    const unsigned = this.writeBody(merchant, payment, event, eventId);
+    // Sign what the receiver will parse (amounts as numbers), so it can check with the same function.
+    const parsed = JSON.parse(this.writeJson(unsigned)) as Record<string, unknown>;
+    const signed = { ...unsigned, sign_type: 'SHA512', sign: signBody(parsed, merchant.signingSalt) };
+    const delivery: Delivery = {
+      id: `whd_${randomBytes(12).toString('base64url')}`,
+      eventId,
+      eventType: String(unsigned.type),
+      paymentId: payment.id,
+      url,
+      body: this.writeJson(signed),
+      state: 'pending',
+      attempts: [],
+      nextAttemptAt: null,
+      createdAt: Date.now(),
+    };
+    let log = this.logs.get(merchant.payeeId);
+    if (!log) this.logs.set(merchant.payeeId, (log = []));
+    log.unshift(delivery);
+    if (log.length > DELIVERY_LOG_CAP) log.length = DELIVERY_LOG_CAP;
+    this.schedule(delivery, 0, 0);
+  }
+
+  private schedule(delivery: Delivery, attempt: number, delayMs: number): void {
+    if (this.closed) return;
+    delivery.nextAttemptAt = Date.now() + delayMs;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void this.attempt(delivery, attempt);
+    }, delayMs);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  private async attempt(delivery: Delivery, attempt: number): Promise<void> {
+    if (delivery.state !== 'pending') return;
+    const started = performance.now();
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      const res = await fetch(delivery.url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Sandbox-Event-Id': delivery.eventId, 'User-Agent': 'payreq-sandbox-webhooks' },
+        body: delivery.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+      });
+      status = res.status;
+      await res.body?.cancel();
+    } catch (err) {
+      error = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+    }
+    delivery.attempts.push({ at: Date.now(), status, error, latencyMs: Math.round(performance.now() - started) });
+    if (status !== null && status >= 200 && status < 300) {
+      delivery.state = 'delivered';
+      delivery.nextAttemptAt = null;
+      return;
+    }
+    const next = this.retryDelaysMs[attempt + 1];
+    if (next === undefined) {
+      delivery.state = 'failed';
+      delivery.nextAttemptAt = null;
+      return;
+    }
+    this.schedule(delivery, attempt + 1, next);
+  }
+}
