@@ -1,0 +1,127 @@
+import path from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS } from '../../src/domain/merchant.js';
+import type { Merchant } from '../../src/domain/merchant.js';
+import { FileStore } from '../../src/store/file-store.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+import type { Store } from '../../src/store/store.js';
+import { removeTempDirs, tempDir } from '../support/files.js';
+import { aPayment } from '../support/payments.js';
+
+afterAll(removeTempDirs);
+
+function merchant(payeeId: string, apiKey: string): Merchant {
+  return {
+    payeeId, name: payeeId, city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeys: [apiKey],
+    signingSalt: 'salt', settings: DEFAULT_SETTINGS, clockOffsetMs: 0, createdAt: 0,
+  };
+}
+
+let n = 0;
+function payment(payeeId: string, overrides: Parameters<typeof aPayment>[0] = {}) {
+  n++;
+  const tag = String(n).padStart(6, '0');
+  return aPayment({ id: `pay_store${tag}AAAAAAAAAAAAA`, token: `ptok_store${tag}aaaaaaaaaaaaaaaaaaaaaa`, code: `C0DE${tag}AA`, merchantRefNo: `ref-${tag}`, payeeId, ...overrides });
+}
+
+const KINDS: readonly [string, () => Store][] = [
+  ['MemoryStore', () => new MemoryStore()],
+  ['FileStore', () => new FileStore({ dataFile: path.join(tempDir(), 'store.json') })],
+];
+
+describe.each(KINDS)('the Store contract: %s', (_kind, make) => {
+  let store: Store;
+  beforeEach(async () => {
+    store = make();
+    await store.open();
+    await store.saveMerchant(merchant('M1', 'key-1'));
+    await store.saveMerchant(merchant('M2', 'key-2'));
+  });
+  afterEach(() => store.close());
+
+  it('finds merchants by key and by payee id', async () => {
+    expect((await store.merchantByKey('key-2'))?.payeeId).toBe('M2');
+    expect(await store.merchantByKey('nope')).toBeUndefined();
+    expect((await store.merchant('M1'))?.apiKeys).toEqual(['key-1']);
+    expect([...(await store.merchantIds())].sort()).toEqual(['M1', 'M2']);
+  });
+
+  it('a changed key replaces the old one', async () => {
+    await store.saveMerchant(merchant('M1', 'key-1b'));
+    expect(await store.merchantByKey('key-1')).toBeUndefined();
+    expect((await store.merchantByKey('key-1b'))?.payeeId).toBe('M1');
+  });
+
+  it('inserts a payment and finds it by id, reference and token, for its merchant only', async () => {
+    const p = payment('M1');
+    expect(await store.insertPayment(p)).toBe('inserted');
+    expect(await store.payment('M1', p.id)).toEqual(p);
+    expect(await store.payment('M2', p.id)).toBeUndefined();
+    expect((await store.paymentByRef('M1', p.merchantRefNo))?.id).toBe(p.id);
+    expect(await store.paymentByRef('M2', p.merchantRefNo)).toBeUndefined();
+    expect((await store.paymentByToken(p.token))?.id).toBe(p.id);
+  });
+
+  it('refuses a duplicate reference per merchant, and a duplicate code anywhere', async () => {
+    const p = payment('M1');
+    await store.insertPayment(p);
+    expect(await store.insertPayment({ ...payment('M1'), merchantRefNo: p.merchantRefNo })).toBe('duplicate_ref');
+    expect(await store.insertPayment({ ...payment('M2'), merchantRefNo: p.merchantRefNo })).toBe('inserted');
+    expect(await store.insertPayment({ ...payment('M2'), code: p.code })).toBe('duplicate_code');
+    expect(await store.countPayments('M1')).toBe(1);
+  });
+
+  it('updates by compare-and-set on version: a stale writer loses', async () => {
+    const p = payment('M1');
+    await store.insertPayment(p);
+    const first = { ...p, status: 'W' as const, version: 2 };
+    const second = { ...p, status: 'V' as const, version: 2 };
+    expect(await store.updatePayment(first, 1)).toBe(true);
+    expect(await store.updatePayment(second, 1)).toBe(false);
+    expect((await store.payment('M1', p.id))?.status).toBe('W');
+    expect(await store.updatePayment({ ...p, payeeId: 'M2', version: 3 }, 2)).toBe(false);
+  });
+
+  it('lists newest first with filters and paging, and counts per merchant', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const p = payment('M1', { status: i % 2 === 0 ? 'P' : 'W' });
+      ids.push(p.id);
+      await store.insertPayment(p);
+    }
+    await store.insertPayment(payment('M2'));
+    const all = await store.listPayments('M1', { limit: 10, offset: 0 });
+    expect(all.total).toBe(5);
+    expect(all.items.map((p) => p.id)).toEqual([...ids].reverse());
+    const page = await store.listPayments('M1', { limit: 2, offset: 1 });
+    expect(page.items.map((p) => p.id)).toEqual([ids[3], ids[2]]);
+    const waiting = await store.listPayments('M1', { status: 'W', limit: 10, offset: 0 });
+    expect(waiting.items.map((p) => p.id)).toEqual([ids[3], ids[1]]);
+    expect(await store.countPayments('M1')).toBe(5);
+  });
+
+  it('keeps the live set to P, W and paid-unsettled payments', async () => {
+    const open = payment('M1');
+    const paid = payment('M1', { status: 'A' });
+    const settled = payment('M1', { status: 'A', settled: true });
+    const voided = payment('M1', { status: 'V' });
+    for (const p of [open, paid, settled, voided]) await store.insertPayment(p);
+    expect((await store.livePayments('M1')).map((p) => p.id).sort()).toEqual([open.id, paid.id].sort());
+    await store.updatePayment({ ...open, status: 'E', version: 2 }, 1);
+    expect((await store.livePayments('M1')).map((p) => p.id)).toEqual([paid.id]);
+  });
+
+  it("reset erases one merchant's payments and frees their references, nothing else", async () => {
+    const mine = payment('M1');
+    const theirs = payment('M2');
+    await store.insertPayment(mine);
+    await store.insertPayment(theirs);
+    await store.resetMerchant('M1');
+    expect(await store.countPayments('M1')).toBe(0);
+    expect(await store.payment('M1', mine.id)).toBeUndefined();
+    expect(await store.paymentByToken(mine.token)).toBeUndefined();
+    expect(await store.insertPayment({ ...payment('M1'), merchantRefNo: mine.merchantRefNo })).toBe('inserted');
+    expect(await store.payment('M2', theirs.id)).toEqual(theirs);
+    expect((await store.merchantByKey('key-1'))?.payeeId).toBe('M1');
+  });
+});
