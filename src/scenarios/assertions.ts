@@ -71,12 +71,14 @@ function matcherFailures(m: Matcher, found: boolean, value: unknown): string[] {
     check(m.type === 'integer' ? Number.isInteger(value) : t === m.type, `type ${m.type}`);
   }
   if (m.oneOf !== undefined) check(m.oneOf.some((v) => isDeepStrictEqual(value, v)), `one of ${JSON.stringify(m.oneOf)}`);
-  if (m.length !== undefined) check((typeof value === 'string' || Array.isArray(value)) && value.length === m.length, `length ${m.length}`);
+  // Bounds may come from templates ("{{expires_at}}"), so a numeric string counts as its number.
+  const bound = (b: number | string) => Number(b);
+  if (m.length !== undefined) check((typeof value === 'string' || Array.isArray(value)) && value.length === bound(m.length), `length ${m.length}`);
   const n = typeof value === 'number' ? value : NaN;
-  if (m.gt !== undefined) check(n > m.gt, `> ${m.gt}`);
-  if (m.gte !== undefined) check(n >= m.gte, `>= ${m.gte}`);
-  if (m.lt !== undefined) check(n < m.lt, `< ${m.lt}`);
-  if (m.lte !== undefined) check(n <= m.lte, `<= ${m.lte}`);
+  if (m.gt !== undefined) check(n > bound(m.gt), `> ${m.gt}`);
+  if (m.gte !== undefined) check(n >= bound(m.gte), `>= ${m.gte}`);
+  if (m.lt !== undefined) check(n < bound(m.lt), `< ${m.lt}`);
+  if (m.lte !== undefined) check(n <= bound(m.lte), `<= ${m.lte}`);
   return failures;
 }
 

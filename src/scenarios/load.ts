@@ -48,6 +48,7 @@ export function formatProblem(file: string, p: Problem): string {
 
 const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 const MAX_PROBLEMS = 20;
+const MAX_SYNTAX_ERRORS = 3;
 
 export function displayPath(path: string): string {
   const rel = relative(process.cwd(), resolve(path));
@@ -92,13 +93,16 @@ export async function loadScenarioFile(path: string): Promise<LoadedScenario> {
 /** Parses and validates one scenario's text (YAML, or JSON, which YAML reads too). */
 export function parseScenario(text: string, file: string): Scenario {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, merge: true, uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(text, { lineCounter: lines, merge: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new ScenarioFileError(
       file,
-      doc.errors.slice(0, MAX_PROBLEMS).map((e) => {
+      // After the first few, syntax errors are mostly echoes of the first.
+      doc.errors.slice(0, MAX_SYNTAX_ERRORS).map((e) => {
         const pos = e.linePos?.[0];
-        return { ...(pos ? { line: pos.line, column: pos.col } : {}), message: `syntax error: ${e.message.split('\n')[0]}` };
+        // The message repeats the position and quotes the line; the position leads ours already.
+        const message = e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+        return { ...(pos ? { line: pos.line, column: pos.col } : {}), message: `YAML syntax error: ${message}` };
       }),
     );
   }

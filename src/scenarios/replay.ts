@@ -79,7 +79,7 @@ export async function replayScenarios(items: readonly (LoadedScenario | Scenario
       const item = items[i]!;
       const result =
         item instanceof ScenarioFileError
-          ? { file: item.file, name: item.file, status: 'failed' as const, durationMs: 0, steps: [], error: item.message }
+          ? { file: item.file, name: '(malformed scenario file)', status: 'failed' as const, durationMs: 0, steps: [], error: item.message }
           : await runScenario(item, target, runOptions);
       results[i] = result;
       options.onFile?.(result);

@@ -27,7 +27,7 @@ function target(step: StepResult): string {
   if (!step.request) return '';
   const url = new URL(step.request.url);
   const answer = step.response?.outcome === 'response' ? `${step.response.status}` : (step.response?.outcome ?? '');
-  return ` ${step.request.method} ${url.pathname}${url.search} -> ${answer}`;
+  return `  ${step.request.method} ${url.pathname}${url.search} -> ${answer}`;
 }
 
 function indentBlock(text: string, prefix: string): string {

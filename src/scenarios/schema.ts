@@ -11,6 +11,11 @@ const variableName = z.string().regex(VARIABLE_NAME, 'must be a name of letters,
 export const MATCHER_KEYS = ['equals', 'matches', 'contains', 'type', 'exists', 'oneOf', 'length', 'gt', 'gte', 'lt', 'lte'] as const;
 export const VALUE_TYPES = ['string', 'number', 'integer', 'boolean', 'null', 'object', 'array'] as const;
 
+/** A number, or a template that gives one: `gte: "{{expires_at}}"`. */
+const numberOrTemplate = z.union([z.number(), z.string().regex(/\{\{[\s\S]*\}\}/, 'must be a number or a {{template}} that gives one')], {
+  error: 'must be a number or a {{template}} that gives one',
+});
+
 export const matcherSchema = z
   .strictObject({
     equals: z.unknown().optional().describe('deep equality with this JSON value'),
@@ -19,11 +24,11 @@ export const matcherSchema = z
     type: z.enum(VALUE_TYPES).optional().describe('the JSON type of the value'),
     exists: z.boolean().optional().describe('true: the path is present (null counts); false: it is absent'),
     oneOf: z.array(z.unknown()).optional().describe('the value deep-equals one of these'),
-    length: z.number().int().min(0).optional().describe('length of a string or array'),
-    gt: z.number().optional(),
-    gte: z.number().optional(),
-    lt: z.number().optional(),
-    lte: z.number().optional(),
+    length: z.union([z.number().int().min(0), numberOrTemplate]).optional().describe('length of a string or array'),
+    gt: numberOrTemplate.optional(),
+    gte: numberOrTemplate.optional(),
+    lt: numberOrTemplate.optional(),
+    lte: numberOrTemplate.optional(),
   })
   .refine((m) => Object.keys(m).length > 0, `a matcher needs at least one of ${MATCHER_KEYS.join(', ')}`)
   .meta({ id: 'Matcher', description: 'A matcher: every key given must hold.' });
