@@ -1,13 +1,14 @@
 /**
  * The JSONPath subset scenarios use: `$`, `.name`, `[index]`, `['quoted name']`.
- * The leading `$.` may be left out: `payee.id` is `$.payee.id`.
+ * The leading `$.` may be left out: `payee.id` is `$.payee.id`. On an array, `.0` is `[0]`
+ * too, which YAML flow maps need (`{ errors.0.field: amount }`: a `[` would start a list).
  */
 
 export type PathSegment = string | number;
 
 export class PathSyntaxError extends Error {}
 
-const NAME = /^[A-Za-z_$][\w$-]*/;
+const NAME = /^[\w$-]+/;
 
 export function parsePath(path: string): PathSegment[] {
   let rest = path.trim();
@@ -47,9 +48,10 @@ export function formatPath(segments: readonly PathSegment[]): string {
 export function getPath(value: unknown, segments: readonly PathSegment[]): { found: boolean; value: unknown } {
   let current = value;
   for (const segment of segments) {
-    if (typeof segment === 'number') {
-      if (!Array.isArray(current) || segment >= current.length) return { found: false, value: undefined };
-      current = current[segment];
+    const index = typeof segment === 'number' ? segment : Array.isArray(current) && /^\d+$/.test(segment) ? Number(segment) : undefined;
+    if (index !== undefined) {
+      if (!Array.isArray(current) || index >= current.length) return { found: false, value: undefined };
+      current = current[index];
     } else {
       if (current === null || typeof current !== 'object' || Array.isArray(current) || !Object.hasOwn(current, segment)) {
         return { found: false, value: undefined };
