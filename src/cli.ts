@@ -24,12 +24,15 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxConfig> {
   if (mode !== 'mirror-code' && mode !== 'always-200') throw new Error(`SANDBOX_HTTP_STATUS must be mirror-code or always-200, got ${mode}`);
   const rate = Number(env.SANDBOX_RATE_LIMIT ?? '0');
   if (!Number.isInteger(rate) || rate < 0) throw new Error(`SANDBOX_RATE_LIMIT must be a whole number (0 is off), got ${env.SANDBOX_RATE_LIMIT}`);
+  const retention = Number(env.SANDBOX_RETENTION_DAYS ?? '0');
+  if (!Number.isInteger(retention) || retention < 0) throw new Error(`SANDBOX_RETENTION_DAYS must be a whole number of days (0 keeps everything), got ${env.SANDBOX_RETENTION_DAYS}`);
   return {
     publicBaseUrl: env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
     adminToken: env.SANDBOX_ADMIN_TOKEN || undefined,
     httpStatusMode: mode as HttpStatusMode,
     defaultRateLimit: rate,
     journal: env.SANDBOX_JOURNAL !== 'off',
+    retentionDays: retention,
   };
 }
 

@@ -22,6 +22,8 @@ export interface SandboxConfig {
   readonly timeoutHoldMs: number;
   /** Keep the request journal (SANDBOX_JOURNAL=off turns it off, for benchmarks). */
   readonly journal: boolean;
+  /** Payments older than this many days that can no longer change are deleted; 0 keeps everything. */
+  readonly retentionDays: number;
   /** Delay before each webhook attempt, ms; the first is normally 0. */
   readonly webhookRetryDelaysMs: readonly number[];
 }
@@ -54,6 +56,7 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     maxPaymentsPerMerchant: 200_000,
     timeoutHoldMs: 120_000,
     journal: true,
+    retentionDays: 0,
     webhookRetryDelaysMs: [0, 1000, 5000, 30_000, 120_000],
     ...overrides,
   };

@@ -45,13 +45,26 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
   };
 }
 
-/** Runs expiries, delayed payers and settlement cut-offs while nobody calls the API. */
+const HOUR_MS = 3_600_000;
+
+/** Deletes final payments created more than `retentionDays` ago (real time); answers how many. */
+export async function pruneOldPayments(services: Services, now = Date.now()): Promise<number> {
+  const days = services.config.retentionDays;
+  return days > 0 ? services.store.prunePayments(now - days * 86_400_000) : 0;
+}
+
+/** Runs expiries, delayed payers and settlement cut-offs while nobody calls the API; prunes hourly. */
 export function startScheduler(services: Services, everyMs = 1000): () => void {
   let running = false;
+  let prunedAt = 0;
   const tick = async () => {
     if (running) return;
     running = true;
     try {
+      if (Date.now() - prunedAt >= HOUR_MS) {
+        prunedAt = Date.now();
+        await pruneOldPayments(services);
+      }
       for (const payeeId of await services.store.merchantIds()) {
         const merchant = await services.store.merchant(payeeId);
         if (merchant) await services.payments.runDue(merchant);

@@ -33,7 +33,8 @@ export interface Snapshot {
 type LogRecord =
   | { readonly t: 'merchant'; readonly v: Merchant }
   | { readonly t: 'payment'; readonly v: Payment }
-  | { readonly t: 'reset'; readonly payeeId: string };
+  | { readonly t: 'reset'; readonly payeeId: string }
+  | { readonly t: 'prune'; readonly createdBefore: number };
 
 export interface FileStoreOptions {
   readonly dataFile: string;
@@ -104,6 +105,10 @@ export class FileStore extends MemoryStore {
     this.append({ t: 'reset', payeeId });
   }
 
+  protected override persistPrune(createdBefore: number): void {
+    this.append({ t: 'prune', createdBefore });
+  }
+
   /** Folds the log into a new lowdb snapshot and deletes the folded segments. */
   async compact(): Promise<void> {
     if (this.compacting) return this.compacting;
@@ -162,7 +167,8 @@ export class FileStore extends MemoryStore {
       }
       if (record.t === 'merchant') this.applyMerchant(record.v);
       else if (record.t === 'payment') this.applyPayment(record.v);
-      else this.applyReset(record.payeeId);
+      else if (record.t === 'reset') this.applyReset(record.payeeId);
+      else this.applyPrune(record.createdBefore);
       count++;
     }
     return count;

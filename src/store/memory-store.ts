@@ -99,9 +99,15 @@ export class MemoryStore implements Store {
     this.applyReset(payeeId);
   }
 
+  async prunePayments(createdBefore: number): Promise<number> {
+    this.persistPrune(createdBefore);
+    return this.applyPrune(createdBefore);
+  }
+
   /** Hooks for a durable store: called before memory changes, and may throw to refuse the change. */
   protected persistPayment(_payment: Payment): void {}
   protected persistReset(_payeeId: string): void {}
+  protected persistPrune(_createdBefore: number): void {}
 
   protected applyMerchant(merchant: Merchant): void {
     const previous = this.merchants.get(merchant.payeeId);
@@ -127,15 +133,32 @@ export class MemoryStore implements Store {
   }
 
   protected applyReset(payeeId: string): void {
-    for (const id of this.paymentOrder.get(payeeId) ?? []) {
-      const p = this.payments.get(id)!;
-      this.refs.delete(refKey(payeeId, p.merchantRefNo));
-      this.tokens.delete(p.token);
-      this.codes.delete(p.code);
-      this.payments.delete(id);
-    }
+    for (const id of this.paymentOrder.get(payeeId) ?? []) this.forget(this.payments.get(id)!);
     this.paymentOrder.delete(payeeId);
     this.live.delete(payeeId);
+  }
+
+  /** Deterministic on a given state, so replaying the log prunes exactly what was pruned. */
+  protected applyPrune(createdBefore: number): number {
+    let pruned = 0;
+    for (const [payeeId, order] of this.paymentOrder) {
+      const kept = order.filter((id) => {
+        const p = this.payments.get(id)!;
+        if (p.createdAt >= createdBefore || isLive(p)) return true;
+        this.forget(p);
+        pruned++;
+        return false;
+      });
+      this.paymentOrder.set(payeeId, kept);
+    }
+    return pruned;
+  }
+
+  private forget(p: Payment): void {
+    this.refs.delete(refKey(p.payeeId, p.merchantRefNo));
+    this.tokens.delete(p.token);
+    this.codes.delete(p.code);
+    this.payments.delete(p.id);
   }
 }
 
