@@ -29,8 +29,12 @@ export function listen(app: Hono<AppEnv>, port: number, hostname?: string): Prom
           new Promise<void>((done) => {
             const force = setTimeout(() => server.closeAllConnections(), graceMs);
             force.unref();
+            // A keep-alive socket whose request finishes after close() starts turns idle later; close it then too.
+            const sweep = setInterval(() => server.closeIdleConnections(), 50);
+            sweep.unref();
             server.close(() => {
               clearTimeout(force);
+              clearInterval(sweep);
               done();
             });
             server.closeIdleConnections();
