@@ -1,0 +1,49 @@
+/** Runs `node dist/cli.js serve` as a child process on a random port, as a user would. */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+
+export interface ServerProcess {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  output(): string;
+}
+
+export async function startServer(dataFile: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does) before the durability tests`);
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataFile], {
+    // NODE_ENV=test on purpose: lowdb's presets would silently keep data in memory under it.
+    env: { ...process.env, NODE_ENV: 'test', SANDBOX_STORE: 'file', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 20 s:\n${output}`)), 20_000);
+    const check = () => {
+      const match = /listening on http:\/\/localhost:(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout!.off('data', check);
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout!.on('data', check);
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (code ${code}, signal ${signal}) before listening:\n${output}`));
+    });
+  });
+  return { child, url: `http://127.0.0.1:${port}`, exited, output: () => output };
+}
+
+/** Stops a server that a failed test left running. */
+export function killQuietly(server: ServerProcess | undefined): void {
+  if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+}
