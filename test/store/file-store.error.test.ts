@@ -46,3 +46,22 @@ describe('FileStore: damaged files', () => {
     expect(readFileSync(dataFile, 'utf8')).toBe('{"format": "payreq-sandbox/1", "payments": [');
   });
 });
+
+describe('FileStore: a reset survives a crash and a compaction', () => {
+  it('replays the reset record from the log, and the snapshot holds no erased payment', async () => {
+    const dataFile = path.join(tempDir(), 's.json');
+    const first = new FileStore({ dataFile });
+    await first.open();
+    const erased = aPayment();
+    await first.insertPayment(erased);
+    await first.compact();
+    await first.resetMerchant(erased.payeeId);
+
+    const afterCrash = new FileStore({ dataFile });
+    await afterCrash.open();
+    expect(await afterCrash.countPayments(erased.payeeId)).toBe(0);
+    expect(await afterCrash.paymentByToken(erased.token)).toBeUndefined();
+    await afterCrash.close();
+    expect(JSON.parse(readFileSync(dataFile, 'utf8')).payments).toEqual([]);
+  });
+});

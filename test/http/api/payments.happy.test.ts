@@ -242,3 +242,21 @@ describe('public API: two transitions racing on one payment', () => {
     }
   });
 });
+
+describe('public API: two creates racing with one merchant_ref_no', () => {
+  it('exactly one is stored; the other is a 402 carrying the winner payment_id', async () => {
+    const sandbox = await memorySandbox({ clock: manualClock().clock });
+    try {
+      const body = createBody({ merchant_ref_no: 'race-ref' });
+      const answers = await Promise.all([0, 1, 2].map(() => call(sandbox, 'POST', '/openapi/v1/payments/payment', { body })));
+      const winners = answers.filter((a) => a.status === 200);
+      const losers = answers.filter((a) => a.status === 402);
+      expect(winners).toHaveLength(1);
+      expect(losers).toHaveLength(2);
+      for (const loser of losers) expect(loser.body.payment_id).toBe(winners[0]!.body.payment_id);
+      expect((await call(sandbox, 'GET', '/sandbox/v1/payments?merchant_ref_no=race-ref')).body.total).toBe(1);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/index.js';
 import { badBodies, HOSTILE_IDS } from '../../support/bad-input.js';
-import { call, control, createPayment, expectEnvelope, expectRefusedUnchanged, quietSandbox } from '../../support/http.js';
+import { call, control, createPayment, enroll, expectEnvelope, expectRefusedUnchanged, quietSandbox } from '../../support/http.js';
 
 let sandbox: Sandbox;
 const ids = { P: '', W: '', A: '', settled: '', V: '', E: '', F: '', big: '' };
@@ -147,5 +147,32 @@ describe('unknown fields on control routes are accepted and named', () => {
   it('clock advance names the unknown field (minutes instead of seconds is still refused)', async () => {
     const answer = await expectRefusedUnchanged(sandbox, 'POST', '/sandbox/v1/clock/advance', { body: { minutes: 5 } }, 400, /seconds is required/);
     expect(answer.headers.get('sandbox-warning')).toContain('unknown field "minutes" ignored');
+  });
+});
+
+describe('unknown fields on the other control routes are accepted and named', () => {
+  it('pay, fail, settle, settle-all, reset and enrolment each name the field they ignored', async () => {
+    const fresh = await quietSandbox();
+    try {
+      const paid = (await createPayment(fresh)).payment_id;
+      const failed = (await createPayment(fresh)).payment_id;
+      const cases: readonly [string, string, Record<string, unknown>, string][] = [
+        ['POST', `/sandbox/v1/payments/${paid}/pay`, { currency: 'USD' }, 'unknown field "currency" ignored'],
+        ['POST', `/sandbox/v1/payments/${failed}/fail`, { reason: 'r', code: 51 }, 'unknown field "code" ignored'],
+        ['POST', `/sandbox/v1/payments/${paid}/settle`, { when: 'now' }, 'unknown field "when" ignored'],
+        ['POST', '/sandbox/v1/settle', { all: true }, 'unknown field "all" ignored'],
+        ['POST', '/sandbox/v1/reset', { hard: true }, 'unknown field "hard" ignored'],
+        ['POST', '/sandbox/v1/merchants', { currency: 'EUR' }, 'unknown field "currency" ignored'],
+      ];
+      for (const [method, path, body, warning] of cases) {
+        const answer = await call(fresh, method, path, { body, ...(path.endsWith('/merchants') ? { key: null } : {}) });
+        expectEnvelope(answer, 200);
+        expect(answer.headers.get('sandbox-warning')).toContain(warning);
+      }
+      // The typo was ignored: the merchant got the default home currency, not EUR.
+      expect((await enroll(fresh, { currency: 'EUR' })).home_currency).toBe('SGD');
+    } finally {
+      await fresh.close();
+    }
   });
 });

@@ -1,0 +1,37 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { configFromEnv } from '../src/cli.js';
+import { toEmvPayload } from '../src/domain/emv.js';
+import { CLI } from './support/processes.js';
+
+const run = promisify(execFile);
+
+const PAYLOAD = toEmvPayload({
+  payeeId: 'DEMO-MERCHANT-1', mcc: '5812', currencyNumeric: '702', amount: '10.50', countryCode: 'SG', merchantName: 'Demo', merchantCity: 'Singapore', paymentCode: 'ABCD2345WXYZ',
+});
+
+describe('configuration from the environment', () => {
+  it('reads SANDBOX_ADMIN_TOKEN, PUBLIC_BASE_URL, SANDBOX_HTTP_STATUS and SANDBOX_RATE_LIMIT', () => {
+    expect(configFromEnv({ SANDBOX_ADMIN_TOKEN: 'tok', PUBLIC_BASE_URL: 'https://sandbox.example.com/', SANDBOX_HTTP_STATUS: 'always-200', SANDBOX_RATE_LIMIT: '20' })).toMatchObject({
+      adminToken: 'tok',
+      publicBaseUrl: 'https://sandbox.example.com',
+      httpStatusMode: 'always-200',
+      defaultRateLimit: 20,
+    });
+  });
+
+  it('defaults: no admin token, mirror-code, no rate limit', () => {
+    expect(configFromEnv({})).toMatchObject({ adminToken: undefined, publicBaseUrl: undefined, httpStatusMode: 'mirror-code', defaultRateLimit: 0 });
+  });
+});
+
+describe('payreq-sandbox qr decode', () => {
+  it('prints every tag by name, the payment_code, and exits 0 on a valid payload', async () => {
+    const { stdout } = await run(process.execPath, [CLI, 'qr', 'decode', PAYLOAD]);
+    expect(stdout).toContain('Merchant Account Information');
+    expect(stdout).toContain('Reference Label');
+    expect(stdout).toContain('CRC: valid');
+    expect(stdout).toContain('payment_code: ABCD2345WXYZ');
+  });
+});
