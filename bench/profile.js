@@ -2,7 +2,8 @@
 /**
  * Summarises a V8 .cpuprofile (from `npm run bench -- --profile`): where the CPU went, by
  * function (self and inclusive) and by package or source file. Idle time is left out.
- * Usage: node bench/profile.js <file.cpuprofile> [--top 25]
+ * Usage: node bench/profile.js <file.cpuprofile> [--top 25] [--under <function name>]
+ *   --under: only samples whose stack holds that function (what a handler's time is made of).
  */
 import { readFileSync } from 'node:fs';
 
@@ -13,6 +14,8 @@ if (!file) {
 }
 const topIndex = process.argv.indexOf('--top');
 const TOP = topIndex === -1 ? 25 : Number(process.argv[topIndex + 1]);
+const underIndex = process.argv.indexOf('--under');
+const UNDER = underIndex === -1 ? undefined : process.argv[underIndex + 1];
 const profile = JSON.parse(readFileSync(file, 'utf8'));
 
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -33,6 +36,11 @@ const keyOf = (n) => {
   return `${f.functionName || '(anonymous)'}  ${where(f.url)}${f.url ? `:${f.lineNumber + 1}` : ''}`;
 };
 
+function stackHolds(id, name) {
+  for (let at = id; at !== undefined; at = parent.get(at)) if (nodes.get(at).callFrame.functionName === name) return true;
+  return false;
+}
+
 const self = new Map();
 const inclusive = new Map();
 const byPlace = new Map();
@@ -48,6 +56,7 @@ for (let i = 0; i < profile.samples.length; i++) {
     idle += us;
     continue;
   }
+  if (UNDER !== undefined && !stackHolds(leaf.id, UNDER)) continue;
   busy += us;
   add(self, keyOf(leaf), us);
   add(byPlace, name === '(garbage collector)' ? '(garbage collector)' : name === '(program)' ? '(program)' : where(leaf.callFrame.url), us);
@@ -67,7 +76,7 @@ const print = (title, map, n) => {
   for (const [key, us] of [...map.entries()].sort((a, b) => b[1] - a[1]).slice(0, n)) console.log(`  ${pct(us)}  ${(us / 1000).toFixed(0).padStart(6)} ms  ${key}`);
 };
 
-console.log(`${file}\nbusy ${(busy / 1e6).toFixed(2)} s, idle ${(idle / 1e6).toFixed(2)} s (percentages are of busy time)`);
+console.log(`${file}${UNDER ? `\nonly stacks holding ${UNDER}` : ''}\nbusy ${(busy / 1e6).toFixed(2)} s, idle ${(idle / 1e6).toFixed(2)} s (percentages are of busy time)`);
 print('self time by package or source file', byPlace, 20);
 print(`self time, top ${TOP} functions`, self, TOP);
 print(`inclusive time, top ${TOP} functions`, inclusive, TOP);

@@ -32,6 +32,7 @@ function parseArgs(argv) {
     startups: Number(value('--startups') ?? (quick ? 1 : 3)),
     only: value('--only')?.split(','),
     profile: argv.includes('--profile'),
+    rate: value('--rate') === undefined ? undefined : Number(value('--rate')),
   };
 }
 
@@ -119,18 +120,22 @@ async function main() {
     const runOne = async (w) => {
       const server = await startServer({ kind: w.server === 'bare' ? 'bare' : 'sandbox', dataFile: freshStore(w.seed), nodeFlags, env: w.env });
       try {
-        const result = await runLoad({
+        const spec = {
           url: server.url,
           workload: w.load,
-          duration: opts.duration,
-          warmup: opts.warmup,
           connections: opts.connections,
+          rate: opts.rate,
           params: { ...w.params, ...(w.seed ? { listFile: seeds[w.seed].listFile } : {}) },
-        });
+        };
+        if (opts.warmup > 0) await runLoad({ ...spec, duration: opts.warmup });
+        const cpuBefore = server.cpuMs();
+        const result = await runLoad({ ...spec, duration: opts.duration });
+        // Server CPU per request: steadier than req/s when other work shares the cores.
+        result.cpuUsPerReq = ((server.cpuMs() - cpuBefore) * 1000) / Math.max(result.total, 1);
         result.memory = server.memory();
         runs[w.name].push(result);
         const bad = result.non2xx + result.errors;
-        log(`${w.name.padEnd(14)} ${Math.round(result.reqPerSec).toString().padStart(6)} req/s  p99 ${result.latency.p99} ms  RSS ${result.memory.rssMB.toFixed(0)} MB${bad ? `  !! ${bad} non-2xx/errors ${JSON.stringify(result.statusCounts)}` : ''}`);
+        log(`${w.name.padEnd(16)} ${Math.round(result.reqPerSec).toString().padStart(6)} req/s  p99 ${result.latency.p99} ms  CPU ${result.cpuUsPerReq.toFixed(0)} us/req  RSS ${result.memory.rssMB.toFixed(0)} MB${bad ? `  !! ${bad} non-2xx/errors ${JSON.stringify(result.statusCounts)}` : ''}`);
       } finally {
         await server.stop({ graceful: opts.profile });
       }
@@ -165,6 +170,7 @@ async function main() {
         reqPerSec: median(rs.map((r) => r.reqPerSec)),
         p50: median(rs.map((r) => r.latency.p50)),
         p99: median(rs.map((r) => r.latency.p99)),
+        cpuUsPerReq: median(rs.map((r) => r.cpuUsPerReq)),
         rssMB: median(rs.map((r) => r.memory.rssMB)),
         peakMB: Math.max(...rs.map((r) => r.memory.peakMB)),
         non2xx: rs.reduce((n, r) => n + r.non2xx + r.errors, 0),

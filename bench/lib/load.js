@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 /**
- * One load run with autocannon, in its own process (never the server's): a warm-up, then the
- * measured run. Prints one JSON line with the figures on stdout.
+ * One load run with autocannon, in its own process (never the server's). Prints one JSON line
+ * with the figures on stdout. The bench runs it twice: a warm-up, then the measured run.
  *
  * Usage: node bench/lib/load.js '<json spec>'
- *   spec: { url, workload, duration, warmup, connections, params }
+ *   spec: { url, workload, duration, connections, params }
  */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
@@ -87,10 +87,11 @@ const WORKLOADS = {
 
 async function run(duration) {
   const requests = WORKLOADS[spec.workload]();
-  return autocannon({ url: spec.url, connections: spec.connections, duration, requests, timeout: 10 });
+  // A fixed rate (--rate, for profiling) keeps the server below saturation, so samples show work, not waiting.
+  const rate = spec.rate ? { overallRate: spec.rate } : {};
+  return autocannon({ url: spec.url, connections: spec.connections, duration, requests, timeout: 10, ...rate });
 }
 
-if (spec.warmup > 0) await run(spec.warmup);
 const r = await run(spec.duration);
 const statusCounts = Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, s]) => [code, s.count]));
 console.log(

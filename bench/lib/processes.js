@@ -97,6 +97,7 @@ export async function startServer({ kind, dataFile, nodeFlags = [], env = {}, ti
     startupMs,
     output: () => output,
     memory: () => memoryOf(child.pid),
+    cpuMs: () => cpuMsOf(child.pid),
     /** SIGKILL by default (the store is durable); graceful SIGTERM when a CPU profile must be written. */
     async stop({ graceful = false } = {}) {
       if (dead) return;
@@ -107,6 +108,15 @@ export async function startServer({ kind, dataFile, nodeFlags = [], env = {}, ti
     },
   };
 }
+
+/** CPU time (user + system) a process has used so far, in ms. */
+export function cpuMsOf(pid) {
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = 100;
 
 /** VmRSS and VmHWM (peak) of a process, in MB. */
 export function memoryOf(pid) {

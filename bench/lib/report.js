@@ -13,8 +13,8 @@ export function printTable(results) {
       `load avg ${loadavg.map((l) => l.toFixed(2)).join(' ')}  ${options.connections} connections, ${options.duration} s per run, ` +
       `median of ${options.rounds} round(s) for the key rows (*)\n`,
   );
-  const widths = [46, 8, 13, 6, 7, 7, 9, 6];
-  console.log(row(['workload', 'req/s', 'x bare', 'p50 ms', 'p99 ms', 'RSS MB', 'non-2xx', 'spread'], widths));
+  const widths = [46, 8, 13, 6, 7, 10, 7, 8, 6];
+  console.log(row(['workload', 'req/s', 'x bare', 'p50 ms', 'p99 ms', 'CPU us/req', 'RSS MB', 'non-2xx', 'spread'], widths));
   console.log('-'.repeat(widths.reduce((a, b) => a + b + 2, -2)));
   for (const [name, f] of Object.entries(figures)) {
     if (f.startupMs !== undefined) continue;
@@ -23,17 +23,17 @@ export function printTable(results) {
     const extra = name === 'mixed' ? ` (${num(f.reqPerSec / 4)} flows/s)` : '';
     console.log(
       row(
-        [label + extra, num(f.reqPerSec), f.ratio === null ? '1.00' : `${num(f.ratio, 2)}${vs}`, num(f.p50), num(f.p99), num(f.rssMB), f.non2xx, f.rounds > 1 ? `${num(f.spread * 100)}%` : ''],
+        [label + extra, num(f.reqPerSec), f.ratio === null ? '1.00' : `${num(f.ratio, 2)}${vs}`, num(f.p50), num(f.p99), num(f.cpuUsPerReq), num(f.rssMB), f.non2xx, f.rounds > 1 ? `${num(f.spread * 100)}%` : ''],
         widths,
       ),
     );
   }
   console.log('');
-  console.log(row(['start-up', 'ms', '', '', '', 'RSS MB', 'peak MB', ''], widths));
+  console.log(row(['start-up', 'ms', '', '', '', '', 'RSS MB', 'peak MB', ''], widths));
   console.log('-'.repeat(widths.reduce((a, b) => a + b + 2, -2)));
   for (const f of Object.values(figures)) {
     if (f.startupMs === undefined) continue;
-    console.log(row([`${f.label}${f.rounds > 1 ? ' *' : ''}`, num(f.startupMs), '', '', '', num(f.rssMB), num(f.peakMB), ''], widths));
+    console.log(row([`${f.label}${f.rounds > 1 ? ' *' : ''}`, num(f.startupMs), '', '', '', '', num(f.rssMB), num(f.peakMB), ''], widths));
   }
   console.log('\ntargets (issue 5)');
   for (const t of targets) {
