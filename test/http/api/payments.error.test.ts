@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/index.js';
+import type { Answer } from '../../support/http.js';
 import { badBodies, HOSTILE_IDS } from '../../support/bad-input.js';
 import {
   DEMO_PAYEE,
@@ -33,6 +34,11 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
+/** SPEC 4: public answers carry code and description; errors on validation, payment_id on a duplicate, string_to_sign on a mismatch. */
+function expectPublicFields(answer: Answer): void {
+  for (const key of Object.keys(answer.body)) expect(['code', 'description', 'errors', 'payment_id', 'string_to_sign']).toContain(key);
+}
+
 const VALID_CREATE = { payee: DEMO_PAYEE, product_type: 'QR_DYNAMIC', merchant_ref_no: 'never-stored', amount: 10.5 };
 
 /** The public POST routes, each with a body it would accept and the payment it acts on. */
@@ -46,7 +52,8 @@ const POST_ROUTES = [
 describe.each(PREFIXES)('bad bodies on the public routes under %s', (prefix) => {
   describe.each(POST_ROUTES)('$name', (route) => {
     it.each(badBodies(route.valid).map((b) => [b.name, b]))('%s: refused, nothing changes', async (_name, bad) => {
-      await expectRefusedUnchanged(sandbox, 'POST', prefix + route.path(), { body: bad.text, contentType: bad.contentType ?? 'application/json' }, bad.code, bad.mentions);
+      const answer = await expectRefusedUnchanged(sandbox, 'POST', prefix + route.path(), { body: bad.text, contentType: bad.contentType ?? 'application/json' }, bad.code, bad.mentions);
+      expectPublicFields(answer);
     });
 
     it('no body at all: 400, nothing changes', async () => {
@@ -116,7 +123,8 @@ describe('create: every field checked', () => {
 
   it.each(FIELD_CASES)('%s: 400 naming the rule, nothing changes', async (_name, body, mentions) => {
     const answer = await expectRefusedUnchanged(sandbox, 'POST', '/openapi/v1/payments/payment', { body }, 400, mentions);
-    expect(answer.body.errors?.[0]?.field ?? '(none)').toBeTypeOf('string');
+    expectPublicFields(answer);
+    if (answer.body.errors) expect(answer.body.errors[0]).toEqual({ field: expect.any(String), message: expect.any(String) });
   });
 
   it('a validation error lists every problem with its field', async () => {
@@ -192,13 +200,15 @@ describe('refused transitions on the public routes: 402 naming the state and the
     ['void', 'E', { reason: 'r' }, /it is E .*final status/],
   ];
   it.each(cases)('%s on %s', async (action, state, body, mentions) => {
-    await expectRefusedUnchanged(sandbox, 'POST', `/openapi/v1/payments/payment/${ids[state]}/${action}`, { body }, 402, mentions);
+    const answer = await expectRefusedUnchanged(sandbox, 'POST', `/openapi/v1/payments/payment/${ids[state]}/${action}`, { body }, 402, mentions);
+    expect(Object.keys(answer.body)).toEqual(['code', 'description']);
   });
 });
 
 describe.each(PREFIXES)('hostile payment ids under %s: 404, nothing changes', (prefix) => {
   it.each(HOSTILE_IDS)('%s in status', async (_name, id) => {
-    await expectRefusedUnchanged(sandbox, 'GET', `${prefix}/payments/payment/${id}`, {}, 404);
+    const answer = await expectRefusedUnchanged(sandbox, 'GET', `${prefix}/payments/payment/${id}`, {}, 404);
+    expect(Object.keys(answer.body)).toEqual(['code', 'description']);
   });
 
   it.each(HOSTILE_IDS)('%s in assign, cancel and void', async (_name, id) => {
@@ -245,5 +255,20 @@ describe('unknown fields are accepted but named in Sandbox-Warning', () => {
   it('a valid answer carries no warning', async () => {
     const answer = await call(sandbox, 'POST', '/openapi/v1/payments/payment', { body: createBody() });
     expect(answer.headers.get('sandbox-warning')).toBeNull();
+  });
+});
+
+describe('the per-merchant payment cap', () => {
+  it('refuses a create over the cap with 402 naming the cure, and stores nothing', async () => {
+    const capped = await quietSandbox({ config: { maxPaymentsPerMerchant: 3 } });
+    try {
+      for (let i = 0; i < 3; i++) await createPayment(capped);
+      const answer = await expectRefusedUnchanged(capped, 'POST', '/openapi/v1/payments/payment', { body: createBody() }, 402, /sandbox cap.*\/sandbox\/v1\/reset/);
+      expectPublicFields(answer);
+      expectEnvelope(await call(capped, 'POST', '/sandbox/v1/reset'), 200);
+      await createPayment(capped);
+    } finally {
+      await capped.close();
+    }
   });
 });
