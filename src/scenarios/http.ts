@@ -1,8 +1,53 @@
 /** One HTTP exchange of a replay, with the client's patience: a response, a timeout or a dropped connection. */
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { Observed } from './assertions.js';
 
-/** How requests reach the sandbox: the global fetch, or an in-process sandbox's fetch. */
+/** How requests reach the sandbox: over HTTP, or an in-process sandbox's fetch. */
 export type Transport = (request: Request) => Promise<Response>;
+
+/**
+ * Requests over node:http. Unlike the global fetch, a client that gives up (the Request's
+ * signal aborts) closes its connection, as an HTTP client with a timeout does; the sandbox
+ * sees the client go and ends a held `timeout` fault.
+ */
+export function httpTransport(): { transport: Transport; close: () => void } {
+  const agents = { 'http:': new HttpAgent({ keepAlive: true }), 'https:': new HttpsAgent({ keepAlive: true }) };
+  const transport: Transport = async (request) => {
+    const url = new URL(request.url);
+    const body = request.body ? Buffer.from(await request.arrayBuffer()) : undefined;
+    const headers: Record<string, string> = Object.fromEntries(request.headers);
+    if (body) headers['content-length'] = String(body.byteLength);
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise<Response>((resolve, reject) => {
+      const outgoing = send(url, { method: request.method, headers, signal: request.signal, agent: agents[url.protocol as 'http:' | 'https:'] }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => resolve(toResponse(res, Buffer.concat(chunks))));
+      });
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+  };
+  return {
+    transport,
+    close: () => {
+      agents['http:'].destroy();
+      agents['https:'].destroy();
+    },
+  };
+}
+
+function toResponse(res: IncomingMessage, body: Buffer): Response {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) headers.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+  const status = res.statusCode ?? 0;
+  // The Response constructor takes 200-599 only, and no body with 204, 205 and 304.
+  const empty = status === 204 || status === 205 || status === 304;
+  return new Response(empty ? null : new Uint8Array(body), { status: status >= 200 && status <= 599 ? status : 599, headers });
+}
 
 export interface OutgoingRequest {
   readonly method: string;

@@ -170,6 +170,7 @@ function flattenIssue(issue: z.core.$ZodIssue, base: readonly PropertyKey[]): { 
     const branches = issue.errors.filter((b) => !(b.length === 1 && b[0]!.code === 'invalid_type' && b[0]!.path.length === 0));
     if (branches.length === 1) return branches[0]!.flatMap((i) => flattenIssue(i, path));
   }
+  if (issue.code === 'invalid_key' && issue.issues[0]) return [{ path, message: issue.issues[0].message }];
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => {
       const hint = KEY_HINTS[key];

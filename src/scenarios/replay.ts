@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { createSandbox } from '../index.js';
 import type { Sandbox } from '../index.js';
+import { httpTransport } from './http.js';
 import { findScenarioFiles, loadScenarioFile, ScenarioFileError } from './load.js';
 import type { LoadedScenario } from './load.js';
 import { runScenario } from './run-scenario.js';
@@ -105,7 +106,8 @@ export async function replayScenarios(items: readonly (LoadedScenario | Scenario
 async function openTarget(options: ReplayOptions): Promise<{ target: ReplayTarget; close: () => Promise<void> }> {
   if (options.baseUrl) {
     const baseUrl = options.baseUrl.replace(/\/+$/, '');
-    return { target: { baseUrl, transport: (request) => fetch(request), label: baseUrl }, close: async () => {} };
+    const http = httpTransport();
+    return { target: { baseUrl, transport: http.transport, label: baseUrl }, close: async () => http.close() };
   }
   if (options.sandbox) {
     const sandbox = options.sandbox;

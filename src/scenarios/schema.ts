@@ -30,7 +30,11 @@ export const matcherSchema = z
     lt: numberOrTemplate.optional(),
     lte: numberOrTemplate.optional(),
   })
-  .refine((m) => Object.keys(m).length > 0, `a matcher needs at least one of ${MATCHER_KEYS.join(', ')}`)
+  .refine((m) => Object.keys(m).length > 0, {
+    message: `a matcher needs at least one of ${MATCHER_KEYS.join(', ')}`,
+    // An unknown key is the better message: {regex: ...} has no known key either.
+    when: (payload) => payload.issues.length === 0,
+  })
   .meta({ id: 'Matcher', description: 'A matcher: every key given must hold.' });
 
 const numberExpectation = z.union([z.number().int(), matcherSchema], { error: 'must be a whole number or a matcher object (e.g. {oneOf: [200, 402]})' });
