@@ -64,12 +64,19 @@ export function createApp(services: Services): Hono<AppEnv> {
   app.onError((err, c) => {
     if (err instanceof ApiError) return sendError(c, err);
     if (err instanceof DroppedConnection) return new Response(null, { status: 599, headers: { [DROPPED_HEADER]: '1' } });
+    // A client that hung up mid-body is not a sandbox fault: nobody reads this answer, and the journal says what happened.
+    if (clientHungUp(err)) return send(c, { code: Code.INVALID, description: 'The client closed the connection before the request body arrived; nothing was changed.' });
     // The cause goes to the server log only; the client gets the envelope, never a stack.
     console.error(`internal error on ${c.req.method} ${new URL(c.req.url).pathname}:`, err instanceof Error ? (err.stack ?? err.message) : err);
     return send(c, { code: Code.INTERNAL, description: 'Internal error in the sandbox: nothing was changed. Please report it with the request that caused it.' });
   });
 
   return app;
+}
+
+function clientHungUp(err: Error): boolean {
+  const code = (err as { code?: unknown }).code;
+  return err.message === 'aborted' || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE';
 }
 
 /** Every known path answers 405 with an Allow header for the methods it does not serve. */

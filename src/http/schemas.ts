@@ -112,7 +112,7 @@ export const advanceClockSchema = z.object({
 
 export const listQuerySchema = z.object({
   status: z.enum(['P', 'W', 'E', 'F', 'V', 'A'], { error: (i) => `status must be one of P, W, E, F, V, A, got ${JSON.stringify(i.input)}` }).optional(),
-  merchant_ref_no: z.string().max(64, 'merchant_ref_no must be at most 64 characters').optional(),
+  merchant_ref_no: z.string().min(1, 'merchant_ref_no must not be empty (leave it out to list every payment)').max(64, 'merchant_ref_no must be at most 64 characters').optional(),
   limit: z.coerce.number({ error: 'limit must be a whole number from 1 to 100' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').default(20),
   offset: z.coerce.number({ error: 'offset must be a whole number' }).int('offset must be a whole number').min(0, 'offset must be 0 or more').default(0),
 });

@@ -207,7 +207,8 @@ export class PaymentService {
   private async find(merchant: Merchant, paymentId: string): Promise<Payment> {
     const p = await this.store.payment(merchant.payeeId, paymentId);
     if (!p) {
-      throw ApiError.notFound(`No payment with payment_id ${JSON.stringify(paymentId)} exists for this merchant: use a payment_id returned by create with this Service-Api-Key.`);
+      const shown = paymentId.length > 64 ? `${paymentId.slice(0, 64)}…` : paymentId;
+      throw ApiError.notFound(`No payment with payment_id ${JSON.stringify(shown)} exists for this merchant: use a payment_id returned by create with this Service-Api-Key.`);
     }
     return p;
   }
