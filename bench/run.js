@@ -32,6 +32,7 @@ function parseArgs(argv) {
     startups: Number(value('--startups') ?? (quick ? 1 : 3)),
     only: value('--only')?.split(','),
     profile: argv.includes('--profile'),
+    noBare: argv.includes('--no-bare'),
     rate: value('--rate') === undefined ? undefined : Number(value('--rate')),
   };
 }
@@ -83,7 +84,8 @@ function gitState() {
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (!existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first (npm run bench does).');
-  const selected = (w) => !opts.only || opts.only.includes(w.name) || (w.server === 'bare' && opts.only.some((n) => !n.startsWith('startup')));
+  const selected = (w) =>
+    w.server === 'bare' ? !opts.noBare && (!opts.only || opts.only.some((n) => !n.startsWith('startup'))) : !opts.only || opts.only.includes(w.name);
   const workloads = WORKLOADS.filter(selected);
   const startups = STARTUPS.filter((s) => !opts.only || opts.only.includes(s.name));
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
