@@ -6,7 +6,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { parsePath, PathSyntaxError } from './json-path.js';
 import { scenarioSchema, STEP_KIND_NAMES, stepSchemas } from './schema.js';
 import type { Expectations, Scenario, Step, StepKind } from './schema.js';
@@ -47,6 +47,7 @@ export function formatProblem(file: string, p: Problem): string {
 }
 
 const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+const scenarioHeadSchema = scenarioSchema.extend({ steps: z.array(z.unknown()).min(1, 'a scenario needs at least one step') });
 const MAX_PROBLEMS = 20;
 const MAX_SYNTAX_ERRORS = 3;
 
@@ -113,23 +114,20 @@ export function parseScenario(text: string, file: string): Scenario {
   const locate = (path: readonly PropertyKey[]) => position(doc, lines, path);
   const problems: Problem[] = [];
 
-  const head = scenarioSchema.safeParse(data);
-  if (head.success) {
-    const steps = (head.data.steps as Record<string, unknown>[]).map((raw, i) => toStep(raw, i, problems, locate));
-    if (problems.length === 0) return { ...head.data, steps } as Scenario;
-  } else {
-    // Report the top-level problems, and each step's by its own kind, which reads far better
-    // than the issues of a union of every step kind.
+  // Each step is checked by its own kind, not against the union of every kind: the issues of
+  // a union ("invalid input") would not say which field of which step is wrong.
+  const head = scenarioHeadSchema.safeParse(data);
+  if (!head.success) {
     for (const issue of head.error.issues) {
       for (const flat of flattenIssue(issue, [])) {
-        if (flat.path[0] === 'steps' && typeof flat.path[1] === 'number') continue;
         problems.push({ ...locate(flat.path), ...(flat.path.length ? { field: flat.path.join('.') } : {}), message: flat.message });
       }
     }
-    const rawSteps = (data as { steps?: unknown }).steps;
-    if (Array.isArray(rawSteps)) rawSteps.forEach((raw, i) => toStep(raw, i, problems, locate));
   }
-  throw new ScenarioFileError(file, problems.slice(0, MAX_PROBLEMS));
+  const rawSteps = (data as { steps?: unknown }).steps;
+  const steps = Array.isArray(rawSteps) ? rawSteps.map((raw, i) => toStep(raw, i, problems, locate)) : [];
+  if (problems.length > 0 || !head.success) throw new ScenarioFileError(file, problems.slice(0, MAX_PROBLEMS));
+  return { ...head.data, steps: steps as Step[] } as Scenario;
 }
 
 type Locate = (path: readonly PropertyKey[]) => { line?: number; column?: number };
@@ -180,13 +178,12 @@ function flattenIssue(issue: z.core.$ZodIssue, base: readonly PropertyKey[]): { 
   return [{ path, message: issue.message }];
 }
 
-function toStep(raw: unknown, index: number, problems: Problem[], locate: Locate): Step {
+function toStep(raw: unknown, index: number, problems: Problem[], locate: Locate): Step | undefined {
   const where = ['steps', index] as const;
   const stepName = raw !== null && typeof raw === 'object' && typeof (raw as { name?: unknown }).name === 'string' ? (raw as { name: string }).name : undefined;
   const at = { step: index + 1, ...(stepName ? { stepName } : {}) };
-  const fail = (message: string, field?: string, path: readonly PropertyKey[] = where) => {
+  const fail = (message: string, field?: string, path: readonly PropertyKey[] = where): undefined => {
     problems.push({ ...locate(path), ...at, ...(field ? { field } : {}), message });
-    return undefined as unknown as Step;
   };
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return fail('a step must be a mapping with one of: ' + STEP_KIND_NAMES.join(', '));
   const kinds = Object.keys(raw).filter((k): k is StepKind => (STEP_KIND_NAMES as string[]).includes(k));
@@ -205,7 +202,7 @@ function toStep(raw: unknown, index: number, problems: Problem[], locate: Locate
     for (const issue of result.error.issues) {
       for (const flat of flattenIssue(issue, [])) fail(flat.message, flat.path.join('.') || undefined, [...where, ...flat.path]);
     }
-    return undefined as unknown as Step;
+    return undefined;
   }
   const { name, as, timeout_ms, expect, capture } = result.data as Omit<Step, 'kind' | 'spec'>;
   if (expect) checkExpectSyntax(expect, (message, field, path) => fail(message, field, [...where, ...path]));

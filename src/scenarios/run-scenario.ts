@@ -110,8 +110,8 @@ class ScenarioRun {
       ...(this.vars.has('payee_id') ? { payeeId: String(this.vars.get('payee_id')) } : {}),
     });
 
-    const enrolled = await this.enrollScenarioMerchant();
-    if (typeof enrolled === 'string') return done([], enrolled);
+    const setupError = await this.enrollScenarioMerchant();
+    if (setupError) return done([], setupError);
     try {
       for (const [name, value] of Object.entries(scenario.vars ?? {})) this.vars.set(name, render(value, this.scope));
     } catch (err) {
@@ -130,7 +130,8 @@ class ScenarioRun {
     return done(results);
   }
 
-  private async enrollScenarioMerchant(): Promise<MerchantVars | string> {
+  /** Enrolls the file's own merchant; answers why it could not, or undefined. */
+  private async enrollScenarioMerchant(): Promise<string | undefined> {
     const settings = { name: `replay ${basename(this.loaded.file)}`.slice(0, 64), ...this.loaded.scenario.merchant };
     const seen = await this.send({ method: 'POST', path: '/sandbox/v1/merchants', json: settings }, undefined, this.options.timeoutMs);
     const merchant = merchantFrom(seen.json);
@@ -140,7 +141,7 @@ class ScenarioRun {
     }
     this.vars.set('merchant', merchant);
     for (const [key, value] of Object.entries(merchant)) this.vars.set(key, value);
-    return merchant;
+    return undefined;
   }
 
   private async runStep(step: Step, index: number, name: string): Promise<StepResult> {
@@ -174,7 +175,7 @@ class ScenarioRun {
     try {
       apiKey = this.apiKeyFor(step.as);
       spec = render(step.spec, this.scope);
-      expect = (render(step.expect ?? {}, this.scope) as Expectations) ?? {};
+      expect = render(step.expect ?? {}, this.scope) as Expectations;
     } catch (err) {
       if (err instanceof TemplateError || err instanceof StepError) return finish(undefined, 0, [], err.message);
       throw err;
@@ -182,23 +183,15 @@ class ScenarioRun {
     const timeoutMs = step.timeout_ms ?? this.loaded.scenario.timeout_ms ?? this.options.timeoutMs;
     const planned = planRequest(step.kind, spec);
 
-    let seen: Exchange;
-    const failures: AssertionResult[] = [];
-    if (step.kind === 'wait_for') {
-      const waited = await this.waitFor(spec as WaitSpec, planned, apiKey, timeoutMs);
-      seen = waited.seen;
-      if (waited.failure) failures.push(waited.failure);
-    } else {
-      seen = await this.send(planned, apiKey, timeoutMs);
-    }
-
+    const waited = step.kind === 'wait_for' ? await this.waitFor(spec as WaitSpec, planned, apiKey, timeoutMs) : undefined;
+    const seen = waited?.seen ?? (await this.send(planned, apiKey, timeoutMs));
     if (step.kind !== 'request' && expect.outcome === undefined && expect.status === undefined && expect.code === undefined) {
       // A sandbox action is expected to succeed unless the step says otherwise.
       expect = { ...expect, code: 200 };
     }
-    const results = failures.length > 0 ? [] : checkExpectations(expect, seen);
-    failures.push(...results.filter((r) => !r.passed));
-    if (failures.length > 0) return finish(seen, results.length + (step.kind === 'wait_for' ? 1 : 0), failures);
+    const results = waited?.failure ? [waited.failure] : checkExpectations(expect, seen);
+    const failures = results.filter((r) => !r.passed);
+    if (failures.length > 0) return finish(seen, results.length, failures);
 
     try {
       this.capture(step, seen);
