@@ -166,7 +166,6 @@ export const scenarioSchema = z
     $schema: z.string().optional(),
     name: z.string().min(1).describe('what the flow proves, in a line'),
     description: z.string().optional(),
-    tags: z.array(z.string()).optional(),
     merchant: merchantSettingsSchema.optional().describe('settings of the fresh merchant enrolled for this file'),
     vars: z.record(variableName, z.unknown()).optional().describe('variables set before the first step, in order; templates allowed'),
     timeout_ms: z.number().int().positive().optional().describe('default client timeout of every request in this file, ms'),
@@ -195,7 +194,6 @@ export type Step = StepCommon & { readonly kind: StepKind; readonly spec: unknow
 export interface Scenario {
   readonly name: string;
   readonly description?: string;
-  readonly tags?: readonly string[];
   readonly merchant?: MerchantSettings;
   readonly vars?: Readonly<Record<string, unknown>>;
   readonly timeout_ms?: number;

@@ -18,7 +18,7 @@ export interface TemplateScope {
   freshRef(prefix?: string): string;
 }
 
-export const BUILT_IN_NAMES = ['fresh_ref', 'uuid', 'now', 'now_ms', 'env'] as const;
+export const BUILT_IN_NAMES = ['fresh_ref', 'uuid', 'now', 'env'] as const;
 const MAX_REPEAT = 1_000_000;
 const TEMPLATE = /\{\{([\s\S]*?)\}\}/g;
 const WHOLE = /^\{\{([\s\S]*?)\}\}$/;
@@ -66,7 +66,6 @@ function evaluate(expr: string, scope: TemplateScope): unknown {
   else if (root === 'fresh_ref') base = scope.freshRef();
   else if (root === 'uuid') base = randomUUID();
   else if (root === 'now') base = Math.floor(Date.now() / 1000);
-  else if (root === 'now_ms') base = Date.now();
   else {
     const known = [...scope.vars.keys()].sort().join(', ');
     throw new TemplateError(`{{${expr}}}: no variable ${root} (defined so far: ${known || 'none'}; built-ins: ${BUILT_IN_NAMES.join(', ')})`);
