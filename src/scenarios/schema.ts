@@ -24,7 +24,7 @@ export const matcherSchema = z
     type: z.enum(VALUE_TYPES).optional().describe('the JSON type of the value'),
     exists: z.boolean().optional().describe('true: the path is present (null counts); false: it is absent'),
     oneOf: z.array(z.unknown()).optional().describe('the value deep-equals one of these'),
-    length: z.union([z.number().int().min(0), numberOrTemplate]).optional().describe('length of a string or array'),
+    length: numberOrTemplate.optional().describe('length of a string or array'),
     gt: numberOrTemplate.optional(),
     gte: numberOrTemplate.optional(),
     lt: numberOrTemplate.optional(),
