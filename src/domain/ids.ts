@@ -1,24 +1,54 @@
 /** Unguessable identifiers: every id and secret carries at least 96 random bits. */
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** Crockford-style: no I, L, O, U, so a code read aloud or typed is not misread. */
 const CODE_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
+/**
+ * CSPRNG bytes drawn 4 KiB at a time (as Node does for randomUUID): one small randomBytes call
+ * costs ~5 us, a slice of the pool ~0.1 us. Every byte is handed out once.
+ */
+const POOL_SIZE = 4096;
+const pool = Buffer.alloc(POOL_SIZE);
+let poolAt = POOL_SIZE;
+
+function randomBase64url(byteCount: number): string {
+  if (poolAt + byteCount > POOL_SIZE) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  poolAt += byteCount;
+  return pool.toString('base64url', poolAt - byteCount, poolAt);
+}
+
+function randomByte(): number {
+  if (poolAt >= POOL_SIZE) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  return pool[poolAt++]!;
+}
+
 function randomText(alphabet: string, length: number): string {
-  // Rejection sampling through randomInt keeps every character uniform.
+  // Rejection sampling keeps every character uniform: bytes at or above the last whole multiple
+  // of the alphabet's size are drawn again.
+  const limit = 256 - (256 % alphabet.length);
   let out = '';
-  for (let i = 0; i < length; i++) out += alphabet[randomInt(alphabet.length)];
+  while (out.length < length) {
+    const b = randomByte();
+    if (b < limit) out += alphabet[b % alphabet.length];
+  }
   return out;
 }
 
 /** 22 base62 characters: about 131 random bits. */
 export const newPaymentId = (): string => `pay_${randomText(BASE62, 22)}`;
-export const newPaymentToken = (): string => `ptok_${randomBytes(24).toString('base64url')}`;
+export const newPaymentToken = (): string => `ptok_${randomBase64url(24)}`;
 /** 12 characters of a 32-letter alphabet: 60 bits, unique per store (checked on insert). */
 export const newPaymentCode = (): string => randomText(CODE_ALPHABET, 12);
-export const newApiKey = (): string => `sk_sandbox_${randomBytes(24).toString('base64url')}`;
-export const newSigningSalt = (): string => randomBytes(24).toString('base64url');
+export const newApiKey = (): string => `sk_sandbox_${randomBase64url(24)}`;
+export const newSigningSalt = (): string => randomBase64url(24);
 export const newPayeeId = (): string => `payee_${randomText(BASE62, 16)}`;
 
 export const PAYMENT_ID_PATTERN = /^pay_[0-9A-Za-z]{22}$/;
