@@ -34,8 +34,11 @@ export function send(c: Context<AppEnv>, body: Envelope, headers: Record<string,
   const services = c.get('services');
   const status = services?.config.httpStatusMode === 'always-200' ? 200 : body.code;
   const warnings = c.get('warnings');
-  const out = new Headers({ 'Content-Type': 'application/json; charset=UTF-8', ...headers });
-  if (warnings?.length) out.set('Sandbox-Warning', asciiHeaderValue(warnings.join('; ')));
+  // A plain record, not a Headers object: @hono/node-server then writes it without copying it
+  // into a Headers and back (names are lower-cased as Headers would).
+  const out: Record<string, string> = { 'content-type': 'application/json; charset=UTF-8' };
+  for (const name of Object.keys(headers)) out[name.toLowerCase()] = headers[name]!;
+  if (warnings?.length) out['sandbox-warning'] = asciiHeaderValue(warnings.join('; '));
   const text = toJsonText(body);
   c.set('responseBody', text);
   return new Response(text, { status, headers: out });

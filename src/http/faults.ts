@@ -18,6 +18,11 @@ export class DroppedConnection extends Error {
 
 export const DROPPED_HEADER = 'x-sandbox-dropped';
 
+/** A `drop` answer (204 over a socket, 599 in-process); the status is read first, as it is cheap. */
+export function isDroppedResponse(res: Response): boolean {
+  return (res.status === 204 || res.status === 599) && res.headers.get(DROPPED_HEADER) !== null;
+}
+
 function socketOf(c: Context<AppEnv>): Socket | undefined {
   const env = c.env as { incoming?: { socket?: Socket } } | undefined;
   return env?.incoming?.socket;

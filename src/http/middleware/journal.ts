@@ -2,7 +2,7 @@
 import { createMiddleware } from 'hono/factory';
 import { JOURNAL_BODY_CAP } from '../../services/journal.js';
 import type { AppEnv } from '../context.js';
-import { DROPPED_HEADER } from '../faults.js';
+import { isDroppedResponse } from '../faults.js';
 
 export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
   const { journal } = c.get('services');
@@ -13,7 +13,8 @@ export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
   const merchant = c.get('merchant');
   // Only a body the handler read is journaled: an oversized one is never read at all.
   const requestBody = c.get('requestBody') ?? null;
-  const dropped = c.res.headers.get(DROPPED_HEADER) !== null;
+  // Reading c.res.headers would turn the adapter's light response into a full one: check the status first.
+  const dropped = isDroppedResponse(c.res);
   const responseBody = c.get('responseBody') ?? null;
   journal.record(merchant.payeeId, {
     at: Date.now(),
