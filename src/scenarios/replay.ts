@@ -35,7 +35,7 @@ export interface ReplayReport {
   readonly durationMs: number;
   readonly passed: number;
   readonly failed: number;
-  /** In the order the files were given (sorted by path within a folder). */
+  /** Sorted by path. */
   readonly files: readonly FileResult[];
 }
 
