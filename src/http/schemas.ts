@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { CURRENCY_CODES } from '../domain/currencies.js';
-import { MAX_AMOUNT_MINOR, MIN_AMOUNT_MINOR, toMinorUnits } from '../domain/money.js';
+import { MAX_AMOUNT_MINOR, toMinorUnits } from '../domain/money.js';
 
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
@@ -31,11 +31,14 @@ export const merchantRefNo = text('merchant_ref_no', 1, 64, true).regex(MERCHANT
 
 export const amount = z
   .number({ error: typeError('amount', 'a JSON number with at most 2 decimals, e.g. 10.50 (not a string)', true) })
-  .refine((n) => toMinorUnits(n) !== undefined, 'amount must have at most 2 decimals, e.g. 10.50')
-  .refine((n) => {
-    const minor = toMinorUnits(n);
-    return minor === undefined || (minor >= MIN_AMOUNT_MINOR && minor <= MAX_AMOUNT_MINOR);
-  }, 'amount must be between 0.01 and 9999999999.99');
+  .superRefine((n, ctx) => {
+    // Zero, negative or too large is a range error whatever the decimals (-5, 1e21); 0.001 is a decimals error.
+    if (!(n > 0 && n * 100 <= MAX_AMOUNT_MINOR)) {
+      ctx.addIssue({ code: 'custom', message: `amount must be between 0.01 and 9999999999.99, got ${n}` });
+    } else if (toMinorUnits(n) === undefined) {
+      ctx.addIssue({ code: 'custom', message: `amount must have at most 2 decimals, e.g. 10.50, got ${n}` });
+    }
+  });
 
 export function currencyCode(field: string, required: boolean) {
   return z.enum(CURRENCY_CODES as [string, ...string[]], {
