@@ -8,11 +8,12 @@
  * (so the amortised cost per write stays flat), and at shutdown.
  *
  * Files: `<dataFile>` (the lowdb snapshot, replaced atomically) and `<dataFile>.wal.<n>`
- * segments. The snapshot names the first segment it does not include; a crash between
- * writing the snapshot and deleting old segments only means they are replayed again, and
- * replaying a record twice is harmless because records are whole states, not deltas.
+ * segments. The snapshot names the first segment it does not include, so a crash between
+ * writing the snapshot and deleting old segments leaves segments that are simply skipped.
+ * A failed append is cut back to the last whole line; a torn last line (a crash mid-write,
+ * never acknowledged) is skipped on replay, and any other damage stops start-up loudly.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import { DataFile } from 'lowdb/node';
@@ -38,8 +39,6 @@ type LogRecord =
 
 export interface FileStoreOptions {
   readonly dataFile: string;
-  /** fsync every log write: survives power loss too, at ~1 ms or more per write. */
-  readonly fsync?: boolean;
   /** Fold the log into the snapshot once it holds this many records, or as many as the snapshot, whichever is more. */
   readonly compactAfter?: number;
 }
@@ -49,6 +48,8 @@ export class FileStore extends MemoryStore {
   private readonly db: Low<Snapshot>;
   private segment = 0;
   private fd: number | null = null;
+  /** Bytes in the current segment: where a failed append is cut back to. */
+  private segmentBytes = 0;
   private logRecords = 0;
   private compacting: Promise<void> | null = null;
   private closed = false;
@@ -126,6 +127,7 @@ export class FileStore extends MemoryStore {
     closeSync(this.fd);
     this.fd = nextFd;
     this.segment = next;
+    this.segmentBytes = 0;
     this.logRecords = 0;
     this.db.data = { format: SNAPSHOT_FORMAT, walSegment: next, merchants: [...this.merchants.values()], payments: [...this.payments.values()] };
     try {
@@ -142,8 +144,15 @@ export class FileStore extends MemoryStore {
     const line = `${JSON.stringify(record)}\n`;
     const bytes = Buffer.from(line, 'utf8');
     let written = 0;
-    while (written < bytes.length) written += writeSync(this.fd, bytes, written);
-    if (this.options.fsync) fsyncSync(this.fd);
+    try {
+      while (written < bytes.length) written += writeSync(this.fd, bytes, written);
+    } catch (err) {
+      // Never leave half a line behind (a failed write may still have written some bytes):
+      // the next record would be glued to it and lost on replay.
+      this.cutBack();
+      throw err;
+    }
+    this.segmentBytes += bytes.length;
     this.counters.bytesAppended += bytes.length;
     this.counters.recordsAppended++;
     this.logRecords++;
@@ -153,17 +162,31 @@ export class FileStore extends MemoryStore {
     }
   }
 
+  /** After a failed append: truncate the segment to its last whole line, or start a fresh one. */
+  private cutBack(): void {
+    try {
+      ftruncateSync(this.fd!, this.segmentBytes);
+    } catch {
+      closeSync(this.fd!);
+      this.segment++;
+      this.fd = openSync(this.segmentFile(this.segment), 'a');
+      this.segmentBytes = 0;
+    }
+  }
+
   private replay(file: string): number {
     const lines = readFileSync(file, 'utf8').split('\n');
+    const last = lines.findLastIndex((line) => line !== '');
     let count = 0;
-    for (const line of lines) {
+    for (const [index, line] of lines.entries()) {
       if (!line) continue;
       let record: LogRecord;
       try {
         record = JSON.parse(line) as LogRecord;
       } catch {
-        // A torn last line is a write that was never acknowledged.
-        continue;
+        // A torn last line is a write cut short by a crash, never acknowledged; anywhere else it is damage.
+        if (index === last) continue;
+        throw new Error(`${file} line ${index + 1} is not a whole log record: the store is damaged; restore it from a copy or move the file away to start empty`);
       }
       if (record.t === 'merchant') this.applyMerchant(record.v);
       else if (record.t === 'payment') this.applyPayment(record.v);
