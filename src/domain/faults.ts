@@ -24,7 +24,10 @@ export function parseFaults(text: string, where = 'Sandbox-Fault'): Fault[] {
     .map((part) => part.trim())
     .filter(Boolean);
   if (parts.length === 0) throw ApiError.invalid(`${where} is empty: use ${FAULT_SYNTAX}.`);
-  return parts.map((part) => parseFault(part, where));
+  const faults = parts.map((part) => parseFault(part, where));
+  const latency = faults.reduce((sum, f) => sum + (f.kind === 'latency' ? f.ms : 0), 0);
+  if (latency > MAX_LATENCY_MS) throw ApiError.invalid(`${where} asks for ${latency} ms of latency in all; the most is ${MAX_LATENCY_MS} ms.`);
+  return faults;
 }
 
 function parseFault(part: string, where: string): Fault {

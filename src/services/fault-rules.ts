@@ -4,8 +4,8 @@ import { ApiError } from '../domain/codes.js';
 import { drawRule, parseFaults, ruleMatches } from '../domain/faults.js';
 import type { Fault, FaultRule } from '../domain/faults.js';
 import type { Merchant } from '../domain/merchant.js';
-import type { Store } from '../store/store.js';
 import type { SandboxClock } from './clock.js';
+import type { MerchantService } from './merchants.js';
 
 export interface FaultRuleInput {
   readonly method: string;
@@ -16,77 +16,92 @@ export interface FaultRuleInput {
   readonly seed: number | undefined;
 }
 
+/** The faults a request drew, and the rules that fired them (to give back what was not applied). */
+export interface FaultDraw {
+  readonly faults: readonly Fault[];
+  readonly fired: readonly { readonly ruleId: string; readonly faults: readonly Fault[] }[];
+}
+
 export const MAX_RULES_PER_MERCHANT = 50;
 
 export class FaultRuleService {
   constructor(
-    private readonly store: Store,
+    private readonly merchants: MerchantService,
     private readonly clock: SandboxClock,
     private readonly defaultSeed: number,
   ) {}
 
-  async add(merchant: Merchant, input: FaultRuleInput): Promise<FaultRule> {
+  add(merchant: Merchant, input: FaultRuleInput): Promise<FaultRule> {
     parseFaults(input.fault, 'fault');
-    const current = await this.fresh(merchant);
-    const rules = current.faultRules ?? [];
-    if (rules.length >= MAX_RULES_PER_MERCHANT) {
-      throw ApiError.refused(`This merchant has ${MAX_RULES_PER_MERCHANT} fault rules, the most allowed: delete some with DELETE /sandbox/v1/faults/{id}.`);
-    }
-    const rule: FaultRule = {
-      id: `flt_${randomBytes(9).toString('base64url')}`,
-      match: { method: input.method.toUpperCase(), path: input.path },
-      fault: input.fault,
-      probability: input.probability,
-      timesLeft: input.times,
-      seed: input.seed ?? this.defaultSeed,
-      matched: 0,
-      fired: 0,
-      createdAt: this.clock.real(),
-    };
-    await this.store.saveMerchant({ ...current, faultRules: [...rules, rule] });
-    return rule;
+    return this.merchants.update(merchant.payeeId, (current) => {
+      const rules = current.faultRules ?? [];
+      if (rules.length >= MAX_RULES_PER_MERCHANT) {
+        throw ApiError.refused(`This merchant has ${MAX_RULES_PER_MERCHANT} fault rules, the most allowed: delete some with DELETE /sandbox/v1/faults/{id}.`);
+      }
+      const rule: FaultRule = {
+        id: `flt_${randomBytes(9).toString('base64url')}`,
+        match: { method: input.method.toUpperCase(), path: input.path },
+        fault: input.fault,
+        probability: input.probability,
+        timesLeft: input.times,
+        seed: input.seed ?? this.defaultSeed,
+        matched: 0,
+        fired: 0,
+        createdAt: this.clock.real(),
+      };
+      return [{ ...current, faultRules: [...rules, rule] }, rule] as const;
+    });
   }
 
   async list(merchant: Merchant): Promise<readonly FaultRule[]> {
-    return (await this.fresh(merchant)).faultRules ?? [];
+    return (await this.merchants.current(merchant)).faultRules ?? [];
   }
 
   /** Deletes one rule, or every rule when `id` is undefined; answers how many went. */
-  async remove(merchant: Merchant, id?: string): Promise<number> {
-    const current = await this.fresh(merchant);
-    const rules = current.faultRules ?? [];
-    const kept = id === undefined ? [] : rules.filter((r) => r.id !== id);
-    if (id !== undefined && kept.length === rules.length) {
-      throw ApiError.notFound(`No fault rule ${JSON.stringify(id)} for this merchant: GET /sandbox/v1/faults lists them.`);
-    }
-    if (kept.length !== rules.length) await this.store.saveMerchant({ ...current, faultRules: kept });
-    return rules.length - kept.length;
+  remove(merchant: Merchant, id?: string): Promise<number> {
+    return this.merchants.update(merchant.payeeId, (current) => {
+      const rules = current.faultRules ?? [];
+      const kept = id === undefined ? [] : rules.filter((r) => r.id !== id);
+      if (id !== undefined && kept.length === rules.length) {
+        throw ApiError.notFound(`No fault rule ${JSON.stringify(id.slice(0, 64))} for this merchant: GET /sandbox/v1/faults lists them.`);
+      }
+      return [kept.length === rules.length ? null : { ...current, faultRules: kept }, rules.length - kept.length] as const;
+    });
   }
 
   /** The faults that fire for this request; counts the draw on every matching rule. */
-  async draw(merchant: Merchant, method: string, path: string): Promise<Fault[]> {
-    if (!merchant.faultRules?.length) return [];
-    const current = await this.fresh(merchant);
-    const rules = current.faultRules ?? [];
-    const faults: Fault[] = [];
-    let changed = false;
-    const next = rules.map((rule) => {
-      if (!ruleMatches(rule, method, path)) return rule;
-      changed = true;
-      const draw = drawRule(rule);
-      if (draw.fires) faults.push(...parseFaults(rule.fault, 'fault'));
-      return draw.next;
+  draw(merchant: Merchant, method: string, path: string): Promise<FaultDraw> {
+    return this.merchants.update(merchant.payeeId, (current) => {
+      const faults: Fault[] = [];
+      const fired: { ruleId: string; faults: Fault[] }[] = [];
+      let changed = false;
+      const next = (current.faultRules ?? []).map((rule) => {
+        if (!ruleMatches(rule, method, path)) return rule;
+        changed = true;
+        const draw = drawRule(rule);
+        if (draw.fires) {
+          const ruleFaults = parseFaults(rule.fault, 'fault');
+          faults.push(...ruleFaults);
+          fired.push({ ruleId: rule.id, faults: ruleFaults });
+        }
+        return draw.next;
+      });
+      return [changed ? { ...current, faultRules: next } : null, { faults, fired }] as const;
     });
-    if (changed) await this.store.saveMerchant({ ...current, faultRules: next });
-    return faults;
   }
 
-  async clear(merchant: Merchant): Promise<void> {
-    const current = await this.fresh(merchant);
-    if (current.faultRules?.length) await this.store.saveMerchant({ ...current, faultRules: [] });
+  /** Gives back the firing of rules whose faults were never applied (the request failed first). */
+  giveBack(merchant: Merchant, ruleIds: readonly string[]): Promise<void> {
+    if (ruleIds.length === 0) return Promise.resolve();
+    return this.merchants.update(merchant.payeeId, (current) => {
+      const next = (current.faultRules ?? []).map((rule) =>
+        ruleIds.includes(rule.id) ? { ...rule, fired: rule.fired - 1, timesLeft: rule.timesLeft === null ? null : rule.timesLeft + 1 } : rule,
+      );
+      return [{ ...current, faultRules: next }, undefined] as const;
+    });
   }
 
-  private async fresh(merchant: Merchant): Promise<Merchant> {
-    return (await this.store.merchant(merchant.payeeId)) ?? merchant;
+  clear(merchant: Merchant): Promise<void> {
+    return this.merchants.update(merchant.payeeId, (current) => [current.faultRules?.length ? { ...current, faultRules: [] } : null, undefined] as const);
   }
 }

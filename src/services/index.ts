@@ -30,7 +30,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
   const sandboxClock = new SandboxClock(clock);
   const merchants = new MerchantService(store, sandboxClock, config);
   const payments = new PaymentService(store, merchants, config);
-  const webhooks = new WebhookService(store, wire.webhookBody, wire.json, config.webhookRetryDelaysMs);
+  const webhooks = new WebhookService(merchants, wire.webhookBody, wire.json, config.webhookRetryDelaysMs);
   payments.onChange(webhooks.onPaymentChange);
   return {
     config,
@@ -38,7 +38,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
     merchants,
     payments,
     qr: new QrImageCache(),
-    faultRules: new FaultRuleService(store, sandboxClock, config.seed),
+    faultRules: new FaultRuleService(merchants, sandboxClock, config.seed),
     journal: new RequestJournal(config.journal),
     rateLimiter: new RateLimiter(),
     webhooks,
@@ -87,7 +87,6 @@ export async function resetMerchant(services: Services, merchant: Merchant): Pro
   await services.faultRules.clear(merchant);
   services.journal.clear(merchant.payeeId);
   services.webhooks.clear(merchant.payeeId);
-  const current = (await services.store.merchant(merchant.payeeId)) ?? merchant;
-  await services.merchants.resetClock(current);
+  await services.merchants.resetClock(merchant);
   return erased;
 }

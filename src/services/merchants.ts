@@ -26,7 +26,13 @@ export const DEMO_MERCHANTS = [
   { payeeId: 'DEMO-MERCHANT-SIGNED', apiKey: 'sk_sandbox_demo_signed_key', salt: 'demo-signing-salt', requireSignature: true },
 ] as const;
 
+/** A change to a merchant record: the new record (or null for none) and what to answer. */
+export type MerchantChange<T> = (current: Merchant) => readonly [Merchant | null, T];
+
 export class MerchantService {
+  /** Per merchant, the tail of its queue of changes: changes to one merchant never interleave. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly store: Store,
     private readonly clock: SandboxClock,
@@ -95,17 +101,45 @@ export class MerchantService {
     return this.clock.now(merchant);
   }
 
-  async advanceClock(merchant: Merchant, seconds: number): Promise<Merchant> {
-    const next = { ...merchant, clockOffsetMs: merchant.clockOffsetMs + seconds * 1000 };
-    await this.store.saveMerchant(next);
-    return next;
+  /**
+   * Reads the stored merchant, applies `change` and stores the result, one change at a time per
+   * merchant, so a slow request holding an old copy cannot overwrite a newer fault rule, webhook
+   * URL or clock offset.
+   */
+  update<T>(payeeId: string, change: MerchantChange<T>): Promise<T> {
+    const run = (this.queues.get(payeeId) ?? Promise.resolve()).then(async () => {
+      const current = await this.store.merchant(payeeId);
+      if (!current) throw ApiError.unauthenticated('The Service-Api-Key is not recognised: its merchant no longer exists.');
+      const [next, result] = change(current);
+      if (next) await this.store.saveMerchant(next);
+      return result;
+    });
+    const tail = run.catch(() => undefined);
+    this.queues.set(payeeId, tail);
+    void tail.then(() => {
+      if (this.queues.get(payeeId) === tail) this.queues.delete(payeeId);
+    });
+    return run;
   }
 
-  async resetClock(merchant: Merchant): Promise<Merchant> {
-    if (merchant.clockOffsetMs === 0) return merchant;
-    const next = { ...merchant, clockOffsetMs: 0 };
-    await this.store.saveMerchant(next);
-    return next;
+  /** The merchant as stored now (the copy a request authenticated with may be older). */
+  async current(merchant: Merchant): Promise<Merchant> {
+    return (await this.store.merchant(merchant.payeeId)) ?? merchant;
+  }
+
+  advanceClock(merchant: Merchant, seconds: number): Promise<Merchant> {
+    return this.update(merchant.payeeId, (current) => {
+      const next = { ...current, clockOffsetMs: current.clockOffsetMs + seconds * 1000 };
+      return [next, next] as const;
+    });
+  }
+
+  resetClock(merchant: Merchant): Promise<Merchant> {
+    return this.update(merchant.payeeId, (current) => {
+      if (current.clockOffsetMs === 0) return [null, current] as const;
+      const next = { ...current, clockOffsetMs: 0 };
+      return [next, next] as const;
+    });
   }
 }
 

@@ -8,7 +8,7 @@ import { ApiError } from '../domain/codes.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment, PaymentEvent } from '../domain/payment.js';
 import { signBody } from '../domain/signature.js';
-import type { Store } from '../store/store.js';
+import type { MerchantService } from './merchants.js';
 
 /** Writes the JSON body of one event (without sign); the HTTP layer owns the wire format. */
 export type WebhookBodyWriter = (merchant: Merchant, payment: Payment, event: PaymentEvent, eventId: string) => Record<string, unknown>;
@@ -45,31 +45,33 @@ export class WebhookService {
   private closed = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly merchants: MerchantService,
     private readonly writeBody: WebhookBodyWriter,
     private readonly writeJson: JsonWriter,
     private readonly retryDelaysMs: readonly number[] = DEFAULT_RETRY_DELAYS_MS,
   ) {}
 
-  async setUrl(merchant: Merchant, url: string | null): Promise<Merchant> {
-    const current = (await this.store.merchant(merchant.payeeId)) ?? merchant;
-    const next = { ...current, webhookUrl: url };
-    await this.store.saveMerchant(next);
-    return next;
+  setUrl(merchant: Merchant, url: string | null): Promise<Merchant> {
+    return this.merchants.update(merchant.payeeId, (current) => {
+      const next = { ...current, webhookUrl: url };
+      return [next, next] as const;
+    });
   }
 
   async url(merchant: Merchant): Promise<string | null> {
-    return ((await this.store.merchant(merchant.payeeId)) ?? merchant).webhookUrl ?? null;
+    return (await this.merchants.current(merchant)).webhookUrl ?? null;
   }
 
   /** The payment listener: one delivery per event, to the URL set when the change committed. */
   readonly onPaymentChange = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]): void => {
     if (this.closed) return;
-    void this.store.merchant(merchant.payeeId).then((current) => {
-      const url = current?.webhookUrl;
-      if (!url || !current) return;
-      for (const event of events) this.enqueue(current, url, payment, event);
-    });
+    void this.merchants
+      .current(merchant)
+      .then((current) => {
+        const url = current.webhookUrl;
+        if (url) for (const event of events) this.enqueue(current, url, payment, event);
+      })
+      .catch((err: unknown) => console.error('webhook enqueue failed:', err instanceof Error ? err.message : err));
   };
 
   deliveries(payeeId: string, limit: number): readonly Delivery[] {

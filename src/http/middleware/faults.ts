@@ -1,31 +1,43 @@
 /** Applies the faults of the Sandbox-Fault header and of the merchant's fault rules (public routes). */
 import { createMiddleware } from 'hono/factory';
-import { describeFault, parseFaults } from '../../domain/faults.js';
+import { describeFault, MAX_LATENCY_MS, parseFaults } from '../../domain/faults.js';
 import type { Fault } from '../../domain/faults.js';
+import type { FaultDraw } from '../../services/fault-rules.js';
 import type { AppEnv } from '../context.js';
 import { applyCommittedFault, injectedError } from '../faults.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const NO_DRAW: FaultDraw = { faults: [], fired: [] };
+const afterCommit = (f: Fault) => f.kind === 'error-after-commit' || f.kind === 'timeout' || f.kind === 'drop';
 
 export const injectFaults = createMiddleware<AppEnv>(async (c, next) => {
   const header = c.req.header('sandbox-fault');
   const merchant = c.get('merchant');
-  const faults: Fault[] = header ? parseFaults(header) : [];
-  if (merchant.faultRules?.length) faults.push(...(await c.get('services').faultRules.draw(merchant, c.req.method, c.req.path)));
+  const fromHeader = header ? parseFaults(header) : [];
+  const drawn = merchant.faultRules?.length ? await c.get('services').faultRules.draw(merchant, c.req.method, c.req.path) : NO_DRAW;
+  const faults = [...fromHeader, ...drawn.faults];
   if (faults.length === 0) return next();
-  c.set('fault', faults.map(describeFault).join(', '));
 
-  for (const fault of faults) if (fault.kind === 'latency') await sleep(fault.ms);
+  const applied: Fault[] = faults.filter((f) => f.kind === 'latency');
+  const latency = applied.reduce((sum, f) => sum + (f.kind === 'latency' ? f.ms : 0), 0);
+  if (latency > 0) await sleep(Math.min(latency, MAX_LATENCY_MS));
   const before = faults.find((f) => f.kind === 'error');
   if (before?.kind === 'error') {
+    applied.push(before);
     c.res = injectedError(c, before.status, false);
-    return;
+  } else {
+    await next();
+    // A handler that threw committed nothing: its own error answer stands.
+    if (!c.error) {
+      for (const fault of faults.filter(afterCommit)) {
+        applied.push(fault);
+        if (fault.kind === 'error-after-commit') c.res = injectedError(c, fault.status, true);
+        else if (fault.kind === 'timeout' || fault.kind === 'drop') c.res = await applyCommittedFault(c, fault.kind);
+      }
+    }
   }
-  await next();
-  // A handler that threw committed nothing: its own error answer stands.
-  if (c.error) return;
-  for (const fault of faults) {
-    if (fault.kind === 'error-after-commit') c.res = injectedError(c, fault.status, true);
-    else if (fault.kind === 'timeout' || fault.kind === 'drop') c.res = await applyCommittedFault(c, fault.kind);
-  }
+  if (applied.length > 0) c.set('fault', applied.map(describeFault).join(', '));
+  // A rule whose after-commit fault never got its chance is not used up by this request.
+  const unused = drawn.fired.filter((rule) => rule.faults.some((f) => afterCommit(f) && !applied.includes(f))).map((rule) => rule.ruleId);
+  await c.get('services').faultRules.giveBack(merchant, unused);
 });
