@@ -1,5 +1,6 @@
 /** createApp(services): the one Hono app, used by the server, the library and the tests alike. */
 import { Hono } from 'hono';
+import { TrieRouter } from 'hono/router/trie-router';
 import type { Context } from 'hono';
 import { ApiError, Code } from '../domain/codes.js';
 import { PUBLIC_ROUTES, publicApi } from './api/payments.js';
@@ -33,14 +34,18 @@ export function createApp(services: Services): Hono<AppEnv> {
 
   app.get('/healthz', (c) => ok(c, `ok: the ${services.store.kind} store is open.`, { store: services.store.kind }));
 
+  // Filled once every route is registered; read at request time.
+  const routes = new RouteIndex();
+  const authenticate = requireApiKey((method, path) => routes.has(method, path));
+
   const api = publicApi(services.config.productTypes);
   for (const prefix of PUBLIC_PREFIXES) {
-    app.use(`${prefix}/*`, requireApiKey, journalRequests, limitRate, injectFaults);
+    app.use(`${prefix}/*`, authenticate, journalRequests, limitRate, injectFaults);
     app.route(prefix, api);
   }
 
   const keyed = new Hono<AppEnv>();
-  keyed.use('*', requireApiKey, journalRequests, limitRate);
+  keyed.use('*', authenticate, journalRequests, limitRate);
   keyed.route('/', controlRoutes());
   keyed.route('/', clockRoutes());
   keyed.route('/', keyedCatalogueRoutes());
@@ -55,6 +60,7 @@ export function createApp(services: Services): Hono<AppEnv> {
 
   app.route('/sandbox', pagesRoutes());
 
+  routes.index(app);
   answerWrongMethods(app);
 
   app.notFound((c) =>
@@ -72,6 +78,22 @@ export function createApp(services: Services): Hono<AppEnv> {
   });
 
   return app;
+}
+
+/** The method and path of every route the app serves, matched by Hono's own router, to tell a real route from a typo. */
+class RouteIndex {
+  private readonly router = new TrieRouter<true>();
+
+  index(app: Hono<AppEnv>): void {
+    for (const route of app.routes) {
+      if (route.method === 'ALL' || route.path.includes('*')) continue;
+      this.router.add(route.method, route.path, true);
+    }
+  }
+
+  has(method: string, path: string): boolean {
+    return this.router.match(method === 'HEAD' ? 'GET' : method, path)[0].length > 0;
+  }
 }
 
 function clientHungUp(err: Error): boolean {

@@ -13,6 +13,7 @@ const afterCommit = (f: Fault) => f.kind === 'error-after-commit' || f.kind === 
 export const injectFaults = createMiddleware<AppEnv>(async (c, next) => {
   const header = c.req.header('sandbox-fault');
   const merchant = c.get('merchant');
+  if (!merchant) return next();
   const fromHeader = header ? parseFaults(header) : [];
   const drawn = merchant.faultRules?.length ? await c.get('services').faultRules.draw(merchant, c.req.method, c.req.path) : NO_DRAW;
   const faults = [...fromHeader, ...drawn.faults];

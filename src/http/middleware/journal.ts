@@ -6,7 +6,7 @@ import { isDroppedResponse } from '../faults.js';
 
 export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
   const { journal } = c.get('services');
-  if (!journal.enabled) return next();
+  if (!journal.enabled || !c.get('merchant')) return next();
   const started = performance.now();
   const path = c.req.path;
   await next();

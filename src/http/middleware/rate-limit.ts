@@ -5,7 +5,7 @@ import type { AppEnv } from '../context.js';
 
 export const limitRate = createMiddleware<AppEnv>(async (c, next) => {
   const merchant = c.get('merchant');
-  const limit = merchant.settings.rateLimitPerSecond;
+  const limit = merchant?.settings.rateLimitPerSecond ?? 0;
   if (limit > 0) {
     const wait = c.get('services').rateLimiter.take(merchant.payeeId, limit, Date.now());
     if (wait > 0) {

@@ -141,10 +141,11 @@ describe('authentication', () => {
     ['the signing salt instead of the key', {}, 'demo-signing-salt'],
   ];
 
-  it.each(keyedRoutes.flatMap((r) => badKeys.map((k) => [r[0], r[1](demo.P), k[0], r[2], k] as const)))(
+  // The title shows the route; the real id is only known once beforeAll has run.
+  it.each(keyedRoutes.flatMap((r) => badKeys.map((k) => [r[0], r[1]('{payment_id}'), k[0], r, k] as const)))(
     '%s %s with %s: 401, nothing changes',
-    async (method, path, _name, body, [, headers, key]) => {
-      const answer = await expectRefusedUnchanged(sandbox, method, path, { key, headers, ...(body === undefined ? {} : { body }) }, 401, /Service-Api-Key/, [DEMO_KEY, other.api_key]);
+    async (method, _title, _name, [, path, body], [, headers, key]) => {
+      const answer = await expectRefusedUnchanged(sandbox, method, path(demo.P), { key, headers, ...(body === undefined ? {} : { body }) }, 401, /Service-Api-Key/, [DEMO_KEY, other.api_key]);
       expect(answer.text).not.toContain(DEMO_KEY);
     },
   );
