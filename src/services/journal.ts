@@ -30,12 +30,26 @@ export const JOURNAL_CAP = 500;
 export const JOURNAL_BODY_CAP = 8 * 1024;
 
 const SECRET_FIELDS = new Set(['sign', 'signing_salt', 'api_key', 'salt']);
+const SECRET_IN_TEXT = /("(?:sign|signing_salt|api_key|salt)"\s*:\s*)"((?:[^"\\]|\\.)*)"/g;
 
-/** A body as journaled: parsed when it is JSON, with secret fields masked. */
+function mask(value: string): string {
+  return value.startsWith('***') ? value : `***${value.length > 8 ? value.slice(-4) : ''}`;
+}
+
+/**
+ * A body as it may be kept: secret fields masked in the text itself, then cut to the cap, so a
+ * body too long to parse after cutting still shows no secret.
+ */
+export function bodyToKeep(text: string): string {
+  const masked = text.includes('"sign') || text.includes('"api_key"') || text.includes('"salt"') ? text.replace(SECRET_IN_TEXT, (_m, head: string, value: string) => `${head}"${mask(value)}"`) : text;
+  return masked.slice(0, JOURNAL_BODY_CAP);
+}
+
+/** A kept body as shown: parsed when it is JSON, secret fields masked once more (escaped names too). */
 export function maskedBody(text: string | null): unknown {
   if (text === null || text === '') return null;
   try {
-    return JSON.parse(text, (key, value: unknown) => (SECRET_FIELDS.has(key) && typeof value === 'string' ? `***${value.length > 8 ? value.slice(-4) : ''}` : value));
+    return JSON.parse(text, (key, value: unknown) => (SECRET_FIELDS.has(key) && typeof value === 'string' ? mask(value) : value));
   } catch {
     return text;
   }

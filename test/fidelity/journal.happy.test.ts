@@ -103,3 +103,23 @@ describe('request journal', () => {
     expect(mine.some((e) => e.path.includes('pay_secret_probe'))).toBe(false);
   });
 });
+
+describe('journal masking of long bodies', () => {
+  let sandbox: Sandbox;
+  beforeAll(async () => {
+    sandbox = await memorySandbox();
+  });
+  afterAll(() => sandbox.close());
+
+  it('masks sign even when the body is cut and no longer parses', async () => {
+    const metadata = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v'.repeat(150)]));
+    const secret = 'b'.repeat(128);
+    // An unknown field makes the body longer than the 8 KiB the journal keeps.
+    await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', { sign: secret, sign_type: 'SHA512', ...createBody({ metadata, notes: 'n'.repeat(4000) }) }));
+    const text = await (await sandbox.fetch(jsonRequest('GET', '/sandbox/v1/requests?method=POST&limit=1'))).text();
+    const entry = (JSON.parse(text) as { requests: { request_body: unknown }[] }).requests[0]!;
+    expect(typeof entry.request_body).toBe('string');
+    expect(text).not.toContain('bbbbbbbbbbbbbbbb');
+    expect(entry.request_body as string).toContain('"sign":"***bbbb"');
+  });
+});

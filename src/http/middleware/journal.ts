@@ -1,6 +1,6 @@
 /** Journals every keyed request of a merchant: what was sent, what was answered, how long it took. */
 import { createMiddleware } from 'hono/factory';
-import { JOURNAL_BODY_CAP } from '../../services/journal.js';
+import { bodyToKeep } from '../../services/journal.js';
 import type { AppEnv } from '../context.js';
 import { isDroppedResponse } from '../faults.js';
 
@@ -23,8 +23,8 @@ export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
     alias: path.startsWith('/v1/'),
     status: dropped ? 'dropped' : c.res.status,
     code: dropped || !responseBody ? null : codeOf(responseBody),
-    requestBody: requestBody === null ? null : requestBody.slice(0, JOURNAL_BODY_CAP),
-    responseBody: dropped || responseBody === null ? null : responseBody.slice(0, JOURNAL_BODY_CAP),
+    requestBody: requestBody === null ? null : bodyToKeep(requestBody),
+    responseBody: dropped || responseBody === null ? null : bodyToKeep(responseBody),
     latencyMs: Math.round((performance.now() - started) * 10) / 10,
     fault: c.get('fault') ?? null,
     warnings: [...c.get('warnings')],
