@@ -61,7 +61,13 @@ async function serveCommand(options: ServeOptions): Promise<void> {
     stopping = true;
     console.log(`${signal}: finishing in-flight requests and writing the store...`);
     await server.close();
-    await sandbox.close();
+    try {
+      await sandbox.close();
+    } catch (err) {
+      // The log still holds every acknowledged change; the next start replays it.
+      console.error(`could not write the store snapshot (${err instanceof Error ? err.message : String(err)}); the write-ahead log keeps every change and the next start replays it`);
+      process.exit(1);
+    }
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -86,11 +86,15 @@ export class FileStore extends MemoryStore {
 
   override async close(): Promise<void> {
     if (this.closed) return;
-    await this.compacting;
-    await this.compact();
     this.closed = true;
-    if (this.fd !== null) closeSync(this.fd);
-    this.fd = null;
+    try {
+      await this.compacting?.catch(() => undefined);
+      await this.compact();
+    } finally {
+      // Whatever the snapshot did, every acknowledged change is already in the log.
+      if (this.fd !== null) closeSync(this.fd);
+      this.fd = null;
+    }
   }
 
   override async saveMerchant(merchant: Merchant): Promise<void> {
