@@ -26,6 +26,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxConfig> {
   if (!Number.isInteger(rate) || rate < 0) throw new Error(`SANDBOX_RATE_LIMIT must be a whole number (0 is off), got ${env.SANDBOX_RATE_LIMIT}`);
   const retention = Number(env.SANDBOX_RETENTION_DAYS ?? '0');
   if (!Number.isInteger(retention) || retention < 0) throw new Error(`SANDBOX_RETENTION_DAYS must be a whole number of days (0 keeps everything), got ${env.SANDBOX_RETENTION_DAYS}`);
+  const privateTargets = env.SANDBOX_WEBHOOK_PRIVATE ?? 'allow';
+  if (privateTargets !== 'allow' && privateTargets !== 'deny') throw new Error(`SANDBOX_WEBHOOK_PRIVATE must be allow or deny, got ${privateTargets}`);
   return {
     publicBaseUrl: env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
     adminToken: env.SANDBOX_ADMIN_TOKEN || undefined,
@@ -33,6 +35,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxConfig> {
     defaultRateLimit: rate,
     journal: env.SANDBOX_JOURNAL !== 'off',
     retentionDays: retention,
+    webhookPrivateTargets: privateTargets === 'allow',
   };
 }
 

@@ -26,6 +26,8 @@ export interface SandboxConfig {
   readonly retentionDays: number;
   /** Delay before each webhook attempt, ms; the first is normally 0. */
   readonly webhookRetryDelaysMs: readonly number[];
+  /** Deliver webhooks to loopback and private addresses (SANDBOX_WEBHOOK_PRIVATE=deny turns it off, for a hosted sandbox). */
+  readonly webhookPrivateTargets: boolean;
 }
 
 export const DEFAULT_PRODUCT_TYPES = ['QR_DYNAMIC', 'QR_STATIC', 'IN_APP'] as const;
@@ -58,6 +60,7 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     journal: true,
     retentionDays: 0,
     webhookRetryDelaysMs: [0, 1000, 5000, 30_000, 120_000],
+    webhookPrivateTargets: true,
     ...overrides,
   };
 }

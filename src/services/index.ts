@@ -30,7 +30,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
   const sandboxClock = new SandboxClock(clock);
   const merchants = new MerchantService(store, sandboxClock, config);
   const payments = new PaymentService(store, merchants, config);
-  const webhooks = new WebhookService(merchants, wire.webhookBody, wire.json, config.webhookRetryDelaysMs);
+  const webhooks = new WebhookService(merchants, wire.webhookBody, wire.json, config.webhookRetryDelaysMs, config.webhookPrivateTargets);
   payments.onChange(webhooks.onPaymentChange);
   return {
     config,

@@ -4,6 +4,8 @@
  * kept in a bounded delivery log and replayable.
  */
 import { randomBytes } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { BlockList } from 'node:net';
 import { ApiError } from '../domain/codes.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment, PaymentEvent } from '../domain/payment.js';
@@ -36,8 +38,27 @@ export interface Delivery {
 
 export const DELIVERY_LOG_CAP = 200;
 export const WEBHOOK_TIMEOUT_MS = 5000;
-/** Delay before each attempt; the first is immediate. */
-export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [0, 1000, 5000, 30_000, 120_000];
+
+const PRIVATE_RANGES = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
+  ['172.16.0.0', 12], ['192.168.0.0', 16], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) PRIVATE_RANGES.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) PRIVATE_RANGES.addSubnet(network, prefix, 'ipv6');
+
+export function isPrivateAddress(address: string, family: number): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return PRIVATE_RANGES.check(mapped[1]!, 'ipv4');
+  return PRIVATE_RANGES.check(address, family === 6 ? 'ipv6' : 'ipv4');
+}
+
+/** Throws when the URL's host is, or resolves to, a loopback, private or link-local address. */
+async function refusePrivateTarget(url: string): Promise<void> {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  const addresses = await lookup(host, { all: true });
+  const blocked = addresses.find((a) => isPrivateAddress(a.address, a.family));
+  if (blocked) throw new Error(`refused: ${host} is ${blocked.address}, a private address; this sandbox delivers webhooks to public addresses only (SANDBOX_WEBHOOK_PRIVATE=deny)`);
+}
 
 export class WebhookService {
   private readonly logs = new Map<string, Delivery[]>();
@@ -48,7 +69,9 @@ export class WebhookService {
     private readonly merchants: MerchantService,
     private readonly writeBody: WebhookBodyWriter,
     private readonly writeJson: JsonWriter,
-    private readonly retryDelaysMs: readonly number[] = DEFAULT_RETRY_DELAYS_MS,
+    private readonly retryDelaysMs: readonly number[],
+    /** Deliver to loopback, private and link-local addresses (local use); a hosted sandbox denies them. */
+    private readonly allowPrivateTargets = true,
   ) {}
 
   setUrl(merchant: Merchant, url: string | null): Promise<Merchant> {
@@ -143,6 +166,7 @@ export class WebhookService {
     let status: number | null = null;
     let error: string | null = null;
     try {
+      if (!this.allowPrivateTargets) await refusePrivateTarget(delivery.url);
       const res = await fetch(delivery.url, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', 'Sandbox-Event-Id': delivery.eventId, 'User-Agent': 'payreq-sandbox-webhooks' },
