@@ -5,8 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { decodeEmvPayload } from './domain/emv.js';
 import { createSandbox } from './index.js';
-import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS } from './scenarios/replay.js';
-import { replayCommand } from './scenarios/replay-command.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS } from './scenarios/defaults.js';
 import type { ReplayCommandOptions } from './scenarios/replay-command.js';
 import type { HttpStatusMode, SandboxConfig } from './services/config.js';
 
@@ -122,6 +121,8 @@ export function buildProgram(): Command {
     .option('--no-color', 'plain output, also when stdout is a terminal')
     .addHelpText('after', '\nExamples:\n  payreq-sandbox replay scenarios/\n  payreq-sandbox replay scenarios/ --base-url http://localhost:8080 --junit reports/scenarios.xml')
     .action(async (paths: string[], options: ReplayCommandOptions) => {
+      // Loaded only for this command: the runner and its YAML parser add ~150 ms to every start-up.
+      const { replayCommand } = await import('./scenarios/replay-command.js');
       process.exitCode = await replayCommand(paths, options);
     });
 

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { createSandbox } from '../index.js';
 import type { Sandbox } from '../index.js';
+import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS } from './defaults.js';
 import { httpTransport } from './http.js';
 import { findScenarioFiles, loadScenarioFile, ScenarioFileError } from './load.js';
 import type { LoadedScenario } from './load.js';
@@ -39,8 +40,7 @@ export interface ReplayReport {
   readonly files: readonly FileResult[];
 }
 
-export const DEFAULT_TIMEOUT_MS = 10_000;
-export const DEFAULT_CONCURRENCY = 4;
+export { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS };
 const IN_PROCESS_BASE = 'http://sandbox.test';
 
 /** Loads the files under `paths` and replays them; a malformed file is a failed file, not a crash. */
