@@ -1,6 +1,5 @@
 /** QR images of EMV payloads. The image is a pure function of the payload, so it is cached. */
 import { createHash } from 'node:crypto';
-import QRCode from 'qrcode';
 import { findCurrency } from '../domain/currencies.js';
 import { toEmvPayload } from '../domain/emv.js';
 import type { Merchant } from '../domain/merchant.js';
@@ -55,7 +54,11 @@ export class QrImageCache {
   }
 }
 
+/** qrcode costs ~50 ms to load: loaded on the first image, not at start-up. */
+let qrcodeModule: Promise<typeof import('qrcode')> | undefined;
+
 async function render(payload: string, format: QrFormat): Promise<QrImage> {
+  const QRCode = await (qrcodeModule ??= import('qrcode'));
   const etag = `"${createHash('sha256').update(`${format}:${payload}`).digest('base64url').slice(0, 22)}"`;
   const options = { errorCorrectionLevel: 'M' as const, margin: 2 };
   if (format === 'svg') {
