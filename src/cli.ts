@@ -25,6 +25,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxConfig> {
   if (!Number.isInteger(rate) || rate < 0) throw new Error(`SANDBOX_RATE_LIMIT must be a whole number (0 is off), got ${env.SANDBOX_RATE_LIMIT}`);
   const retention = Number(env.SANDBOX_RETENTION_DAYS ?? '0');
   if (!Number.isInteger(retention) || retention < 0) throw new Error(`SANDBOX_RETENTION_DAYS must be a whole number of days (0 keeps everything), got ${env.SANDBOX_RETENTION_DAYS}`);
+  if (env.PUBLIC_BASE_URL && !/^https?:\/\/[^/\s]+(\/\S*)?$/.test(env.PUBLIC_BASE_URL)) {
+    throw new Error(`PUBLIC_BASE_URL must be an absolute http(s) URL such as https://sandbox.example.com, got ${env.PUBLIC_BASE_URL}`);
+  }
   const privateTargets = env.SANDBOX_WEBHOOK_PRIVATE ?? 'allow';
   if (privateTargets !== 'allow' && privateTargets !== 'deny') throw new Error(`SANDBOX_WEBHOOK_PRIVATE must be allow or deny, got ${privateTargets}`);
   return {
@@ -47,7 +50,9 @@ interface ServeOptions {
 }
 
 async function serveCommand(options: ServeOptions): Promise<void> {
-  const storeKind = options.memory || process.env.SANDBOX_STORE === 'memory' ? 'memory' : 'file';
+  const storeEnv = process.env.SANDBOX_STORE ?? 'file';
+  if (storeEnv !== 'file' && storeEnv !== 'memory') throw new Error(`SANDBOX_STORE must be file or memory, got ${storeEnv}`);
+  const storeKind = options.memory || storeEnv === 'memory' ? 'memory' : 'file';
   const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, seed: options.seed, config: configFromEnv(process.env) });
   const server = await sandbox.listen(options.port, options.host);
   const base = sandbox.services.config.publicBaseUrl ?? `http://localhost:${server.port}`;

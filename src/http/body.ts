@@ -54,6 +54,10 @@ export async function readJsonObject(c: Context<AppEnv>, optional = false): Prom
   if (!type || !JSON_TYPE.test(type)) {
     throw new ApiError(Code.UNSUPPORTED_MEDIA_TYPE, `Content-Type must be application/json, got ${type ? JSON.stringify(type) : 'none'}: send the body as JSON with that header.`);
   }
+  const charset = /;\s*charset\s*=\s*"?([\w-]+)/i.exec(type)?.[1];
+  if (charset && !/^utf-?8$/i.test(charset)) {
+    throw new ApiError(Code.UNSUPPORTED_MEDIA_TYPE, `The body must be UTF-8 JSON, got charset ${JSON.stringify(charset)}: send Content-Type: application/json (UTF-8).`);
+  }
   const text = Number.isFinite(length) ? await c.req.text() : await readLimited(c.req.raw);
   if (Buffer.byteLength(text) > BODY_LIMIT_BYTES) throw tooLarge();
   c.set('requestBody', text);

@@ -223,9 +223,9 @@ function asset(name: string): Buffer {
 
 const DOCS_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>payreq-sandbox API reference</title><link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
-<body><div id="ui"></div><script src="/docs/assets/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui', deepLinking: true });</script></body></html>`;
+<title>payreq-sandbox API reference</title><link rel="stylesheet" href="docs/assets/swagger-ui.css"></head>
+<body><div id="ui"></div><script src="docs/assets/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#ui', deepLinking: true });</script></body></html>`;
 
 export function openApiRoutes(productTypes: readonly string[]): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();

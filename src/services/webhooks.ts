@@ -104,7 +104,8 @@ export class WebhookService {
   /** Sends a delivery again now, with a fresh series of retries. */
   replay(payeeId: string, deliveryId: string): Delivery {
     const delivery = this.logs.get(payeeId)?.find((d) => d.id === deliveryId);
-    if (!delivery) throw ApiError.notFound(`No webhook delivery ${JSON.stringify(deliveryId)} for this merchant: GET /sandbox/v1/webhook/deliveries lists them.`);
+    if (!delivery) throw ApiError.notFound(`No webhook delivery ${JSON.stringify(deliveryId.slice(0, 64))} for this merchant: GET /sandbox/v1/webhook/deliveries lists them.`);
+    if (delivery.state === 'pending') throw ApiError.refused(`Delivery ${delivery.id} is still being sent (next attempt at ${new Date(delivery.nextAttemptAt ?? Date.now()).toISOString()}); replay it once it is delivered or failed.`);
     delivery.state = 'pending';
     this.schedule(delivery, 0, 0);
     return delivery;

@@ -32,7 +32,7 @@ export function openCatalogueRoutes(): Hono<AppEnv> {
     const found = PAYMENT_TOKEN_PATTERN.test(token) ? await payments.byToken(token) : undefined;
     if (!found) throw ApiError.notFound('No payment has this payment_token: use the image_url returned by create.');
     const image = await qr.image(emvPayloadOf(found.payment, found.merchant), format);
-    const headers = { 'Content-Type': image.contentType, ETag: image.etag, 'Cache-Control': 'public, max-age=86400, immutable' };
+    const headers = { 'Content-Type': image.contentType, ETag: image.etag, 'Cache-Control': 'private, max-age=86400, immutable' };
     if (c.req.header('if-none-match') === image.etag) return new Response(null, { status: 304, headers });
     return new Response(image.body, { status: 200, headers });
   });
