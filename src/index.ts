@@ -16,7 +16,7 @@ import type { RunningServer } from './server.js';
 import type { Clock } from './services/clock.js';
 import { defaultConfig } from './services/config.js';
 import type { SandboxConfig } from './services/config.js';
-import { createServices, resetMerchant, startScheduler } from './services/index.js';
+import { advanceClock, createServices, resetMerchant, startScheduler } from './services/index.js';
 import type { EnrollInput } from './services/merchants.js';
 import { FileStore } from './store/file-store.js';
 import { MemoryStore } from './store/memory-store.js';
@@ -98,8 +98,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       await services.payments.settle(await merchantOf(apiKey), paymentId);
     },
     async advanceClock(apiKey, seconds) {
-      const merchant = await services.merchants.advanceClock(await merchantOf(apiKey), seconds);
-      await services.payments.runDue(merchant);
+      await advanceClock(services, await merchantOf(apiKey), seconds);
     },
     async reset(apiKey) {
       await resetMerchant(services, await merchantOf(apiKey));

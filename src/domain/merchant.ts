@@ -3,7 +3,7 @@ import type { FaultRule } from './faults.js';
 
 export interface MerchantSettings {
   readonly requireSignature: boolean;
-  /** Minutes a payment stays P or W before it expires. */
+  /** Seconds a payment stays P or W before it expires. */
   readonly qrTtlSeconds: number;
   /** Settle paid payments at the first UTC midnight of the merchant's clock after payment. */
   readonly autoSettle: boolean;

@@ -73,6 +73,12 @@ export interface Payment {
 /** The history keeps its first event and the newest ones, so memory stays bounded. */
 export const HISTORY_CAP = 100;
 
+/** P or W: the payer has not paid, and the payment has not ended. */
 export function isOpen(p: Payment): boolean {
   return p.status === 'P' || p.status === 'W';
+}
+
+/** Can still change without a request: open, or paid and not yet settled. */
+export function isLive(p: Payment): boolean {
+  return isOpen(p) || (p.status === 'A' && !p.settled);
 }

@@ -3,7 +3,7 @@
  * pickup/pay/fail/expire/settle, the clock and the magic payers all call `transition`.
  */
 import { ApiError } from './codes.js';
-import { HISTORY_CAP, STATUS_MEANINGS } from './payment.js';
+import { HISTORY_CAP, isOpen, STATUS_MEANINGS } from './payment.js';
 import type { Actor, Fee, Payer, Payment, PaymentEvent, PaymentEventType, PaymentSource, PaymentStatus } from './payment.js';
 
 export type PaymentAction =
@@ -51,7 +51,7 @@ function describe(p: Payment): string {
 
 /** Why an action is refused in the payment's current state, or null when it is allowed. */
 export function refusal(p: Payment, type: ActionType): string | null {
-  const open = p.status === 'P' || p.status === 'W';
+  const open = isOpen(p);
   const paidUnsettled = p.status === 'A' && !p.settled;
   const head = `Cannot ${VERB[type]} payment ${p.id}: it is ${describe(p)}`;
   switch (type) {
@@ -156,7 +156,7 @@ export function nextUtcMidnight(ms: number): number {
 }
 
 export function dueWork(p: Payment, now: number, autoSettle: boolean): DueWork | null {
-  if (p.status === 'P' || p.status === 'W') {
+  if (isOpen(p)) {
     if (p.payDueAt !== null && p.payDueAt <= now && p.payDueAt < p.expiresAt) return { kind: 'pay', at: p.payDueAt };
     if (p.expiresAt <= now) return { kind: 'expire', at: p.expiresAt };
     return null;

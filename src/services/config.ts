@@ -18,6 +18,8 @@ export interface SandboxConfig {
   /** Seed of generated payers and of fault-rule randomness. */
   readonly seed: number;
   readonly maxPaymentsPerMerchant: number;
+  /** Enrolment is refused past this many merchants, so a shared sandbox's memory stays bounded. */
+  readonly maxMerchants: number;
   /** How long a `timeout` fault holds a response at most, ms. */
   readonly timeoutHoldMs: number;
   /** Keep the request journal (SANDBOX_JOURNAL=off turns it off, for benchmarks). */
@@ -56,6 +58,7 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     rates: overrides.rates ?? loadRates(),
     seed: 42,
     maxPaymentsPerMerchant: 200_000,
+    maxMerchants: 10_000,
     timeoutHoldMs: 120_000,
     journal: true,
     retentionDays: 0,

@@ -80,6 +80,12 @@ export function startScheduler(services: Services, everyMs = 1000): () => void {
   return () => clearInterval(timer);
 }
 
+/** Moves the merchant's clock forward and applies what falls due; answers the merchant and how many payments changed. */
+export async function advanceClock(services: Services, merchant: Merchant, seconds: number): Promise<{ merchant: Merchant; changed: number }> {
+  const advanced = await services.merchants.advanceClock(merchant, seconds);
+  return { merchant: advanced, changed: await services.payments.runDue(advanced) };
+}
+
 /** Erases a merchant's payments, journal and fault rules and resets its clock; its key and settings stay. */
 export async function resetMerchant(services: Services, merchant: Merchant): Promise<number> {
   const erased = await services.store.countPayments(merchant.payeeId);

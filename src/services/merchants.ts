@@ -49,6 +49,9 @@ export class MerchantService {
   }
 
   async enroll(input: EnrollInput): Promise<{ merchant: Merchant; apiKey: string }> {
+    if ((await this.store.merchantIds()).length >= this.config.maxMerchants) {
+      throw ApiError.refused(`This sandbox holds ${this.config.maxMerchants} merchants, its cap: reuse an enrolled merchant (POST /sandbox/v1/reset erases its payments).`);
+    }
     const homeCurrency = input.homeCurrency ?? 'SGD';
     if (!findCurrency(homeCurrency)) throw ApiError.invalid(`home_currency ${JSON.stringify(homeCurrency)} is not a supported currency.`);
     const profile = merchantProfile();

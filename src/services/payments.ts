@@ -178,12 +178,11 @@ export class PaymentService {
   async settleAll(merchant: Merchant): Promise<number> {
     let settled = 0;
     for (const p of await this.store.livePayments(merchant.payeeId)) {
-      const current = await this.get(merchant, p.id);
-      if (current.status !== 'A' || current.settled) continue;
       try {
         await this.settle(merchant, p.id);
         settled++;
       } catch (err) {
+        // Not paid (or no longer there): nothing to settle.
         if (!(err instanceof ApiError)) throw err;
       }
     }

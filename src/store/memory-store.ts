@@ -1,11 +1,9 @@
 /** The in-memory store: the indexes every store keeps, and the store of tests and in-process use. */
 import type { Merchant } from '../domain/merchant.js';
+import { isLive } from '../domain/payment.js';
 import type { Payment } from '../domain/payment.js';
 import type { InsertResult, PaymentPage, PaymentQuery, Store } from './store.js';
 
-function isLive(p: Payment): boolean {
-  return p.status === 'P' || p.status === 'W' || (p.status === 'A' && !p.settled);
-}
 
 export class MemoryStore implements Store {
   readonly kind: 'memory' | 'file' = 'memory';

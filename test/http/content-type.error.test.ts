@@ -38,3 +38,19 @@ describe('configuration from the environment is checked', () => {
     expect(configFromEnv({ SANDBOX_WEBHOOK_PRIVATE: 'deny' }).webhookPrivateTargets).toBe(false);
   });
 });
+
+describe('the merchant cap', () => {
+  it('refuses enrolment past maxMerchants with a 402 and enrolls nothing', async () => {
+    const sandbox = await memorySandbox({ config: { maxMerchants: 3 } });
+    try {
+      // The two demo merchants count.
+      expect((await sandbox.fetch(jsonRequest('POST', '/sandbox/v1/merchants', {}))).status).toBe(200);
+      const refused = await sandbox.fetch(jsonRequest('POST', '/sandbox/v1/merchants', {}));
+      expect(refused.status).toBe(402);
+      expect(((await refused.json()) as { description: string }).description).toMatch(/3 merchants, its cap/);
+      expect(await sandbox.services.store.merchantIds()).toHaveLength(3);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
