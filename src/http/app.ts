@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
 import type { Context } from 'hono';
 import { ApiError, Code } from '../domain/codes.js';
-import { PUBLIC_ROUTES, publicApi } from './api/payments.js';
+import { publicApi } from './api/payments.js';
 import type { AppEnv, Services } from './context.js';
 import { ok, send, sendError } from './envelope.js';
 import { DroppedConnection, DROPPED_HEADER } from './faults.js';
@@ -113,7 +113,6 @@ function answerWrongMethods(app: Hono<AppEnv>): void {
     if (route.method === 'ALL' || route.path.endsWith('*')) continue;
     add(route.method, route.path);
   }
-  for (const prefix of PUBLIC_PREFIXES) for (const r of PUBLIC_ROUTES) add(r.method, prefix + r.path);
   for (const [path, methods] of byPath) {
     if (methods.has('GET')) methods.add('HEAD');
     const allow = [...methods].sort().join(', ');

@@ -152,7 +152,6 @@ export const STEP_KINDS = {
 
 export type StepKind = keyof typeof STEP_KINDS;
 export const STEP_KIND_NAMES = Object.keys(STEP_KINDS) as StepKind[];
-export const SANDBOX_STEP_KINDS: readonly StepKind[] = STEP_KIND_NAMES.filter((k) => k !== 'request');
 
 /** One object schema per step kind: the common fields plus that kind's key. */
 export const stepSchemas = Object.fromEntries(
@@ -177,7 +176,6 @@ export type Matcher = z.output<typeof matcherSchema>;
 export type ValueExpectation = z.output<typeof valueExpectationSchema>;
 export type Expectations = z.output<typeof expectSchema>;
 export type Captures = z.output<typeof captureSchema>;
-export type RequestSpec = z.output<typeof requestSchema>;
 export type MerchantSettings = z.output<typeof merchantSettingsSchema>;
 
 export interface StepCommon {

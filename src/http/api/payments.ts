@@ -11,14 +11,6 @@ import { applyCommittedFault } from '../faults.js';
 import { assignSchema, createPaymentSchema, reasonSchema } from '../schemas.js';
 import { paymentStatusFields, qrData } from '../views.js';
 
-export const PUBLIC_ROUTES = [
-  { method: 'POST', path: '/payments/payment' },
-  { method: 'POST', path: '/payments/payment/:payment_id/assign' },
-  { method: 'POST', path: '/payments/payment/:payment_id/cancel' },
-  { method: 'POST', path: '/payments/payment/:payment_id/void' },
-  { method: 'GET', path: '/payments/payment/:payment_id' },
-] as const;
-
 export function publicApi(productTypes: readonly string[]): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   const createSchema = createPaymentSchema(productTypes);
