@@ -28,6 +28,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxConfig> {
   if (env.PUBLIC_BASE_URL && !/^https?:\/\/[^/\s]+(\/\S*)?$/.test(env.PUBLIC_BASE_URL)) {
     throw new Error(`PUBLIC_BASE_URL must be an absolute http(s) URL such as https://sandbox.example.com, got ${env.PUBLIC_BASE_URL}`);
   }
+  const productTypes = env.SANDBOX_PRODUCT_TYPES?.split(',').map((t) => t.trim()).filter(Boolean);
+  if (productTypes && (productTypes.length === 0 || productTypes.some((t) => !/^[A-Z0-9_]{1,32}$/.test(t)))) {
+    throw new Error(`SANDBOX_PRODUCT_TYPES must be a comma-separated list of upper-case names such as QR_DYNAMIC,QR_STATIC, got ${env.SANDBOX_PRODUCT_TYPES}`);
+  }
   const privateTargets = env.SANDBOX_WEBHOOK_PRIVATE ?? 'allow';
   if (privateTargets !== 'allow' && privateTargets !== 'deny') throw new Error(`SANDBOX_WEBHOOK_PRIVATE must be allow or deny, got ${privateTargets}`);
   return {
@@ -38,6 +42,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxConfig> {
     journal: env.SANDBOX_JOURNAL !== 'off',
     retentionDays: retention,
     webhookPrivateTargets: privateTargets === 'allow',
+    ...(productTypes ? { productTypes } : {}),
   };
 }
 

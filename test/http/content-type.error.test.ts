@@ -33,6 +33,24 @@ describe('configuration from the environment is checked', () => {
     expect(configFromEnv({ PUBLIC_BASE_URL: 'https://sandbox.example.com/base/' }).publicBaseUrl).toBe('https://sandbox.example.com/base');
   });
 
+  it('reads SANDBOX_PRODUCT_TYPES as a comma-separated list, and refuses a malformed one', () => {
+    expect(configFromEnv({ SANDBOX_PRODUCT_TYPES: 'QR_DYNAMIC, POS_TERMINAL' }).productTypes).toEqual(['QR_DYNAMIC', 'POS_TERMINAL']);
+    expect(configFromEnv({}).productTypes).toBeUndefined();
+    expect(() => configFromEnv({ SANDBOX_PRODUCT_TYPES: 'qr dynamic' })).toThrow(/SANDBOX_PRODUCT_TYPES/);
+    expect(() => configFromEnv({ SANDBOX_PRODUCT_TYPES: ',' })).toThrow(/SANDBOX_PRODUCT_TYPES/);
+  });
+
+  it('a configured product type list is what create accepts and what the error lists', async () => {
+    const sandbox = await memorySandbox({ config: { productTypes: ['POS_TERMINAL'] } });
+    try {
+      expect((await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', createBody({ product_type: 'POS_TERMINAL' })))).status).toBe(200);
+      const refused = await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', createBody()));
+      expect(((await refused.json()) as { description: string }).description).toMatch(/product_type must be one of POS_TERMINAL/);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('refuses a SANDBOX_WEBHOOK_PRIVATE other than allow or deny', () => {
     expect(() => configFromEnv({ SANDBOX_WEBHOOK_PRIVATE: 'maybe' })).toThrow(/allow or deny/);
     expect(configFromEnv({ SANDBOX_WEBHOOK_PRIVATE: 'deny' }).webhookPrivateTargets).toBe(false);
