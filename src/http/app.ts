@@ -17,7 +17,7 @@ import { controlRoutes } from './sandbox/control.js';
 import { faultRoutes } from './sandbox/faults.js';
 import { journalRoutes } from './sandbox/journal.js';
 import { webhookRoutes } from './sandbox/webhook.js';
-import { merchantRoutes } from './sandbox/merchants.js';
+import { merchantRoutes, ownMerchantRoutes } from './sandbox/merchants.js';
 import { pagesRoutes } from './pages/index.js';
 import { openApiRoutes } from './openapi.js';
 
@@ -52,6 +52,7 @@ export function createApp(services: Services): Hono<AppEnv> {
   keyed.route('/', faultRoutes());
   keyed.route('/', journalRoutes());
   keyed.route('/', webhookRoutes());
+  keyed.route('/', ownMerchantRoutes());
   app.route('/sandbox/v1', merchantRoutes());
   app.route('/sandbox/v1', openCatalogueRoutes());
   app.route('/sandbox/v1', keyed);

@@ -103,6 +103,7 @@ export function routeDocs(productTypes: readonly string[]): RouteDoc[] {
     ...publicRoutes.map((r) => ({ ...r, path: `/openapi/v1${r.path}` })),
     ...publicRoutes.map((r) => ({ ...r, path: `/v1${r.path}`, tag: 'Payments (alias)' as const, summary: `${r.summary} (alias without /openapi)` })),
     sandbox('post', '/merchants', 'Enroll a merchant (returns api_key, payee_id, signing_salt)', { auth: 'admin', body: enrollSchema, bodyOptional: true }),
+    sandbox('get', '/merchant', "The key's own merchant: payee id and settings (never keys or salt)"),
     sandbox('post', '/payments/{payment_id}/pickup', 'Force pickup: P to W with a generated or given payer', { body: pickupSchema, bodyOptional: true }),
     sandbox('post', '/payments/{payment_id}/pay', 'Force payment: P or W to A', { body: paySchema, bodyOptional: true }),
     sandbox('post', '/payments/{payment_id}/fail', 'Force failure: P or W to F', { body: failSchema, bodyOptional: true }),

@@ -6,11 +6,39 @@ import { readJsonObject, validate } from '../body.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { enrollSchema } from '../schemas.js';
+import type { Merchant } from '../../domain/merchant.js';
 
 function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** What a merchant may see of itself: never its keys or signing salt. */
+export function merchantProfile(merchant: Merchant): Record<string, unknown> {
+  return {
+    payee_id: merchant.payeeId,
+    home_currency: merchant.homeCurrency,
+    name: merchant.name,
+    city: merchant.city,
+    country_code: merchant.countryCode,
+    mcc: merchant.mcc,
+    require_signature: merchant.settings.requireSignature,
+    rate_limit_per_second: merchant.settings.rateLimitPerSecond,
+    inline_qr_image: merchant.settings.inlineQrImage,
+    auto_settle: merchant.settings.autoSettle,
+    qr_ttl_seconds: merchant.settings.qrTtlSeconds,
+  };
+}
+
+/** GET /sandbox/v1/merchant: the key's own merchant (payee id and settings), for tools and the dashboard. */
+export function ownMerchantRoutes(): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  routes.get('/merchant', async (c) => {
+    const merchant = await c.get('services').merchants.current(c.get('merchant'));
+    return ok(c, `This key belongs to merchant ${merchant.name}, payee ${merchant.payeeId}.`, merchantProfile(merchant));
+  });
+  return routes;
 }
 
 export function merchantRoutes(): Hono<AppEnv> {
@@ -37,15 +65,8 @@ export function merchantRoutes(): Hono<AppEnv> {
     });
     return ok(c, `Merchant ${merchant.name} enrolled: send api_key as the Service-Api-Key header and payee_id as payee. Keep signing_salt secret; it is shown only now.`, {
       api_key: apiKey,
-      payee_id: merchant.payeeId,
       signing_salt: merchant.signingSalt,
-      home_currency: merchant.homeCurrency,
-      name: merchant.name,
-      require_signature: merchant.settings.requireSignature,
-      rate_limit_per_second: merchant.settings.rateLimitPerSecond,
-      inline_qr_image: merchant.settings.inlineQrImage,
-      auto_settle: merchant.settings.autoSettle,
-      qr_ttl_seconds: merchant.settings.qrTtlSeconds,
+      ...merchantProfile(merchant),
     });
   });
   return routes;
