@@ -155,6 +155,16 @@ export function nextUtcMidnight(ms: number): number {
   return (Math.floor(ms / DAY_MS) + 1) * DAY_MS;
 }
 
+/**
+ * The earliest sandbox time at which dueWork answers something for `p`, or null when nothing
+ * will fall due without a request; dueWork(p, t) is null for every t before it.
+ */
+export function nextDueAt(p: Payment, autoSettle: boolean): number | null {
+  if (p.status === 'P' || p.status === 'W') return p.payDueAt !== null && p.payDueAt < p.expiresAt ? p.payDueAt : p.expiresAt;
+  if (autoSettle && p.status === 'A' && !p.settled && p.paidAt !== null) return nextUtcMidnight(p.paidAt);
+  return null;
+}
+
 export function dueWork(p: Payment, now: number, autoSettle: boolean): DueWork | null {
   if (isOpen(p)) {
     if (p.payDueAt !== null && p.payDueAt <= now && p.payDueAt < p.expiresAt) return { kind: 'pay', at: p.payDueAt };

@@ -12,6 +12,7 @@ import type { PaymentAction } from '../domain/transitions.js';
 import type { PaymentPage, Store } from '../store/store.js';
 import type { SandboxConfig } from './config.js';
 import type { MerchantService } from './merchants.js';
+import { DueIndex } from './due-index.js';
 import { generatedPayer, payerFor, walletSourceFor } from './people.js';
 
 export interface CreatePaymentInput {
@@ -41,6 +42,7 @@ export type PaymentChangeListener = (merchant: Merchant, payment: Payment, event
 
 export class PaymentService {
   private readonly listeners: PaymentChangeListener[] = [];
+  private readonly due = new DueIndex();
 
   constructor(
     private readonly store: Store,
@@ -114,6 +116,7 @@ export class PaymentService {
       if (attempt > 5) throw new Error('could not draw a unique payment code');
       payment = { ...payment, id: newPaymentId(), token: newPaymentToken(), code: newPaymentCode() };
     }
+    this.due.note(payment, merchant.settings.autoSettle);
     this.notify(merchant, payment, 0);
     const fault: CommittedFault = magic?.fault === 'timeout' ? 'timeout' : magic?.fault === 'drop' ? 'drop' : null;
     return { payment, fault };
@@ -191,10 +194,16 @@ export class PaymentService {
 
   /** Applies every expiry, delayed payer and settlement cut-off due on the merchant's clock. */
   async runDue(merchant: Merchant): Promise<number> {
+    const { payeeId, settings } = merchant;
+    if (this.due.needsRebuild(payeeId)) this.due.rebuild(payeeId, await this.store.livePayments(payeeId), settings.autoSettle);
     let changed = 0;
-    for (const stored of await this.store.livePayments(merchant.payeeId)) {
+    for (const id of this.due.takeDue(payeeId, this.merchants.now(merchant))) {
+      const stored = await this.store.payment(payeeId, id);
+      if (!stored) continue;
       const current = this.catchUp(stored, merchant);
-      if (current !== stored && (await this.commit(merchant, current, stored.version))) changed++;
+      // Not due after all (a stale hint): note it again at its real time.
+      if (current === stored) this.due.note(stored, settings.autoSettle);
+      else if (await this.commit(merchant, current, stored.version)) changed++;
     }
     return changed;
   }
@@ -231,6 +240,7 @@ export class PaymentService {
   /** Compare-and-set; on success, tells the listeners what the change added. */
   private async commit(merchant: Merchant, next: Payment, expectedVersion: number): Promise<boolean> {
     if (!(await this.store.updatePayment(next, expectedVersion))) return false;
+    this.due.note(next, merchant.settings.autoSettle);
     this.notify(merchant, next, expectedVersion);
     return true;
   }

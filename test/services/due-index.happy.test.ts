@@ -1,0 +1,96 @@
+/** The due index: the scheduler and the list route look only at payments due now, and miss none. */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { dueWork, nextDueAt } from '../../src/domain/transitions.js';
+import type { Sandbox } from '../../src/index.js';
+import { DueIndex } from '../../src/services/due-index.js';
+import { aPayment, paymentIn, STATE_NAMES, T0 } from '../support/payments.js';
+import { call, createPayment, manualClock, memorySandbox, statusOf } from '../support/http.js';
+
+describe('nextDueAt', () => {
+  const cases = [
+    ...STATE_NAMES.map((state) => paymentIn(state)),
+    aPayment({ status: 'W', payDueAt: T0 + 30_000 }),
+    aPayment({ status: 'W', payDueAt: T0 + 15 * 60_000 }),
+    aPayment({ status: 'P', expiresAt: T0 + 10 }),
+  ];
+
+  it.each(cases.map((p) => [`${p.status}${p.settled ? ' settled' : ''}${p.payDueAt ? ' pays later' : ''}`, p] as const))(
+    '%s: dueWork is null just before nextDueAt and due at it (auto-settle on and off)',
+    (_name, p) => {
+      for (const autoSettle of [true, false]) {
+        const at = nextDueAt(p, autoSettle);
+        if (at === null) {
+          expect(dueWork(p, T0 + 400 * 86_400_000, autoSettle)).toBeNull();
+          continue;
+        }
+        expect(dueWork(p, at - 1, autoSettle)).toBeNull();
+        expect(dueWork(p, at, autoSettle)).not.toBeNull();
+      }
+    },
+  );
+});
+
+describe('DueIndex', () => {
+  it('answers each due id once, earliest first, and keeps the rest', () => {
+    const index = new DueIndex();
+    const late = aPayment({ id: 'pay_late', expiresAt: T0 + 300 });
+    index.rebuild('DEMO-MERCHANT-1', [late, aPayment({ id: 'pay_b', expiresAt: T0 + 200 }), paymentIn('E')], true);
+    index.note(aPayment({ id: 'pay_a', expiresAt: T0 + 100 }), true);
+    index.note(aPayment({ id: 'pay_a', expiresAt: T0 + 100, version: 2 }), true);
+    expect(index.takeDue('DEMO-MERCHANT-1', T0 + 99)).toEqual([]);
+    expect(index.takeDue('DEMO-MERCHANT-1', T0 + 250)).toEqual(['pay_a', 'pay_b']);
+    expect(index.takeDue('DEMO-MERCHANT-1', T0 + 250)).toEqual([]);
+    expect(index.takeDue('DEMO-MERCHANT-1', T0 + 300)).toEqual(['pay_late']);
+  });
+
+  it('is rebuilt on first use and again after a while, so changes it did not see are found', () => {
+    let now = 0;
+    const index = new DueIndex(() => now);
+    expect(index.needsRebuild('M')).toBe(true);
+    index.rebuild('M', [], true);
+    expect(index.needsRebuild('M')).toBe(false);
+    now += 5 * 60_000;
+    expect(index.needsRebuild('M')).toBe(true);
+  });
+});
+
+describe('runDue with the index', () => {
+  let sandbox: Sandbox;
+  afterEach(() => sandbox.close());
+
+  it('reads only the payments that are due, however many are live, and still expires every one', async () => {
+    const clock = manualClock();
+    sandbox = await memorySandbox({ clock: clock.clock });
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) ids.push((await createPayment(sandbox)).payment_id);
+    const advance = (seconds: number) => call(sandbox, 'POST', '/sandbox/v1/clock/advance', { body: { seconds } });
+
+    const scans = vi.spyOn(sandbox.services.store, 'livePayments');
+    const reads = vi.spyOn(sandbox.services.store, 'payment');
+    expect((await advance(60)).body).toMatchObject({ changed: 0 });
+    expect(scans).toHaveBeenCalledTimes(1);
+    // The first pass built the index from the live payments; now nothing due means nothing read.
+    expect((await advance(60)).body).toMatchObject({ changed: 0 });
+    expect(scans).toHaveBeenCalledTimes(1);
+    expect(reads).not.toHaveBeenCalled();
+
+    // Created after the index was built: noted when stored.
+    ids.push((await createPayment(sandbox)).payment_id);
+    expect((await advance(15 * 60)).body).toMatchObject({ changed: 41 });
+    for (const id of ids) expect(await statusOf(sandbox, id)).toMatchObject({ payment_status: 'E' });
+  });
+
+  it('a payment changed after it was noted is judged on its stored state', async () => {
+    const clock = manualClock();
+    sandbox = await memorySandbox({ clock: clock.clock });
+    const id = (await createPayment(sandbox)).payment_id;
+    await call(sandbox, 'POST', '/sandbox/v1/clock/advance', { body: { seconds: 1 } });
+    // Paid before its expiry: the expiry hint goes stale, and settlement falls due at midnight.
+    await call(sandbox, 'POST', `/sandbox/v1/payments/${id}/pay`, { body: {} });
+    expect((await call(sandbox, 'POST', '/sandbox/v1/clock/advance', { body: { seconds: 15 * 60 } })).body).toMatchObject({ changed: 0 });
+    expect(await statusOf(sandbox, id)).toMatchObject({ payment_status: 'A' });
+    expect((await call(sandbox, 'POST', '/sandbox/v1/clock/advance', { body: { seconds: 86_400 } })).body).toMatchObject({ changed: 1 });
+    const events = await call(sandbox, 'GET', `/sandbox/v1/payments/${id}/events`);
+    expect(events.body).toMatchObject({ payment_status: 'A', settled: true });
+  });
+});
