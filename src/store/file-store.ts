@@ -16,10 +16,10 @@
 import { closeSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
-import { DataFile } from 'lowdb/node';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import { MemoryStore } from './memory-store.js';
+import { SnapshotFile } from './snapshot-file.js';
 
 export const SNAPSHOT_FORMAT = 'payreq-sandbox/1';
 
@@ -56,7 +56,7 @@ export class FileStore extends MemoryStore {
 
   constructor(private readonly options: FileStoreOptions) {
     super();
-    this.db = new Low<Snapshot>(new DataFile<Snapshot>(options.dataFile, { parse: JSON.parse, stringify: JSON.stringify }), emptySnapshot());
+    this.db = new Low<Snapshot>(new SnapshotFile<Snapshot>(options.dataFile), emptySnapshot());
   }
 
   get dataFile(): string {

@@ -1,0 +1,37 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SnapshotFile } from '../../src/store/snapshot-file.js';
+
+describe('the snapshot file adapter', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'payreq-snapshot-'));
+  const file = path.join(dir, 's.json');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads null when there is no file yet', async () => {
+    expect(await new SnapshotFile(path.join(dir, 'none.json')).read()).toBeNull();
+  });
+
+  it.each([0, 1, 249, 250, 251, 1234])('writes exactly JSON.stringify of the data with %i payments, and reads it back', async (count) => {
+    const data = {
+      format: 'payreq-sandbox/1',
+      walSegment: 7,
+      merchants: [{ payeeId: 'M1', name: 'Kopi "Corner"', tags: ['a', 'b'] }],
+      payments: Array.from({ length: count }, (_, i) => ({ id: `pay_${i}`, note: i % 7 === 0 ? 'ünïcödé \u2028 "quoted"' : null, amountMinor: i })),
+    };
+    const adapter = new SnapshotFile<typeof data>(file);
+    await adapter.write(data);
+    expect(readFileSync(file, 'utf8')).toBe(JSON.stringify(data));
+    expect(await adapter.read()).toEqual(data);
+  });
+
+  it('lets other work run while it writes a large snapshot', async () => {
+    const data = { payments: Array.from({ length: 5000 }, (_, i) => ({ id: `pay_${i}`, text: 'x'.repeat(200) })) };
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0);
+    await new SnapshotFile<typeof data>(file).write(data);
+    clearInterval(ticker);
+    expect(turns).toBeGreaterThan(0);
+  });
+});
