@@ -13,15 +13,22 @@ export interface EmvPaymentFields {
   readonly paymentCode: string;
 }
 
+/** The CRC of each byte value: one lookup per character instead of eight shifts. */
+const CRC_TABLE = (() => {
+  const table = new Uint16Array(256);
+  for (let byte = 0; byte < 256; byte++) {
+    let crc = byte << 8;
+    for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+    table[byte] = crc;
+  }
+  return table;
+})();
+
 /** CRC-16/CCITT-FALSE: polynomial 0x1021, initial 0xFFFF, no reflection, no final xor. */
 export function crc16CcittFalse(text: string): string {
   let crc = 0xffff;
-  for (let i = 0; i < text.length; i++) {
-    crc ^= text.charCodeAt(i) << 8;
-    for (let bit = 0; bit < 8; bit++) {
-      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-    }
-  }
+  // Each character counts by its low byte (EMV payloads are ASCII).
+  for (let i = 0; i < text.length; i++) crc = ((crc << 8) ^ CRC_TABLE[((crc >> 8) ^ text.charCodeAt(i)) & 0xff]!) & 0xffff;
   return crc.toString(16).toUpperCase().padStart(4, '0');
 }
 
@@ -30,8 +37,21 @@ function tlv(tag: string, value: string): string {
   return `${tag}${String(value.length).padStart(2, '0')}${value}`;
 }
 
+/** Merchant names and cities repeat on every payload: each is cleaned once (bounded). */
+const emvTextCache = new Map<string, string>();
+
 /** EMV fields allow the "ans" set only: strip accents and anything outside printable ASCII. */
 export function toEmvText(text: string, maxLength: number): string {
+  const key = `${maxLength}:${text}`;
+  let cleaned = emvTextCache.get(key);
+  if (cleaned === undefined) {
+    if (emvTextCache.size >= 1000) emvTextCache.clear();
+    emvTextCache.set(key, (cleaned = cleanEmvText(text, maxLength)));
+  }
+  return cleaned;
+}
+
+function cleanEmvText(text: string, maxLength: number): string {
   const ascii = text
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
