@@ -108,8 +108,17 @@ const DID_YOU_MEAN: Readonly<Record<string, string>> = {
 };
 
 /** Validates `body` with `schema`; unknown fields are accepted but named in Sandbox-Warning. */
+/** The field names of each schema, worked out once rather than on every request. */
+const knownFields = new WeakMap<z.ZodObject, ReadonlySet<string>>();
+
+function fieldsOf(schema: z.ZodObject): ReadonlySet<string> {
+  let fields = knownFields.get(schema);
+  if (!fields) knownFields.set(schema, (fields = new Set(Object.keys(schema.shape))));
+  return fields;
+}
+
 export function validate<S extends z.ZodObject>(c: Context<AppEnv>, schema: S, body: Record<string, unknown>): z.output<S> {
-  const known = new Set(Object.keys(schema.shape));
+  const known = fieldsOf(schema);
   const unknown = Object.keys(body).filter((k) => !known.has(k));
   if (unknown.length > 0) {
     const warnings = c.get('warnings');
