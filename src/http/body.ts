@@ -35,7 +35,9 @@ function hasBody(c: Context<AppEnv>): boolean {
   const length = c.req.header('content-length');
   if (length !== undefined) return length !== '0';
   if (c.req.header('transfer-encoding') !== undefined) return true;
-  // In-process Requests (app.request, the library's fetch) may carry a body without either header.
+  // Over HTTP/1.1 a body needs one of those headers; the node adapter still hands every POST a
+  // (empty) stream, so only an in-process Request (app.request, the library's fetch) is asked.
+  if ((c.env as { incoming?: unknown } | undefined)?.incoming) return false;
   return c.req.raw.body !== null;
 }
 

@@ -32,8 +32,12 @@ const CACHE_LIMIT = 1000;
 export class QrImageCache {
   private readonly images = new Map<string, Promise<QrImage>>();
 
-  image(payload: string, format: QrFormat): Promise<QrImage> {
-    const key = `${format}:${payload}`;
+  /**
+   * The image of a payment's payload, cached under the payment token: the payload is a pure
+   * function of the payment's fixed fields, so a hit needs neither the payment nor the payload.
+   */
+  image(token: string, format: QrFormat, payloadOf: () => string | Promise<string>): Promise<QrImage> {
+    const key = `${format}:${token}`;
     const cached = this.images.get(key);
     if (cached) {
       // Refresh its place: a Map iterates in insertion order, so the oldest is evicted first.
@@ -41,15 +45,15 @@ export class QrImageCache {
       this.images.set(key, cached);
       return cached;
     }
-    const rendered = render(payload, format);
+    const rendered = Promise.resolve(payloadOf()).then((payload) => render(payload, format));
     this.images.set(key, rendered);
     rendered.catch(() => this.images.delete(key));
     if (this.images.size > CACHE_LIMIT) this.images.delete(this.images.keys().next().value!);
     return rendered;
   }
 
-  async dataUrl(payload: string): Promise<string> {
-    const png = await this.image(payload, 'png');
+  async dataUrl(token: string, payload: string): Promise<string> {
+    const png = await this.image(token, 'png', () => payload);
     return `data:image/png;base64,${Buffer.from(png.body as Uint8Array).toString('base64')}`;
   }
 }

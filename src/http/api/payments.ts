@@ -36,7 +36,7 @@ export function publicApi(productTypes: readonly string[]): Hono<AppEnv> {
       sign: input.sign ?? undefined,
     });
     const qrFields = qrData(payment, merchant, baseUrlOf(c));
-    if (merchant.settings.inlineQrImage) qrFields.image = await qr.dataUrl(qrFields.payload as string);
+    if (merchant.settings.inlineQrImage) qrFields.image = await qr.dataUrl(payment.token, qrFields.payload as string);
     const response = ok(c, `Payment created with status ${payment.status} (${STATUS_MEANINGS[payment.status]}); show qr_data to the payer.`, {
       payment_id: payment.id,
       payment_code: payment.code,

@@ -1,19 +1,24 @@
 /** Service-Api-Key authentication: the key decides the merchant, and so everything it can see. */
 import { createMiddleware } from 'hono/factory';
+import { ApiError } from '../../domain/codes.js';
 import type { AppEnv } from '../context.js';
 
 export type RouteCheck = (method: string, path: string) => boolean;
 
 /**
- * Authenticates requests to routes that exist. An unknown route or a wrong method passes on
- * unauthenticated, so it answers 404 or 405 rather than 401, and the keyed middleware after
- * this one (journal, rate limit, faults) leaves it alone.
+ * Authenticates requests to routes that exist. A request without a valid key to an unknown
+ * route or with a wrong method passes on unauthenticated, so it answers 404 or 405 rather than
+ * 401, and the keyed middleware after this one (journal, rate limit, faults) leaves it alone.
+ * The route is looked up only when the key fails, so a valid request pays nothing for it.
  */
 export function requireApiKey(isRouted: RouteCheck) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    if (!isRouted(c.req.method, c.req.path)) return next();
-    const merchant = await c.get('services').merchants.authenticate(c.req.header('service-api-key'));
-    c.set('merchant', merchant);
+    try {
+      c.set('merchant', await c.get('services').merchants.authenticate(c.req.header('service-api-key')));
+    } catch (err) {
+      if (err instanceof ApiError && !isRouted(c.req.method, c.req.path)) return next();
+      throw err;
+    }
     await next();
   });
 }

@@ -28,10 +28,14 @@ export function openCatalogueRoutes(): Hono<AppEnv> {
     const token = c.req.param('token');
     const format = c.req.query('format') ?? 'png';
     if (format !== 'png' && format !== 'svg') throw ApiError.invalid(`format must be png or svg, got ${JSON.stringify(format.slice(0, 16))}.`);
-    const { payments, qr } = c.get('services');
-    const found = PAYMENT_TOKEN_PATTERN.test(token) ? await payments.byToken(token) : undefined;
-    if (!found) throw ApiError.notFound('No payment has this payment_token: use the image_url returned by create.');
-    const image = await qr.image(emvPayloadOf(found.payment, found.merchant), format);
+    const { store, qr } = c.get('services');
+    const payment = PAYMENT_TOKEN_PATTERN.test(token) ? await store.paymentByToken(token) : undefined;
+    if (!payment) throw ApiError.notFound('No payment has this payment_token: use the image_url returned by create.');
+    const image = await qr.image(token, format, async () => {
+      const merchant = await store.merchant(payment.payeeId);
+      if (!merchant) throw ApiError.notFound('No payment has this payment_token: use the image_url returned by create.');
+      return emvPayloadOf(payment, merchant);
+    });
     const headers = { 'Content-Type': image.contentType, ETag: image.etag, 'Cache-Control': 'private, max-age=86400, immutable' };
     if (c.req.header('if-none-match') === image.etag) return new Response(null, { status: 304, headers });
     return new Response(image.body, { status: 200, headers });
