@@ -41,8 +41,9 @@ function mask(value: string): string {
  * body too long to parse after cutting still shows no secret.
  */
 export function bodyToKeep(text: string): string {
-  const masked = text.includes('"sign') || text.includes('"api_key"') || text.includes('"salt"') ? text.replace(SECRET_IN_TEXT, (_m, head: string, value: string) => `${head}"${mask(value)}"`) : text;
-  return masked.slice(0, JOURNAL_BODY_CAP);
+  // A whole body is masked when it is read out (maskedBody); only one about to be cut needs it now.
+  if (text.length <= JOURNAL_BODY_CAP) return text;
+  return text.replace(SECRET_IN_TEXT, (_m, head: string, value: string) => `${head}"${mask(value)}"`).slice(0, JOURNAL_BODY_CAP);
 }
 
 /** A kept body as shown: parsed when it is JSON, secret fields masked once more (escaped names too). */
@@ -77,11 +78,15 @@ export class RequestJournal {
 
   constructor(readonly enabled = true) {}
 
-  record(payeeId: string, entry: Omit<JournalEntry, 'id'>): void {
+  nextId(): number {
+    return ++this.sequence;
+  }
+
+  record(payeeId: string, entry: JournalEntry): void {
     if (!this.enabled) return;
     let ring = this.byMerchant.get(payeeId);
     if (!ring) this.byMerchant.set(payeeId, (ring = new Ring()));
-    ring.push({ ...entry, id: ++this.sequence });
+    ring.push(entry);
   }
 
   list(payeeId: string, filter: JournalFilter): JournalEntry[] {

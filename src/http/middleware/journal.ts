@@ -16,7 +16,9 @@ export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
   // Reading c.res.headers would turn the adapter's light response into a full one: check the status first.
   const dropped = isDroppedResponse(c.res);
   const responseBody = c.get('responseBody') ?? null;
+  const warnings = c.get('warnings');
   journal.record(merchant.payeeId, {
+    id: journal.nextId(),
     at: Date.now(),
     method: c.req.method,
     path,
@@ -27,11 +29,16 @@ export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
     responseBody: dropped || responseBody === null ? null : bodyToKeep(responseBody),
     latencyMs: Math.round((performance.now() - started) * 10) / 10,
     fault: c.get('fault') ?? null,
-    warnings: [...c.get('warnings')],
+    warnings: warnings.length === 0 ? NO_WARNINGS : [...warnings],
   });
 });
 
+const NO_WARNINGS: readonly string[] = [];
+const CODE_PREFIX = '{"code":';
+
+/** Every envelope starts {"code":NNN, so the code is read without parsing the body. */
 function codeOf(text: string): number | null {
-  const match = /^\{"code":(\d+)/.exec(text);
-  return match ? Number(match[1]) : null;
+  if (!text.startsWith(CODE_PREFIX)) return null;
+  const code = Number(text.slice(CODE_PREFIX.length, CODE_PREFIX.length + 3));
+  return Number.isInteger(code) ? code : null;
 }
