@@ -47,10 +47,16 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
 
 const HOUR_MS = 3_600_000;
 
-/** Deletes final payments created more than `retentionDays` ago (real time); answers how many. */
-export async function pruneOldPayments(services: Services, now = Date.now()): Promise<number> {
+/** Deletes final payments created more than `retentionDays` ago on their merchant's clock; answers how many. */
+export async function pruneOldPayments(services: Services): Promise<number> {
   const days = services.config.retentionDays;
-  return days > 0 ? services.store.prunePayments(now - days * 86_400_000) : 0;
+  if (days <= 0) return 0;
+  let pruned = 0;
+  for (const payeeId of await services.store.merchantIds()) {
+    const merchant = await services.store.merchant(payeeId);
+    if (merchant) pruned += await services.store.prunePayments(payeeId, services.merchants.now(merchant) - days * 86_400_000);
+  }
+  return pruned;
 }
 
 /** Runs expiries, delayed payers and settlement cut-offs while nobody calls the API; prunes hourly. */

@@ -35,7 +35,7 @@ type LogRecord =
   | { readonly t: 'merchant'; readonly v: Merchant }
   | { readonly t: 'payment'; readonly v: Payment }
   | { readonly t: 'reset'; readonly payeeId: string }
-  | { readonly t: 'prune'; readonly createdBefore: number };
+  | { readonly t: 'prune'; readonly payeeId: string; readonly createdBefore: number };
 
 export interface FileStoreOptions {
   readonly dataFile: string;
@@ -110,8 +110,8 @@ export class FileStore extends MemoryStore {
     this.append({ t: 'reset', payeeId });
   }
 
-  protected override persistPrune(createdBefore: number): void {
-    this.append({ t: 'prune', createdBefore });
+  protected override persistPrune(payeeId: string, createdBefore: number): void {
+    this.append({ t: 'prune', payeeId, createdBefore });
   }
 
   /** Folds the log into a new lowdb snapshot and deletes the folded segments. */
@@ -195,7 +195,7 @@ export class FileStore extends MemoryStore {
       if (record.t === 'merchant') this.applyMerchant(record.v);
       else if (record.t === 'payment') this.applyPayment(record.v);
       else if (record.t === 'reset') this.applyReset(record.payeeId);
-      else this.applyPrune(record.createdBefore);
+      else this.applyPrune(record.payeeId, record.createdBefore);
       count++;
     }
     return count;

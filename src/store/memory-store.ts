@@ -97,15 +97,15 @@ export class MemoryStore implements Store {
     this.applyReset(payeeId);
   }
 
-  async prunePayments(createdBefore: number): Promise<number> {
-    this.persistPrune(createdBefore);
-    return this.applyPrune(createdBefore);
+  async prunePayments(payeeId: string, createdBefore: number): Promise<number> {
+    this.persistPrune(payeeId, createdBefore);
+    return this.applyPrune(payeeId, createdBefore);
   }
 
   /** Hooks for a durable store: called before memory changes, and may throw to refuse the change. */
   protected persistPayment(_payment: Payment): void {}
   protected persistReset(_payeeId: string): void {}
-  protected persistPrune(_createdBefore: number): void {}
+  protected persistPrune(_payeeId: string, _createdBefore: number): void {}
 
   protected applyMerchant(merchant: Merchant): void {
     const previous = this.merchants.get(merchant.payeeId);
@@ -137,18 +137,18 @@ export class MemoryStore implements Store {
   }
 
   /** Deterministic on a given state, so replaying the log prunes exactly what was pruned. */
-  protected applyPrune(createdBefore: number): number {
+  protected applyPrune(payeeId: string, createdBefore: number): number {
+    const order = this.paymentOrder.get(payeeId);
+    if (!order) return 0;
     let pruned = 0;
-    for (const [payeeId, order] of this.paymentOrder) {
-      const kept = order.filter((id) => {
-        const p = this.payments.get(id)!;
-        if (p.createdAt >= createdBefore || isLive(p)) return true;
-        this.forget(p);
-        pruned++;
-        return false;
-      });
-      this.paymentOrder.set(payeeId, kept);
-    }
+    const kept = order.filter((id) => {
+      const p = this.payments.get(id)!;
+      if (p.createdAt >= createdBefore || isLive(p)) return true;
+      this.forget(p);
+      pruned++;
+      return false;
+    });
+    this.paymentOrder.set(payeeId, kept);
     return pruned;
   }
 

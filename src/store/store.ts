@@ -44,6 +44,6 @@ export interface Store {
   livePayments(payeeId: string): Promise<readonly Payment[]>;
   /** Erases the merchant's payments; the merchant itself stays. */
   resetMerchant(payeeId: string): Promise<void>;
-  /** Deletes payments created before `createdBefore` (ms) that can no longer change; answers how many. */
-  prunePayments(createdBefore: number): Promise<number>;
+  /** Deletes the merchant's payments created before `createdBefore` (its sandbox ms) that can no longer change; answers how many. */
+  prunePayments(payeeId: string, createdBefore: number): Promise<number>;
 }

@@ -33,7 +33,7 @@ describe('pruning old payments by age', () => {
     await create('recentFinal');
     await cancel('recentFinal');
     const before = await sandbox.services.store.countPayments('DEMO-MERCHANT-1');
-    const pruned = await pruneOldPayments(sandbox.services, now);
+    const pruned = await pruneOldPayments(sandbox.services);
     expect(pruned).toBe(1);
     const status = async (id: string) => (await sandbox.fetch(jsonRequest('GET', `/openapi/v1/payments/payment/${id}`))).status;
     expect(await status(ids.oldFinal!)).toBe(404);
@@ -50,9 +50,26 @@ describe('pruning old payments by age', () => {
   });
 
   it('keeps everything with retention 0 (the default)', async () => {
-    const sandbox = await createSandbox({ store: 'memory', scheduler: false });
-    await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', createBody()));
-    expect(await pruneOldPayments(sandbox.services, Date.now() + 1000 * DAY)).toBe(0);
+    let now = Date.now();
+    const sandbox = await createSandbox({ store: 'memory', scheduler: false, clock: () => now });
+    const created = await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', createBody()));
+    const id = ((await created.json()) as { payment_id: string }).payment_id;
+    await sandbox.fetch(jsonRequest('POST', `/openapi/v1/payments/payment/${id}/cancel`, { reason: 'x' }));
+    now += 1000 * DAY;
+    expect(await pruneOldPayments(sandbox.services)).toBe(0);
+    await sandbox.close();
+  });
+
+  it("measures age on each merchant's own sandbox clock", async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const sandbox = await createSandbox({ store: 'memory', scheduler: false, clock: () => now, config: { retentionDays: 30 } });
+    const created = await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', createBody()));
+    const id = ((await created.json()) as { payment_id: string }).payment_id;
+    await sandbox.fetch(jsonRequest('POST', `/openapi/v1/payments/payment/${id}/cancel`, { reason: 'x' }));
+    expect(await pruneOldPayments(sandbox.services)).toBe(0);
+    // Real time stands still; the merchant's clock moves 31 days on, so its cancelled payment is old.
+    await sandbox.control.advanceClock('sk_sandbox_demo_merchant_key', 31 * 86_400);
+    expect(await pruneOldPayments(sandbox.services)).toBe(1);
     await sandbox.close();
   });
 });
