@@ -147,3 +147,28 @@ export async function expectRefusedUnchanged(
   expect(await stateOf(sandbox, keys)).toBe(before);
   return answer;
 }
+
+export interface PaymentsInEachState {
+  P: string;
+  W: string;
+  A: string;
+  settled: string;
+  V: string;
+  E: string;
+  F: string;
+}
+
+/** One payment in each state a route acts on, for tests that try every route on every state. */
+export async function paymentsInEachState(sandbox: Sandbox): Promise<PaymentsInEachState> {
+  const P = (await createPayment(sandbox)).payment_id;
+  const W = (await createPayment(sandbox, { payer: 'waiting-payer' })).payment_id;
+  const A = (await createPayment(sandbox, { payer: 'PAYER_PAYS' })).payment_id;
+  const settled = (await createPayment(sandbox, { payer: 'PAYER_PAYS' })).payment_id;
+  await control(sandbox, settled, 'settle');
+  const V = (await createPayment(sandbox)).payment_id;
+  await call(sandbox, 'POST', `/openapi/v1/payments/payment/${V}/cancel`, { body: { reason: 'setup' } });
+  const E = (await createPayment(sandbox)).payment_id;
+  await control(sandbox, E, 'expire');
+  const F = (await createPayment(sandbox, { payer: 'PAYER_DECLINES' })).payment_id;
+  return { P, W, A, settled, V, E, F };
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/index.js';
-import type { Answer } from '../../support/http.js';
+import type { Answer, PaymentsInEachState } from '../../support/http.js';
 import { badBodies, HOSTILE_IDS } from '../../support/bad-input.js';
 import {
   DEMO_PAYEE,
@@ -13,24 +13,17 @@ import {
   createPayment,
   expectEnvelope,
   expectRefusedUnchanged,
+  paymentsInEachState,
   quietSandbox,
   statusOf,
 } from '../../support/http.js';
 
 let sandbox: Sandbox;
 /** One payment in each state a public route acts on. */
-const ids = { P: '', W: '', A: '', settled: '', V: '', E: '' };
+let ids: PaymentsInEachState;
 beforeAll(async () => {
   sandbox = await quietSandbox();
-  ids.P = (await createPayment(sandbox)).payment_id;
-  ids.W = (await createPayment(sandbox, { payer: 'waiting-payer' })).payment_id;
-  ids.A = (await createPayment(sandbox, { payer: 'PAYER_PAYS' })).payment_id;
-  ids.settled = (await createPayment(sandbox, { payer: 'PAYER_PAYS' })).payment_id;
-  await control(sandbox, ids.settled, 'settle');
-  ids.V = (await createPayment(sandbox)).payment_id;
-  await call(sandbox, 'POST', `/openapi/v1/payments/payment/${ids.V}/cancel`, { body: { reason: 'setup' } });
-  ids.E = (await createPayment(sandbox)).payment_id;
-  await control(sandbox, ids.E, 'expire');
+  ids = await paymentsInEachState(sandbox);
 });
 afterAll(() => sandbox.close());
 

@@ -1,23 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/index.js';
 import { badBodies, HOSTILE_IDS } from '../../support/bad-input.js';
-import { call, control, createPayment, enroll, expectEnvelope, expectRefusedUnchanged, quietSandbox } from '../../support/http.js';
+import { call, control, createPayment, enroll, expectEnvelope, expectRefusedUnchanged, paymentsInEachState, quietSandbox } from '../../support/http.js';
+import type { PaymentsInEachState } from '../../support/http.js';
 
 let sandbox: Sandbox;
-const ids = { P: '', W: '', A: '', settled: '', V: '', E: '', F: '', big: '' };
+let ids: PaymentsInEachState & { big: string };
 beforeAll(async () => {
   sandbox = await quietSandbox();
-  ids.P = (await createPayment(sandbox)).payment_id;
-  ids.W = (await createPayment(sandbox, { payer: 'waiting' })).payment_id;
-  ids.A = (await createPayment(sandbox, { payer: 'PAYER_PAYS' })).payment_id;
-  ids.settled = (await createPayment(sandbox, { payer: 'PAYER_PAYS' })).payment_id;
-  await control(sandbox, ids.settled, 'settle');
-  ids.V = (await createPayment(sandbox)).payment_id;
-  await call(sandbox, 'POST', `/openapi/v1/payments/payment/${ids.V}/cancel`, { body: { reason: 'setup' } });
-  ids.E = (await createPayment(sandbox)).payment_id;
-  await control(sandbox, ids.E, 'expire');
-  ids.F = (await createPayment(sandbox, { payer: 'PAYER_DECLINES' })).payment_id;
-  ids.big = (await createPayment(sandbox, { amount: 9999999999.99 })).payment_id;
+  ids = { ...(await paymentsInEachState(sandbox)), big: (await createPayment(sandbox, { amount: 9999999999.99 })).payment_id };
 });
 afterAll(() => sandbox.close());
 
