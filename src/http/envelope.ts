@@ -31,15 +31,19 @@ export function asciiHeaderValue(text: string): string {
 }
 
 export function send(c: Context<AppEnv>, body: Envelope, headers: Record<string, string> = {}): Response {
+  return sendText(c, body.code, toJsonText(body), headers);
+}
+
+/** Answers an envelope already written as JSON text (`code` is its code). */
+export function sendText(c: Context<AppEnv>, code: ResponseCode, text: string, headers: Record<string, string> = {}): Response {
   const services = c.get('services');
-  const status = services?.config.httpStatusMode === 'always-200' ? 200 : body.code;
+  const status = services?.config.httpStatusMode === 'always-200' ? 200 : code;
   const warnings = c.get('warnings');
   // A plain record, not a Headers object: @hono/node-server then writes it without copying it
   // into a Headers and back (names are lower-cased as Headers would).
   const out: Record<string, string> = { 'content-type': 'application/json; charset=UTF-8' };
   for (const name of Object.keys(headers)) out[name.toLowerCase()] = headers[name]!;
   if (warnings?.length) out['sandbox-warning'] = asciiHeaderValue(warnings.join('; '));
-  const text = toJsonText(body);
   c.set('responseBody', text);
   return new Response(text, { status, headers: out });
 }

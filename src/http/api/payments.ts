@@ -6,10 +6,13 @@ import { toMinorUnits } from '../../domain/money.js';
 import { baseUrlOf } from '../base-url.js';
 import { readJsonObject, validate } from '../body.js';
 import type { AppEnv } from '../context.js';
-import { ok } from '../envelope.js';
+import { Code } from '../../domain/codes.js';
+import { ok, sendText, toJsonText } from '../envelope.js';
 import { applyCommittedFault } from '../faults.js';
 import { assignSchema, createPaymentSchema, reasonSchema } from '../schemas.js';
 import { paymentStatusFields, qrData } from '../views.js';
+
+const STATUS_TEXTS_KEPT = 10_000;
 
 export function publicApi(productTypes: readonly string[]): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
@@ -65,11 +68,19 @@ export function publicApi(productTypes: readonly string[]): Hono<AppEnv> {
     return ok(c, `Payment ${p.id} voided before settlement; it is now V (voided).`);
   });
 
+  // Integrators poll the status of one payment until it changes: its answer is kept per version.
+  const statusTexts = new Map<string, { readonly version: number; readonly text: string }>();
   api.get('/payments/payment/:payment_id', async (c) => {
     const merchant = c.get('merchant');
     const p = await c.get('services').payments.get(merchant, c.req.param('payment_id'));
+    const kept = statusTexts.get(p.id);
+    if (kept?.version === p.version) return sendText(c, Code.OK, kept.text);
     const settled = p.status === 'A' && p.settled ? ' and settled' : '';
-    return ok(c, `Payment ${p.id} is ${p.status} (${STATUS_MEANINGS[p.status]}${settled}).`, paymentStatusFields(p, merchant));
+    const text = toJsonText({ code: Code.OK, description: `Payment ${p.id} is ${p.status} (${STATUS_MEANINGS[p.status]}${settled}).`, ...paymentStatusFields(p, merchant) });
+    statusTexts.delete(p.id);
+    statusTexts.set(p.id, { version: p.version, text });
+    if (statusTexts.size > STATUS_TEXTS_KEPT) statusTexts.delete(statusTexts.keys().next().value!);
+    return sendText(c, Code.OK, text);
   });
 
   return api;
