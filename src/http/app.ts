@@ -6,6 +6,7 @@ import { ApiError, Code } from '../domain/codes.js';
 import { publicApi } from './api/payments.js';
 import type { AppEnv, Services } from './context.js';
 import { ok, send, sendError } from './envelope.js';
+import { holdUntilWritten } from './durable.js';
 import { DroppedConnection, DROPPED_HEADER } from './faults.js';
 import { requireApiKey } from './middleware/auth.js';
 import { injectFaults } from './middleware/faults.js';
@@ -30,6 +31,7 @@ export function createApp(services: Services): Hono<AppEnv> {
     c.set('services', services);
     c.set('warnings', []);
     await next();
+    await holdUntilWritten(c);
   });
 
   app.get('/healthz', (c) => ok(c, `ok: the ${services.store.kind} store is open.`, { store: services.store.kind }));

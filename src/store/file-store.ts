@@ -1,11 +1,17 @@
 /**
  * The durable store: a lowdb JSON snapshot plus an append-only write-ahead log.
  *
- * Every change is appended to the log with one synchronous write before memory changes and
- * before the request is answered, so its cost does not depend on how much is stored, and a
- * process killed at any moment restarts with every acknowledged change. The log is folded
- * into the lowdb snapshot in the background once it holds as many records as the snapshot
- * (so the amortised cost per write stays flat), and at shutdown.
+ * Group commit: the payment changes of one event-loop turn are appended to the log together,
+ * with one synchronous write at the end of the turn (setImmediate), and nobody is answered
+ * before it: the writers wait for their own change, and every other answer of that turn waits
+ * for the write (`pendingWrites`), since it may have read one of those changes in memory. If
+ * the write fails, the changes of the batch are undone in memory and every one of those
+ * answers fails, so no answer ever reports a change the log does not hold. Merchant changes,
+ * resets and prunes (rare) are written at once, with whatever is pending, before memory changes.
+ *
+ * The log is folded into the lowdb snapshot in the background once it holds as many records
+ * as the snapshot (so the amortised cost per write stays flat), and at shutdown. A process
+ * killed at any moment restarts with every acknowledged change.
  *
  * Files: `<dataFile>` (the lowdb snapshot, replaced atomically) and `<dataFile>.wal.<n>`
  * segments. The snapshot names the first segment it does not include, so a crash between
@@ -53,6 +59,8 @@ export class FileStore extends MemoryStore {
   private logRecords = 0;
   private compacting: Promise<void> | null = null;
   private closed = false;
+  /** Payment changes of this turn: in memory already, written together at its end. */
+  private batch: Batch | null = null;
 
   constructor(private readonly options: FileStoreOptions) {
     super();
@@ -64,7 +72,7 @@ export class FileStore extends MemoryStore {
   }
 
   /** Bytes and records appended to the log since start; tests read it to show a write's cost is flat. */
-  readonly counters = { bytesAppended: 0, recordsAppended: 0, compactions: 0 };
+  readonly counters = { bytesAppended: 0, recordsAppended: 0, writes: 0, compactions: 0 };
 
   override async open(): Promise<void> {
     mkdirSync(path.dirname(this.options.dataFile), { recursive: true });
@@ -89,6 +97,7 @@ export class FileStore extends MemoryStore {
     this.closed = true;
     try {
       await this.compacting?.catch(() => undefined);
+      this.flushBatch();
       await this.compact();
     } finally {
       // Whatever the snapshot did, every acknowledged change is already in the log.
@@ -98,20 +107,35 @@ export class FileStore extends MemoryStore {
   }
 
   override async saveMerchant(merchant: Merchant): Promise<void> {
-    this.append({ t: 'merchant', v: merchant });
+    this.appendNow({ t: 'merchant', v: merchant });
     this.applyMerchant(merchant);
   }
 
-  protected override persistPayment(payment: Payment): void {
-    this.append({ t: 'payment', v: payment });
+  override pendingWrites(): Promise<void> | undefined {
+    return this.batch?.written;
+  }
+
+  protected override persistPayment(payment: Payment, previous: Payment | undefined): Promise<void> {
+    if (this.fd === null) throw new Error('the file store is not open');
+    let batch = this.batch;
+    if (!batch) {
+      batch = this.batch = newBatch();
+      setImmediate(() => {
+        if (this.batch === batch) this.flushBatchOrLog();
+      });
+    }
+    batch.text += `${JSON.stringify({ t: 'payment', v: payment } satisfies LogRecord)}\n`;
+    batch.records++;
+    batch.undo.push(() => this.unapplyPayment(payment, previous));
+    return batch.written;
   }
 
   protected override persistReset(payeeId: string): void {
-    this.append({ t: 'reset', payeeId });
+    this.appendNow({ t: 'reset', payeeId });
   }
 
   protected override persistPrune(payeeId: string, createdBefore: number): void {
-    this.append({ t: 'prune', payeeId, createdBefore });
+    this.appendNow({ t: 'prune', payeeId, createdBefore });
   }
 
   /** Folds the log into a new lowdb snapshot and deletes the folded segments. */
@@ -125,6 +149,8 @@ export class FileStore extends MemoryStore {
 
   private async compactNow(): Promise<void> {
     if (this.fd === null) return;
+    // The snapshot is taken from memory: what memory holds must be in the log first.
+    this.flushBatch();
     // Rotate first: changes made while the snapshot is written go to the new segment.
     const next = this.segment + 1;
     const nextFd = openSync(this.segmentFile(next), 'a');
@@ -143,10 +169,40 @@ export class FileStore extends MemoryStore {
     this.counters.compactions++;
   }
 
-  private append(record: LogRecord): void {
+  /** The end of a turn: writes its batch; a failure is already answered to every waiting request. */
+  private flushBatchOrLog(): void {
+    try {
+      this.flushBatch();
+    } catch (err) {
+      console.error('store write failed; the changes of this turn were undone and refused:', errorText(err));
+    }
+  }
+
+  /** Writes the pending batch; on failure undoes its changes in memory, rejects its waiters and throws. */
+  private flushBatch(): void {
+    const batch = this.batch;
+    if (!batch) return;
+    this.batch = null;
+    try {
+      this.write(batch.text, batch.records);
+    } catch (err) {
+      for (let i = batch.undo.length - 1; i >= 0; i--) batch.undo[i]!();
+      batch.reject(err);
+      throw err;
+    }
+    batch.resolve();
+  }
+
+  /** Writes `record` now, with the pending batch before it, so the log keeps the order memory saw. */
+  private appendNow(record: LogRecord): void {
     if (this.fd === null) throw new Error('the file store is not open');
-    const line = `${JSON.stringify(record)}\n`;
-    const bytes = Buffer.from(line, 'utf8');
+    this.flushBatch();
+    this.write(`${JSON.stringify(record)}\n`, 1);
+  }
+
+  private write(text: string, records: number): void {
+    if (this.fd === null) throw new Error('the file store is not open');
+    const bytes = Buffer.from(text, 'utf8');
     let written = 0;
     try {
       while (written < bytes.length) written += writeSync(this.fd, bytes, written);
@@ -158,8 +214,9 @@ export class FileStore extends MemoryStore {
     }
     this.segmentBytes += bytes.length;
     this.counters.bytesAppended += bytes.length;
-    this.counters.recordsAppended++;
-    this.logRecords++;
+    this.counters.recordsAppended += records;
+    this.counters.writes++;
+    this.logRecords += records;
     const threshold = Math.max(this.options.compactAfter ?? 10_000, this.payments.size);
     if (this.logRecords >= threshold && !this.compacting) {
       setImmediate(() => void this.compact().catch((err: unknown) => console.error('store compaction failed:', errorText(err))));
@@ -213,6 +270,27 @@ export class FileStore extends MemoryStore {
       .map((f) => Number(f.slice(prefix.length)))
       .sort((a, b) => a - b);
   }
+}
+
+interface Batch {
+  text: string;
+  records: number;
+  readonly undo: (() => void)[];
+  readonly written: Promise<void>;
+  readonly resolve: () => void;
+  readonly reject: (err: unknown) => void;
+}
+
+function newBatch(): Batch {
+  let resolve!: () => void;
+  let reject!: (err: unknown) => void;
+  const written = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Nobody may be waiting (a change whose caller gave up); a failure is logged where it happens.
+  written.catch(() => undefined);
+  return { text: '', records: 0, undo: [], written, resolve, reject };
 }
 
 function emptySnapshot(): Snapshot {

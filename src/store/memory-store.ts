@@ -55,16 +55,18 @@ export class MemoryStore implements Store {
   async insertPayment(payment: Payment): Promise<InsertResult> {
     if (this.refs.has(refKey(payment.payeeId, payment.merchantRefNo))) return 'duplicate_ref';
     if (this.codes.has(payment.code) || this.payments.has(payment.id) || this.tokens.has(payment.token)) return 'duplicate_code';
-    this.persistPayment(payment);
+    const written = this.persistPayment(payment, undefined);
     this.applyPayment(payment);
+    if (written) await written;
     return 'inserted';
   }
 
   async updatePayment(payment: Payment, expectedVersion: number): Promise<boolean> {
     const current = this.payments.get(payment.id);
     if (!current || current.version !== expectedVersion || current.payeeId !== payment.payeeId) return false;
-    this.persistPayment(payment);
+    const written = this.persistPayment(payment, current);
     this.applyPayment(payment);
+    if (written) await written;
     return true;
   }
 
@@ -102,8 +104,17 @@ export class MemoryStore implements Store {
     return this.applyPrune(payeeId, createdBefore);
   }
 
-  /** Hooks for a durable store: called before memory changes, and may throw to refuse the change. */
-  protected persistPayment(_payment: Payment): void {}
+  /** Memory is the store: nothing is ever waiting to be written. */
+  pendingWrites(): Promise<void> | undefined {
+    return undefined;
+  }
+
+  /**
+   * Hooks for a durable store, called before memory changes; they may throw to refuse the
+   * change. `persistPayment` may instead answer a promise: memory changes at once, the caller
+   * waits for it, and if it rejects the store has already undone the change (`unapplyPayment`).
+   */
+  protected persistPayment(_payment: Payment, _previous: Payment | undefined): Promise<void> | void {}
   protected persistReset(_payeeId: string): void {}
   protected persistPrune(_payeeId: string, _createdBefore: number): void {}
 
@@ -128,6 +139,19 @@ export class MemoryStore implements Store {
     if (!live) this.live.set(payment.payeeId, (live = new Set()));
     if (isLive(payment)) live.add(payment.id);
     else live.delete(payment.id);
+  }
+
+  /** Undoes `applyPayment(payment)` when `previous` was stored before it (undefined: it was new). */
+  protected unapplyPayment(payment: Payment, previous: Payment | undefined): void {
+    if (previous) {
+      this.applyPayment(previous);
+      return;
+    }
+    this.forget(payment);
+    const order = this.paymentOrder.get(payment.payeeId);
+    const at = order ? order.lastIndexOf(payment.id) : -1;
+    if (at >= 0) order!.splice(at, 1);
+    this.live.get(payment.payeeId)?.delete(payment.id);
   }
 
   protected applyReset(payeeId: string): void {

@@ -42,6 +42,12 @@ export interface Store {
   countPayments(payeeId: string): Promise<number>;
   /** Payments that may still change without a request: P, W, and A not yet settled. */
   livePayments(payeeId: string): Promise<readonly Payment[]>;
+  /**
+   * While changes are visible in memory but not yet written (a durable store writes the changes
+   * of one event-loop turn together), the promise of that write; otherwise undefined. An answer
+   * that may have read such a change waits for it, and must not claim success if it rejects.
+   */
+  pendingWrites(): Promise<void> | undefined;
   /** Erases the merchant's payments; the merchant itself stays. */
   resetMerchant(payeeId: string): Promise<void>;
   /** Deletes the merchant's payments created before `createdBefore` (its sandbox ms) that can no longer change; answers how many. */

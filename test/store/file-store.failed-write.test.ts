@@ -24,6 +24,14 @@ vi.mock('node:fs', async (importOriginal) => {
 
 const { FileStore } = await import('../../src/store/file-store.js');
 const { DEFAULT_SETTINGS } = await import('../../src/domain/merchant.js');
+const { createSandbox } = await import('../../src/index.js');
+const { aPayment } = await import('../support/payments.js');
+const { DEMO_PAYEE, call, createPayment, expectEnvelope, manualClock } = await import('../support/http.js');
+
+function numbered(i: number) {
+  const tag = String(i).padStart(8, '0');
+  return aPayment({ id: `pay_bad${tag}ZZZZZZZZZZZZ`, token: `ptok_bad${tag}zzzzzzzzzzzzzzzzzzzz`, code: `B${tag}ZZZ`, merchantRefNo: `bad-${tag}`, payeeId: DEMO_PAYEE });
+}
 
 function merchant(id: string) {
   return { payeeId: id, name: id, city: 'C', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeys: [`k-${id}`], signingSalt: 's', settings: DEFAULT_SETTINGS, clockOffsetMs: 0, createdAt: 0 };
@@ -46,6 +54,65 @@ describe('a failed log write', () => {
     const again = new FileStore({ dataFile });
     await again.open();
     expect(await again.merchantIds()).toEqual(['A', 'C']);
+  });
+
+  it('undoes every change of a turn whose write fails, refuses them all, and keeps the changes before and after', async () => {
+    const file = path.join(dir, 'batch.json');
+    const store = new FileStore({ dataFile: file });
+    await store.open();
+    expect(await store.insertPayment(numbered(0))).toBe('inserted');
+
+    failNext.armed = true;
+    const inserts = [1, 2, 3].map((i) => store.insertPayment(numbered(i)));
+    const update = store.updatePayment({ ...numbered(0), status: 'W', payer: 'alice', version: 2 }, 1);
+    const pending = store.pendingWrites();
+    for (const refused of [...inserts, update, pending]) await expect(refused).rejects.toThrow(/ENOSPC/);
+
+    // Memory is as before the turn: the inserts are gone from every index, the update is undone.
+    expect(await store.countPayments(DEMO_PAYEE)).toBe(1);
+    expect(await store.payment(DEMO_PAYEE, numbered(1).id)).toBeUndefined();
+    expect(await store.paymentByToken(numbered(2).token)).toBeUndefined();
+    expect(await store.paymentByRef(DEMO_PAYEE, numbered(3).merchantRefNo)).toBeUndefined();
+    expect(await store.payment(DEMO_PAYEE, numbered(0).id)).toEqual(numbered(0));
+    expect((await store.livePayments(DEMO_PAYEE)).map((p) => p.id)).toEqual([numbered(0).id]);
+    expect(store.pendingWrites()).toBeUndefined();
+
+    // The refused ones can be made again, and the update applies to the version that was kept.
+    expect(await store.insertPayment(numbered(1))).toBe('inserted');
+    expect(await store.updatePayment({ ...numbered(0), status: 'W', payer: 'bob', version: 2 }, 1)).toBe(true);
+
+    const again = new FileStore({ dataFile: file });
+    await again.open();
+    expect((await again.listPayments(DEMO_PAYEE, { limit: 10, offset: 0 })).items.map((p) => p.id).sort()).toEqual([numbered(0).id, numbered(1).id]);
+    expect((await again.payment(DEMO_PAYEE, numbered(0).id))?.payer).toBe('bob');
+  });
+
+  it('over HTTP, fails the create whose write failed and any answer of the same turn, then answers as before', async () => {
+    const sandbox = await createSandbox({ store: 'file', dataFile: path.join(dir, 'http.json'), clock: manualClock().clock, scheduler: false });
+    const { payment_id: paymentId } = await createPayment(sandbox);
+    const before = await call(sandbox, 'GET', `/openapi/v1/payments/payment/${paymentId}`);
+    expectEnvelope(before, 200);
+
+    failNext.armed = true;
+    const [created, status] = await Promise.all([
+      call(sandbox, 'POST', '/openapi/v1/payments/payment', { body: { payee: DEMO_PAYEE, product_type: 'QR_DYNAMIC', merchant_ref_no: 'lost-1', amount: 10.5 } }),
+      call(sandbox, 'GET', `/openapi/v1/payments/payment/${paymentId}`),
+    ]);
+    expectEnvelope(created, 500);
+    expect(created.body.description).toMatch(/nothing was changed/);
+    expectEnvelope(status, 500);
+    expect(status.body.description).toMatch(/could not write its data file.*retry/);
+    expect(JSON.stringify(status.body)).not.toMatch(/ENOSPC|at .*\.ts/);
+
+    // The journal says what the clients got.
+    const journal = await call(sandbox, 'GET', '/sandbox/v1/requests?limit=2');
+    expect(journal.body.requests.map((e: { status: number }) => e.status)).toEqual([500, 500]);
+
+    // Nothing of the failed create was kept; the same merchant_ref_no is free; status reads as before.
+    const retried = await call(sandbox, 'POST', '/openapi/v1/payments/payment', { body: { payee: DEMO_PAYEE, product_type: 'QR_DYNAMIC', merchant_ref_no: 'lost-1', amount: 10.5 } });
+    expectEnvelope(retried, 200);
+    expect(await call(sandbox, 'GET', `/openapi/v1/payments/payment/${paymentId}`)).toEqual(before);
+    await sandbox.close();
   });
 
   it('refuses to start on a log damaged in the middle, naming the file and line', async () => {

@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import { MAGIC_AMOUNTS } from '../../domain/magic.js';
 import { STATUS_MEANINGS } from '../../domain/payment.js';
+import type { Payment } from '../../domain/payment.js';
 import { toMinorUnits } from '../../domain/money.js';
 import { baseUrlOf } from '../base-url.js';
 import { readJsonObject, validate } from '../body.js';
@@ -68,17 +69,19 @@ export function publicApi(productTypes: readonly string[]): Hono<AppEnv> {
     return ok(c, `Payment ${p.id} voided before settlement; it is now V (voided).`);
   });
 
-  // Integrators poll the status of one payment until it changes: its answer is kept per version.
-  const statusTexts = new Map<string, { readonly version: number; readonly text: string }>();
+  // Integrators poll the status of one payment until it changes: its answer is kept per version,
+  // against the stored object itself, not its version number: a change undone after a
+  // failed write leaves the same version number with other content.
+  const statusTexts = new Map<string, { readonly payment: Payment; readonly text: string }>();
   api.get('/payments/payment/:payment_id', async (c) => {
     const merchant = c.get('merchant');
     const p = await c.get('services').payments.get(merchant, c.req.param('payment_id'));
     const kept = statusTexts.get(p.id);
-    if (kept?.version === p.version) return sendText(c, Code.OK, kept.text);
+    if (kept?.payment === p) return sendText(c, Code.OK, kept.text);
     const settled = p.status === 'A' && p.settled ? ' and settled' : '';
     const text = toJsonText({ code: Code.OK, description: `Payment ${p.id} is ${p.status} (${STATUS_MEANINGS[p.status]}${settled}).`, ...paymentStatusFields(p, merchant) });
     statusTexts.delete(p.id);
-    statusTexts.set(p.id, { version: p.version, text });
+    statusTexts.set(p.id, { payment: p, text });
     if (statusTexts.size > STATUS_TEXTS_KEPT) statusTexts.delete(statusTexts.keys().next().value!);
     return sendText(c, Code.OK, text);
   });

@@ -2,6 +2,7 @@
 import { createMiddleware } from 'hono/factory';
 import { bodyToKeep } from '../../services/journal.js';
 import type { AppEnv } from '../context.js';
+import { holdUntilWritten } from '../durable.js';
 import { isDroppedResponse } from '../faults.js';
 
 export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
@@ -10,6 +11,8 @@ export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
   const started = performance.now();
   const path = c.req.path;
   await next();
+  // The journal records what the client gets, which depends on the write of this turn.
+  await holdUntilWritten(c);
   const merchant = c.get('merchant');
   // Only a body the handler read is journaled: an oversized one is never read at all.
   const requestBody = c.get('requestBody') ?? null;
