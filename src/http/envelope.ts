@@ -2,22 +2,17 @@
 import type { Context } from 'hono';
 import { ApiError, Code } from '../domain/codes.js';
 import type { ResponseCode } from '../domain/codes.js';
-import { Amount } from '../domain/money.js';
+import { AMOUNT_MARK } from '../domain/money.js';
 import type { AppEnv } from './context.js';
 
 /** JSON text in which every Amount is written as a number with exactly two decimals. */
 export function toJsonText(value: unknown): string {
-  if (value instanceof Amount) return value.toString();
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? 'null' : toJsonText(v))).join(',')}]`;
-  let out = '{';
-  for (const key of Object.keys(value)) {
-    const v = (value as Record<string, unknown>)[key];
-    if (v === undefined) continue;
-    out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${toJsonText(v)}`;
-  }
-  return `${out}}`;
+  // JSON.stringify is native and does the whole walk; Amounts come out as marked strings.
+  const text = JSON.stringify(value) ?? 'null';
+  return text.includes(AMOUNT_MARK) ? text.replace(MARKED_AMOUNT, '$1') : text;
 }
+
+const MARKED_AMOUNT = new RegExp(`"${AMOUNT_MARK}(-?\\d+\\.\\d\\d)"`, 'g');
 
 export interface Envelope {
   readonly code: ResponseCode;

@@ -64,7 +64,7 @@ describe('a failed log write', () => {
 
     failNext.armed = true;
     const inserts = [1, 2, 3].map((i) => store.insertPayment(numbered(i)));
-    const update = store.updatePayment({ ...numbered(0), status: 'W', payer: 'alice', version: 2 }, 1);
+    const update = store.updatePayment({ ...numbered(0), status: 'W', payer: { id: 'alice', name: 'Alice' }, version: 2 }, 1);
     const pending = store.pendingWrites();
     for (const refused of [...inserts, update, pending]) await expect(refused).rejects.toThrow(/ENOSPC/);
 
@@ -79,12 +79,12 @@ describe('a failed log write', () => {
 
     // The refused ones can be made again, and the update applies to the version that was kept.
     expect(await store.insertPayment(numbered(1))).toBe('inserted');
-    expect(await store.updatePayment({ ...numbered(0), status: 'W', payer: 'bob', version: 2 }, 1)).toBe(true);
+    expect(await store.updatePayment({ ...numbered(0), status: 'W', payer: { id: 'bob', name: 'Bob' }, version: 2 }, 1)).toBe(true);
 
     const again = new FileStore({ dataFile: file });
     await again.open();
     expect((await again.listPayments(DEMO_PAYEE, { limit: 10, offset: 0 })).items.map((p) => p.id).sort()).toEqual([numbered(0).id, numbered(1).id]);
-    expect((await again.payment(DEMO_PAYEE, numbered(0).id))?.payer).toBe('bob');
+    expect((await again.payment(DEMO_PAYEE, numbered(0).id))?.payer?.id).toBe('bob');
   });
 
   it('over HTTP, fails the create whose write failed and any answer of the same turn, then answers as before', async () => {

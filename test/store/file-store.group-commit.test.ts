@@ -28,7 +28,7 @@ describe('FileStore: the changes of one turn are written together', () => {
     const writesBefore = store.counters.writes;
 
     const inserts = Array.from({ length: 25 }, (_, i) => store.insertPayment(numbered(i + 1)));
-    const update = store.updatePayment({ ...numbered(0), status: 'W', payer: 'alice', version: 2 }, 1);
+    const update = store.updatePayment({ ...numbered(0), status: 'W', payer: { id: 'alice', name: 'Alice' }, version: 2 }, 1);
     // Nothing is written yet, and the write is announced to anyone who reads meanwhile.
     expect(store.counters.writes).toBe(writesBefore);
     expect(store.pendingWrites()).toBeInstanceOf(Promise);

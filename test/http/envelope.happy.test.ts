@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { Amount, AMOUNT_MARK } from '../../src/domain/money.js';
+import { toJsonText } from '../../src/http/envelope.js';
+
+describe('toJsonText: the JSON writer of every answer', () => {
+  it('writes each Amount as a bare number with exactly two decimals, wherever it is', () => {
+    const text = toJsonText({ a: new Amount(1050), list: [new Amount(5), { fee: new Amount(123456789012) }], neg: new Amount(-7) });
+    expect(text).toBe('{"a":10.50,"list":[0.05,{"fee":1234567890.12}],"neg":-0.07}');
+  });
+
+  it('writes everything else as JSON.stringify does', () => {
+    const value = { s: 'quote " backslash \\ nul \u0000 lone \ud800', n: 1.5, nan: Number.NaN, none: null, skipped: undefined, arr: [undefined, true], nested: { deep: [1, { x: 'y' }] } };
+    expect(toJsonText(value)).toBe(JSON.stringify(value));
+    expect(JSON.parse(toJsonText(value))).toEqual(JSON.parse(JSON.stringify(value)));
+  });
+
+  it('leaves text that looks like a marked amount alone: the marker is drawn at start-up, so nobody can send it', () => {
+    expect(AMOUNT_MARK).toMatch(/^amount-[0-9a-f]{24}:$/);
+    const guesses = { guess: 'amount-000000000000000000000000:10.50', bare: 'amount-:1.00', prefix: `${AMOUNT_MARK}` };
+    const text = toJsonText(guesses);
+    expect(JSON.parse(text)).toEqual(guesses);
+  });
+
+  it('turns only a whole marked string into a number, not one with more around the amount', () => {
+    const text = toJsonText({ m: `${AMOUNT_MARK}10.50 and more`, a: new Amount(100) });
+    expect(JSON.parse(text)).toEqual({ m: `${AMOUNT_MARK}10.50 and more`, a: 1 });
+    expect(text).toContain('"a":1.00');
+  });
+});
