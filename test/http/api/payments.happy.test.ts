@@ -42,6 +42,17 @@ describe.each(PREFIXES)('public API under %s', (prefix) => {
       expect(answer.body.description).toContain('status P');
     });
 
+    it('builds image and checkout URLs on the origin each request came to (host, port and scheme)', async () => {
+      for (const origin of ['http://sandbox.test', 'http://sandbox.test:8080', 'https://sandbox.test', 'http://other.example:9', 'http://sandbox.test']) {
+        const response = await sandbox.fetch(
+          new Request(`${origin}${prefix}/payments/payment`, { method: 'POST', headers: { 'Service-Api-Key': 'sk_sandbox_demo_merchant_key', 'Content-Type': 'application/json' }, body: JSON.stringify(createBody()) }),
+        );
+        const body = (await response.json()) as { payment_token: string; qr_data: { image_url: string; checkout_url: string } };
+        expect(body.qr_data.image_url).toBe(`${origin}/sandbox/v1/qr/${body.payment_token}`);
+        expect(body.qr_data.checkout_url).toBe(`${origin}/sandbox/pay/${body.payment_token}`);
+      }
+    });
+
     it('answers qr_data with an EMVCo payload carrying payment_code, and image and checkout URLs', async () => {
       const created = await createPayment(sandbox, { amount: 10.5 }, { prefix });
       const qr = created.qr_data as { payload: string; format: string; image_url: string; checkout_url: string; expires_at: number };
