@@ -2,10 +2,13 @@
 /**
  * The framework's own ceiling: bare Hono on @hono/node-server, no middleware, nothing else.
  * GET /json answers a ~600-byte JSON object; POST /json parses a ~200-byte JSON body.
+ * GET /png answers a QR PNG made once at start with the sandbox's options (~3.3 KB): the same
+ * kind of bytes as a cached sandbox QR image, to tell the server's cost from the client's.
  * Usage: node bench/bare-server.js --port <p> [--host 127.0.0.1]
  */
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
+import QRCode from 'qrcode';
 
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
@@ -40,6 +43,13 @@ app.post('/json', async (c) => {
   const body = await c.req.json();
   return c.json({ code: 200, description: 'parsed', fields: Object.keys(body).length });
 });
+
+// A payload of the sandbox's shape (EMVCo MPM), rendered as the sandbox renders PNGs.
+const PNG = await QRCode.toBuffer(
+  '00020101021226410018COM.PAYREQ.SANDBOX0115DEMO-MERCHANT-1520458125303702540510.505802SG5917Bahringer - Bosco6010Casperfort621605121AX35YJN524W6304307C',
+  { errorCorrectionLevel: 'M', margin: 2, type: 'png', scale: 6 },
+);
+app.get('/png', () => new Response(PNG, { status: 200, headers: { 'Content-Type': 'image/png', 'Cache-Control': 'private, max-age=86400, immutable' } }));
 
 export const BARE_DOCUMENT_BYTES = Buffer.byteLength(JSON.stringify(DOCUMENT));
 

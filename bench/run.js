@@ -46,10 +46,12 @@ const SEEDS = { small: 100, qr: 3000, '50k': 50_000, '100k': 100_000 };
 const WORKLOADS = [
   { name: 'bare-get', label: 'bare Hono GET (600 B JSON)', server: 'bare', load: 'bare-get', key: true },
   { name: 'bare-post', label: 'bare Hono POST (200 B JSON)', server: 'bare', load: 'bare-post', key: true },
+  { name: 'bare-png', label: 'bare Hono GET (3.3 KB QR PNG)', server: 'bare', load: 'bare-png' },
   { name: 'status', label: 'status GET', seed: 'small', load: 'status', vs: 'bare-get', key: true },
   { name: 'create', label: 'create (100 stored)', seed: 'small', load: 'create', vs: 'bare-post', key: true },
   { name: 'create-50k', label: 'create (50,000 stored)', seed: '50k', load: 'create', vs: 'bare-post', key: true },
   { name: 'create-100k', label: 'create (100,000 stored)', seed: '100k', load: 'create', vs: 'bare-post', key: true },
+  { name: 'status-100k', label: 'status GET (100,000 stored)', seed: '100k', load: 'status', vs: 'bare-get' },
   { name: 'status-nojournal', label: 'status GET, SANDBOX_JOURNAL=off', seed: 'small', load: 'status', vs: 'bare-get', env: { SANDBOX_JOURNAL: 'off' } },
   { name: 'create-nojournal', label: 'create, SANDBOX_JOURNAL=off', seed: 'small', load: 'create', vs: 'bare-post', env: { SANDBOX_JOURNAL: 'off' } },
   { name: 'mixed', label: 'mixed (create/assign/pay/status)', seed: 'small', load: 'mixed', vs: 'bare-post' },
@@ -78,6 +80,16 @@ function gitState() {
     return { commit, srcDirty: dirty };
   } catch {
     return { commit: 'unknown', srcDirty: false };
+  }
+}
+
+/** How many payments the demo merchant holds once a workload is done (RSS depends on it). */
+async function storedPayments(url) {
+  try {
+    const answer = await fetch(`${url}/sandbox/v1/payments?limit=1`, { headers: { 'Service-Api-Key': 'sk_sandbox_demo_merchant_key' } });
+    return (await answer.json()).total;
+  } catch {
+    return undefined;
   }
 }
 
@@ -135,9 +147,10 @@ async function main() {
         // Server CPU per request: steadier than req/s when other work shares the cores.
         result.cpuUsPerReq = ((server.cpuMs() - cpuBefore) * 1000) / Math.max(result.total, 1);
         result.memory = server.memory();
+        if (w.server !== 'bare') result.stored = await storedPayments(server.url);
         runs[w.name].push(result);
         const bad = result.non2xx + result.errors;
-        log(`${w.name.padEnd(16)} ${Math.round(result.reqPerSec).toString().padStart(6)} req/s  p99 ${result.latency.p99} ms  CPU ${result.cpuUsPerReq.toFixed(0)} us/req  RSS ${result.memory.rssMB.toFixed(0)} MB${bad ? `  !! ${bad} non-2xx/errors ${JSON.stringify(result.statusCounts)}` : ''}`);
+        log(`${w.name.padEnd(16)} ${Math.round(result.reqPerSec).toString().padStart(6)} req/s  p99 ${result.latency.p99} ms  CPU ${result.cpuUsPerReq.toFixed(0)} us/req  RSS ${result.memory.rssMB.toFixed(0)} MB${result.stored === undefined ? '' : ` (${result.stored} payments)`}${bad ? `  !! ${bad} non-2xx/errors ${JSON.stringify(result.statusCounts)}` : ''}`);
       } finally {
         await server.stop({ graceful: opts.profile });
       }
@@ -175,6 +188,7 @@ async function main() {
         cpuUsPerReq: median(rs.map((r) => r.cpuUsPerReq)),
         rssMB: median(rs.map((r) => r.memory.rssMB)),
         peakMB: Math.max(...rs.map((r) => r.memory.peakMB)),
+        stored: median(rs.map((r) => r.stored)),
         non2xx: rs.reduce((n, r) => n + r.non2xx + r.errors, 0),
         spread: rs.length > 1 ? (Math.max(...rs.map((r) => r.reqPerSec)) - Math.min(...rs.map((r) => r.reqPerSec))) / median(rs.map((r) => r.reqPerSec)) : 0,
       };

