@@ -12,7 +12,8 @@ export class MemoryStore implements Store {
   protected readonly payments = new Map<string, Payment>();
   /** Per merchant, payment ids in creation order. */
   private readonly paymentOrder = new Map<string, string[]>();
-  private readonly refs = new Map<string, string>();
+  /** Per merchant, merchant_ref_no to payment id (nested: no key string is built per payment). */
+  private readonly refs = new Map<string, Map<string, string>>();
   private readonly tokens = new Map<string, string>();
   private readonly codes = new Set<string>();
   private readonly live = new Map<string, Set<string>>();
@@ -43,7 +44,7 @@ export class MemoryStore implements Store {
   }
 
   async paymentByRef(payeeId: string, merchantRefNo: string): Promise<Payment | undefined> {
-    const id = this.refs.get(refKey(payeeId, merchantRefNo));
+    const id = this.refs.get(payeeId)?.get(merchantRefNo);
     return id === undefined ? undefined : this.payments.get(id);
   }
 
@@ -53,7 +54,7 @@ export class MemoryStore implements Store {
   }
 
   async insertPayment(payment: Payment): Promise<InsertResult> {
-    if (this.refs.has(refKey(payment.payeeId, payment.merchantRefNo))) return 'duplicate_ref';
+    if (this.refs.get(payment.payeeId)?.has(payment.merchantRefNo)) return 'duplicate_ref';
     if (this.codes.has(payment.code) || this.payments.has(payment.id) || this.tokens.has(payment.token)) return 'duplicate_code';
     const written = this.persistPayment(payment, undefined);
     this.applyPayment(payment);
@@ -130,7 +131,9 @@ export class MemoryStore implements Store {
       let order = this.paymentOrder.get(payment.payeeId);
       if (!order) this.paymentOrder.set(payment.payeeId, (order = []));
       order.push(payment.id);
-      this.refs.set(refKey(payment.payeeId, payment.merchantRefNo), payment.id);
+      let refs = this.refs.get(payment.payeeId);
+      if (!refs) this.refs.set(payment.payeeId, (refs = new Map()));
+      refs.set(payment.merchantRefNo, payment.id);
       this.tokens.set(payment.token, payment.id);
       this.codes.add(payment.code);
     }
@@ -157,6 +160,7 @@ export class MemoryStore implements Store {
   protected applyReset(payeeId: string): void {
     for (const id of this.paymentOrder.get(payeeId) ?? []) this.forget(this.payments.get(id)!);
     this.paymentOrder.delete(payeeId);
+    this.refs.delete(payeeId);
     this.live.delete(payeeId);
   }
 
@@ -177,13 +181,9 @@ export class MemoryStore implements Store {
   }
 
   private forget(p: Payment): void {
-    this.refs.delete(refKey(p.payeeId, p.merchantRefNo));
+    this.refs.get(p.payeeId)?.delete(p.merchantRefNo);
     this.tokens.delete(p.token);
     this.codes.delete(p.code);
     this.payments.delete(p.id);
   }
-}
-
-function refKey(payeeId: string, merchantRefNo: string): string {
-  return `${payeeId}\u0000${merchantRefNo}`;
 }
