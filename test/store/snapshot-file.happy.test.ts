@@ -13,7 +13,7 @@ describe('the snapshot file adapter', () => {
     expect(await new SnapshotFile(path.join(dir, 'none.json')).read()).toBeNull();
   });
 
-  it.each([0, 1, 249, 250, 251, 1234])('writes exactly JSON.stringify of the data with %i payments, and reads it back', async (count) => {
+  it.each([0, 1, 249, 250, 251, 1234])('writes the JSON of the data with %i payments, one per line, and reads it back', async (count) => {
     const data = {
       format: 'payreq-sandbox/1',
       walSegment: 7,
@@ -22,8 +22,14 @@ describe('the snapshot file adapter', () => {
     };
     const adapter = new SnapshotFile<typeof data>(file);
     await adapter.write(data);
-    expect(readFileSync(file, 'utf8')).toBe(JSON.stringify(data));
-    expect(await adapter.read()).toEqual(data);
+    const text = readFileSync(file, 'utf8');
+    // Still lowdb's JSON: the same value as JSON.stringify, with one array element per line.
+    expect(JSON.parse(text)).toStrictEqual(JSON.parse(JSON.stringify(data)));
+    expect(text.replace(/\n/g, '')).toBe(JSON.stringify(data));
+    const lines = text.split('\n');
+    expect(lines.length).toBe(count + 4);
+    for (const [i, p] of data.payments.entries()) expect(lines[i + 3]).toBe(`${JSON.stringify(p)}${i < count - 1 ? ',' : ''}`);
+    expect(await adapter.read()).toStrictEqual(data);
   });
 
   it('lets other work run while it writes a large snapshot', async () => {

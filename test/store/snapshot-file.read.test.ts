@@ -1,14 +1,13 @@
 /**
- * The snapshot reader parses the file in pieces (cut between the members of the top-level object
- * and between elements of its arrays, ~64 KiB per batch, through a 1 MiB read buffer). Whatever
- * the text, it must answer exactly what JSON.parse of the whole text answers, and refuse (throw)
- * exactly what JSON.parse refuses.
+ * The snapshot reader parses the arrays of the layout the writer uses (one element per line) in
+ * batches of lines, and anything else whole. Whatever the text, it must answer exactly what
+ * JSON.parse of the whole text answers, and refuse (throw) exactly what JSON.parse refuses.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SnapshotFile } from '../../src/store/snapshot-file.js';
+import { readByLines, SnapshotFile } from '../../src/store/snapshot-file.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'payreq-snapshot-read-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -46,7 +45,7 @@ async function expectLikeJsonParse(text: string): Promise<void> {
   expect(JSON.stringify(value)).toBe(JSON.stringify(expected.value));
 }
 
-/** A payment-like record; some hold text that looks like a cut between elements. */
+/** A payment-like record; some hold text that looks like a separator between elements. */
 function record(i: number): Record<string, unknown> {
   return {
     id: `pay_${i}`,
@@ -81,7 +80,7 @@ describe('the snapshot reader: exactly JSON.parse', () => {
     await expectLikeJsonParse(snapshotText(count));
   });
 
-  it('reads pretty-printed JSON (no guessed cuts) and JSON with spaces everywhere', async () => {
+  it('reads pretty-printed JSON and JSON with spaces everywhere', async () => {
     await expectLikeJsonParse(snapshotText(2000, 2));
     await expectLikeJsonParse(` \n\t{ "a" : [ 1 , 2 ] , "b" : { "c" : [ ] } , "d" : "e" , "f" : [ ] } \r\n`);
   });
@@ -101,7 +100,7 @@ describe('the snapshot reader: exactly JSON.parse', () => {
     await expectLikeJsonParse(JSON.stringify({ a: Array.from({ length: 20_000 }, (_, i) => [i, { id: i }]) }));
   });
 
-  it('reads elements that start like the cut it guesses but hold the same text inside', async () => {
+  it('reads elements that hold separators and brackets inside strings and deeper arrays', async () => {
     // Every element's first key is "id", and every element holds `},{"id":` deeper down.
     const payments = Array.from({ length: 4000 }, (_, i) => ({ id: i, list: [{ id: 'a' }, { id: 'b', s: '},{"id":' }] }));
     await expectLikeJsonParse(JSON.stringify({ payments }));
@@ -151,7 +150,7 @@ describe('the snapshot reader: exactly JSON.parse', () => {
       await expectLikeJsonParse(text.slice(0, at) + text[at] + text.slice(at));
       await expectLikeJsonParse(`${text.slice(0, at)}]${text.slice(at + 1)}`);
     }
-    // A trailing comma right at a guessed cut: at the end of the payments array.
+    // A trailing comma at the end of the payments array.
     await expectLikeJsonParse(text.replace('],"empty":', ',],"empty":'));
     await expectLikeJsonParse(text.replace('],"empty":', ',,],"empty":'));
   });
@@ -161,5 +160,78 @@ describe('the snapshot reader: exactly JSON.parse', () => {
     const bytes = Buffer.concat(parts);
     const actual = await readText(bytes);
     expect(actual).toStrictEqual({ value: JSON.parse(bytes.toString('utf8')) });
+  });
+});
+
+/** The writer's layout: each top-level array one element per line. */
+async function written(data: object): Promise<string> {
+  const file = path.join(dir, `w${files++}.json`);
+  await new SnapshotFile<object>(file).write(data);
+  return readFileSync(file, 'utf8');
+}
+
+function snapshotData(count: number): Record<string, unknown> {
+  return JSON.parse(snapshotText(count)) as Record<string, unknown>;
+}
+
+/** readByLines answers JSON.parse of the text, or undefined (then read() parses it whole). */
+function expectByLines(text: string, mustTakeLines: boolean): void {
+  const answer = readByLines(text.split('\n'));
+  let expected: { value: unknown } | undefined;
+  try {
+    expected = { value: JSON.parse(text) };
+  } catch {
+    expected = undefined;
+  }
+  if (!expected) {
+    expect(answer, `accepted invalid JSON near ${JSON.stringify(text.slice(0, 80))}`).toBeUndefined();
+    return;
+  }
+  if (mustTakeLines) expect(answer, 'fell back to parsing the whole text').toBeDefined();
+  if (answer) {
+    expect(answer.value).toStrictEqual(expected.value);
+    expect(JSON.stringify(answer.value)).toBe(JSON.stringify(expected.value));
+  }
+}
+
+describe('the snapshot reader on the layout the writer uses', () => {
+  it.each([0, 1, 150, 3000, 12_000])('reads %i records in batches of lines, without parsing the whole text', async (count) => {
+    const text = await written(snapshotData(count));
+    expectByLines(text, true);
+    await expectLikeJsonParse(text);
+  });
+
+  it('keeps a top-level "__proto__" array an own member, and reads duplicate keys as JSON.parse does', () => {
+    expectByLines('{"__proto__":[\n1,\n2\n],"a":[\n]}', true);
+    const answer = readByLines('{"__proto__":[\n1\n]}'.split('\n'))!;
+    expect(Object.getPrototypeOf(answer.value)).toBe(Object.prototype);
+    expect(Object.keys(answer.value as object)).toEqual(['__proto__']);
+    expectByLines('{"a":[\n1\n],"a":[\n2\n]}', false);
+  });
+
+  it('parses whole (and so exactly) what only looks like the layout: nested or top-level arrays, pretty JSON', () => {
+    expectByLines('{"a":{"b":[\n1,\n2\n]},"c":[]}', false);
+    expectByLines('[\n1,\n2\n]', false);
+    expectByLines(JSON.stringify(snapshotData(300), null, 2), false);
+    expectByLines('{"a":[\n{"s":"x,\n"}\n]}', false);
+  });
+
+  it('refuses damage of the layout exactly when JSON.parse does', async () => {
+    const text = await written(snapshotData(1500));
+    for (let k = 1; k <= 30; k++) {
+      const at = Math.floor((text.length * k) / 31);
+      expectByLines(text.slice(0, at), false);
+      expectByLines(text.slice(0, at) + text.slice(at + 1), false);
+      expectByLines(text.slice(0, at) + text[at] + text.slice(at), false);
+      expectByLines(`${text.slice(0, at)}]${text.slice(at + 1)}`, false);
+      expectByLines(`${text.slice(0, at)},${text.slice(at)}`, false);
+    }
+    // Commas between lines: one missing, one trailing before "]", one doubled; a blank line is fine.
+    const lines = text.split('\n');
+    const at = 800;
+    expectByLines([...lines.slice(0, at), lines[at]!.replace(/,$/, ''), ...lines.slice(at + 1)].join('\n'), false);
+    expectByLines(text.replace('}\n],"empty"', '},\n],"empty"'), false);
+    expectByLines([...lines.slice(0, at), `${lines[at]},`, ...lines.slice(at + 1)].join('\n'), false);
+    expectByLines([...lines.slice(0, at), '', ...lines.slice(at)].join('\n'), true);
   });
 });
