@@ -43,6 +43,31 @@ describe('DueIndex', () => {
     expect(index.takeDue('DEMO-MERCHANT-1', T0 + 300)).toEqual(['pay_late']);
   });
 
+  it('answers due ids in time order through growth and shrinking of its heap (randomised, seeded)', () => {
+    let seed = 42;
+    const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
+    const index = new DueIndex();
+    index.rebuild('M', [], true);
+    const pending: { at: number; id: string }[] = [];
+    let now = T0;
+    for (let round = 0; round < 40; round++) {
+      // Grow past a few doublings, then drain most of it (the heap gives room back).
+      for (let i = 0, n = Math.floor(random() * 400); i < n; i++) {
+        const at = now + 1 + Math.floor(random() * 1_000);
+        const id = `pay_${round}_${i}`;
+        pending.push({ at, id });
+        index.note(aPayment({ id, payeeId: 'M', expiresAt: at }), true);
+      }
+      now += Math.floor(random() * 900);
+      const due = pending.filter((e) => e.at <= now).sort((a, b) => a.at - b.at);
+      const taken = index.takeDue('M', now);
+      expect(new Set(taken)).toEqual(new Set(due.map((e) => e.id)));
+      for (let i = 1; i < taken.length; i++) expect(pending.find((e) => e.id === taken[i])!.at).toBeGreaterThanOrEqual(pending.find((e) => e.id === taken[i - 1])!.at);
+      pending.splice(0, pending.length, ...pending.filter((e) => e.at > now));
+    }
+    expect(index.takeDue('M', now + 10_000).length).toBe(pending.length);
+  });
+
   it('is rebuilt on first use and again after a while, so changes it did not see are found', () => {
     let now = 0;
     const index = new DueIndex(() => now);
