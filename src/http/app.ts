@@ -75,6 +75,11 @@ export function createApp(services: Services): Hono<AppEnv> {
     if (err instanceof DroppedConnection) return new Response(null, { status: 599, headers: { [DROPPED_HEADER]: '1' } });
     // A client that hung up mid-body is not a sandbox fault: nobody reads this answer, and the journal says what happened.
     if (clientHungUp(err)) return send(c, { code: Code.INVALID, description: 'The client closed the connection before the request body arrived; nothing was changed.' });
+    const storage = storageFailure(err);
+    if (storage) {
+      console.error(`store write failed on ${c.req.method} ${new URL(c.req.url).pathname}: ${err.message}`);
+      return send(c, { code: Code.INTERNAL, description: `The sandbox could not write its data file (${storage}): nothing was changed. Free disk space or check the data directory, then retry.` });
+    }
     // The cause goes to the server log only; the client gets the envelope, never a stack.
     console.error(`internal error on ${c.req.method} ${new URL(c.req.url).pathname}:`, err instanceof Error ? (err.stack ?? err.message) : err);
     return send(c, { code: Code.INTERNAL, description: 'Internal error in the sandbox: nothing was changed. Please report it with the request that caused it.' });
@@ -98,6 +103,14 @@ class RouteIndex {
     return this.router.match(method === 'HEAD' ? 'GET' : method, path)[0].length > 0;
   }
 }
+
+/** The errno of a failed write of the data file (a full disk, a read-only or failing device). */
+function storageFailure(err: Error): string | undefined {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && STORAGE_ERRORS.has(code) ? code : undefined;
+}
+
+const STORAGE_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EFBIG', 'EBADF']);
 
 function clientHungUp(err: Error): boolean {
   const code = (err as { code?: unknown }).code;

@@ -99,7 +99,7 @@ describe('a failed log write', () => {
       call(sandbox, 'GET', `/openapi/v1/payments/payment/${paymentId}`),
     ]);
     expectEnvelope(created, 500);
-    expect(created.body.description).toMatch(/nothing was changed/);
+    expect(created.body.description).toMatch(/could not write its data file \(ENOSPC\): nothing was changed. Free disk space/);
     expectEnvelope(status, 500);
     expect(status.body.description).toMatch(/could not write its data file.*retry/);
     expect(JSON.stringify(status.body)).not.toMatch(/ENOSPC|at .*\.ts/);
