@@ -49,8 +49,13 @@ export function currencyCode(field: string, required: boolean) {
   });
 }
 
+// A custom type, not z.record: a record is copied key by key, which drops a key "__proto__"
+// (metadata is returned as sent) and left that key out of the size checks.
 export const metadata = z
-  .record(z.string(), z.unknown(), { error: (issue) => `metadata must be a JSON object, got ${kindOf(issue.input)}` })
+  .custom<Record<string, unknown>>((v) => v !== null && typeof v === 'object' && !Array.isArray(v), {
+    error: (issue) => `metadata must be a JSON object, got ${kindOf(issue.input)}`,
+  })
+  .meta({ type: 'object', additionalProperties: true, description: 'Any JSON object of at most 50 keys and 8 KiB, returned as sent.' })
   .refine((m) => Object.keys(m).length <= 50, 'metadata may have at most 50 keys')
   .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= 8192, 'metadata must be at most 8 KiB as JSON');
 

@@ -109,6 +109,7 @@ describe('create: every field checked', () => {
     ['metadata an array', { ...VALID_CREATE, metadata: [1, 2] }, /metadata must be a JSON object/],
     ['metadata with 51 keys', { ...VALID_CREATE, metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i])) }, /at most 50 keys/],
     ['metadata over 8 KiB', { ...VALID_CREATE, metadata: { big: 'm'.repeat(8200) } }, /at most 8 KiB/],
+    ['metadata over 8 KiB in a "__proto__" key (raw JSON text)', `{"payee":"DEMO-MERCHANT-1","product_type":"QR_DYNAMIC","merchant_ref_no":"n","amount":1,"metadata":{"__proto__":"${'m'.repeat(8200)}"}}`, /at most 8 KiB/],
     ['metadata nested 2,000 levels (within 8 KiB)', `{"payee":"DEMO-MERCHANT-1","product_type":"QR_DYNAMIC","merchant_ref_no":"n","amount":1,"metadata":{"x":${'['.repeat(2000)}${']'.repeat(2000)}}}`, /nested/],
     ['sign_type a number', { ...VALID_CREATE, sign_type: 512 }, /sign_type/],
     ['sign an object', { ...VALID_CREATE, sign: { hex: 'ab' } }, /sign/],

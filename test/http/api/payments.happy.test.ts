@@ -53,6 +53,18 @@ describe.each(PREFIXES)('public API under %s', (prefix) => {
       }
     });
 
+    it('returns metadata as sent, a key "__proto__" included, at create and at status', async () => {
+      const text = `{"payee":"DEMO-MERCHANT-1","product_type":"QR_DYNAMIC","merchant_ref_no":"${`proto-${prefix.length}`}","amount":1,"metadata":{"__proto__":{"x":1},"a":2}}`;
+      const answer = await call(sandbox, 'POST', `${prefix}/payments/payment`, { body: text });
+      expectEnvelope(answer, 200);
+      for (const shown of [answer.body.metadata, (await statusOf(sandbox, answer.body.payment_id as string)).metadata] as Record<string, unknown>[]) {
+        expect(Object.keys(shown)).toEqual(['__proto__', 'a']);
+        expect(Object.getOwnPropertyDescriptor(shown, '__proto__')?.value).toEqual({ x: 1 });
+        expect(Object.getPrototypeOf(shown)).toBe(Object.prototype);
+      }
+      expect(answer.text).toContain('"metadata":{"__proto__":{"x":1},"a":2}');
+    });
+
     it('answers qr_data with an EMVCo payload carrying payment_code, and image and checkout URLs', async () => {
       const created = await createPayment(sandbox, { amount: 10.5 }, { prefix });
       const qr = created.qr_data as { payload: string; format: string; image_url: string; checkout_url: string; expires_at: number };
