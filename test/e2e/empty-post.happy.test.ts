@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer, Sandbox } from '../../src/index.js';
-import { createBody, DEMO_KEY, jsonRequest, memorySandbox } from '../helpers.js';
+import { describe, expect, it } from 'vitest';
+import { createBody, DEMO_KEY, jsonRequest } from '../helpers.js';
+import { listeningSandbox } from '../support/http.js';
 
 /** Sends a raw HTTP/1.1 request and answers the status line and body, as curl -X POST with no -d does. */
 function rawRequest(port: number, head: string): Promise<{ status: number; body: string }> {
@@ -18,24 +18,18 @@ function rawRequest(port: number, head: string): Promise<{ status: number; body:
 }
 
 describe('a POST with no body at all over a real socket', () => {
-  let sandbox: Sandbox;
-  let server: RunningServer;
-  beforeAll(async () => {
-    sandbox = await memorySandbox();
-    server = await sandbox.listen(0, '127.0.0.1');
-  });
-  afterAll(() => sandbox.close());
+  const live = listeningSandbox();
 
   it('is an empty body for control routes whose fields are all optional (curl -X POST .../pickup)', async () => {
-    const created = await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', createBody()));
+    const created = await live.sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', createBody()));
     const id = ((await created.json()) as { payment_id: string }).payment_id;
-    const answer = await rawRequest(server.port, `POST /sandbox/v1/payments/${id}/pickup HTTP/1.1\r\nHost: x\r\nService-Api-Key: ${DEMO_KEY}\r\nConnection: close\r\n\r\n`);
+    const answer = await rawRequest(live.server.port, `POST /sandbox/v1/payments/${id}/pickup HTTP/1.1\r\nHost: x\r\nService-Api-Key: ${DEMO_KEY}\r\nConnection: close\r\n\r\n`);
     expect(answer.status).toBe(200);
     expect(answer.body).toContain('"payment_status":"W"');
   });
 
   it('is a 400 naming the missing body where one is required', async () => {
-    const answer = await rawRequest(server.port, `POST /openapi/v1/payments/payment HTTP/1.1\r\nHost: x\r\nService-Api-Key: ${DEMO_KEY}\r\nConnection: close\r\n\r\n`);
+    const answer = await rawRequest(live.server.port, `POST /openapi/v1/payments/payment HTTP/1.1\r\nHost: x\r\nService-Api-Key: ${DEMO_KEY}\r\nConnection: close\r\n\r\n`);
     expect(answer.status).toBe(400);
     expect(answer.body).toContain('A JSON object body is required');
   });

@@ -1,22 +1,16 @@
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RunningServer, Sandbox } from '../../src/index.js';
-import { DEMO_KEY, jsonRequest, memorySandbox } from '../helpers.js';
+import { describe, expect, it, vi } from 'vitest';
+import { DEMO_KEY, jsonRequest } from '../helpers.js';
+import { listeningSandbox } from '../support/http.js';
 
 describe('a client that hangs up mid-body', () => {
-  let sandbox: Sandbox;
-  let server: RunningServer;
-  beforeAll(async () => {
-    sandbox = await memorySandbox();
-    server = await sandbox.listen(0, '127.0.0.1');
-  });
-  afterAll(() => sandbox.close());
+  const live = listeningSandbox();
 
   it('is not logged as an internal error, changes nothing, and the journal shows a 400', async () => {
     const errors = vi.spyOn(console, 'error').mockImplementation(() => {});
     try {
       await new Promise<void>((resolve, reject) => {
-        const socket = connect(server.port, '127.0.0.1', () => {
+        const socket = connect(live.server.port, '127.0.0.1', () => {
           socket.write(
             'POST /openapi/v1/payments/payment HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n' +
               `Service-Api-Key: ${DEMO_KEY}\r\nContent-Length: 1000\r\n\r\n{"payee":"DEMO-`,
@@ -31,12 +25,12 @@ describe('a client that hangs up mid-body', () => {
       let entry: { status: number; code: number } | undefined;
       for (let i = 0; i < 100 && !entry; i++) {
         await new Promise((r) => setTimeout(r, 10));
-        const journal = (await (await sandbox.fetch(jsonRequest('GET', '/sandbox/v1/requests?method=POST'))).json()) as { requests: { status: number; code: number }[] };
+        const journal = (await (await live.sandbox.fetch(jsonRequest('GET', '/sandbox/v1/requests?method=POST'))).json()) as { requests: { status: number; code: number }[] };
         entry = journal.requests[0];
       }
       expect(entry).toMatchObject({ status: 400, code: 400 });
       expect(errors).not.toHaveBeenCalled();
-      const list = (await (await sandbox.fetch(jsonRequest('GET', '/sandbox/v1/payments'))).json()) as { total: number };
+      const list = (await (await live.sandbox.fetch(jsonRequest('GET', '/sandbox/v1/payments'))).json()) as { total: number };
       expect(list.total).toBe(0);
     } finally {
       errors.mockRestore();
@@ -45,13 +39,13 @@ describe('a client that hangs up mid-body', () => {
 
   it('a very long unknown id is not echoed whole in the 404 description', async () => {
     const id = `pay_${'x'.repeat(2000)}`;
-    const json = (await (await sandbox.fetch(jsonRequest('GET', `/openapi/v1/payments/payment/${id}`))).json()) as { code: number; description: string };
+    const json = (await (await live.sandbox.fetch(jsonRequest('GET', `/openapi/v1/payments/payment/${id}`))).json()) as { code: number; description: string };
     expect(json.code).toBe(404);
     expect(json.description.length).toBeLessThan(300);
   });
 
   it('an empty merchant_ref_no filter is a 400, not "every payment"', async () => {
-    const res = await sandbox.fetch(jsonRequest('GET', '/sandbox/v1/payments?merchant_ref_no='));
+    const res = await live.sandbox.fetch(jsonRequest('GET', '/sandbox/v1/payments?merchant_ref_no='));
     expect(res.status).toBe(400);
     expect(((await res.json()) as { description: string }).description).toMatch(/merchant_ref_no must not be empty/);
   });

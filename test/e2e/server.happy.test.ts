@@ -1,20 +1,11 @@
 /** Every route through a real listening server and the global fetch, as an integrator's client sees it. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeEmvPayload } from '../../src/domain/emv.js';
 import { signBody } from '../../src/domain/signature.js';
-import type { RunningServer, Sandbox } from '../../src/index.js';
-import { DEMO_KEY, DEMO_PAYEE, SIGNED_KEY, SIGNED_PAYEE, SIGNED_SALT, createBody, expectEnvelope, memorySandbox, toAnswer } from '../support/http.js';
+import { DEMO_KEY, DEMO_PAYEE, SIGNED_KEY, SIGNED_PAYEE, SIGNED_SALT, createBody, expectEnvelope, listeningSandbox, toAnswer } from '../support/http.js';
 import type { Answer } from '../support/http.js';
 
-let sandbox: Sandbox;
-let server: RunningServer;
-beforeAll(async () => {
-  sandbox = await memorySandbox({ scheduler: false, config: { timeoutHoldMs: 200 } });
-  server = await sandbox.listen(0, '127.0.0.1');
-});
-afterAll(async () => {
-  await sandbox.close();
-});
+const live = listeningSandbox({ scheduler: false, config: { timeoutHoldMs: 200 } });
 
 async function http(method: string, path: string, options: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
   const headers: Record<string, string> = { ...options.headers };
@@ -25,7 +16,7 @@ async function http(method: string, path: string, options: { key?: string | null
     headers['Content-Type'] ??= 'application/json';
     init.body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
   }
-  return toAnswer(await fetch(`${server.url}${path}`, init));
+  return toAnswer(await fetch(`${live.server.url}${path}`, init));
 }
 
 async function create(overrides: Record<string, unknown> = {}, prefix = '/openapi/v1') {
@@ -35,16 +26,16 @@ async function create(overrides: Record<string, unknown> = {}, prefix = '/openap
 }
 
 it('listens on a random free port', () => {
-  expect(server.port).toBeGreaterThan(0);
-  expect(server.port).not.toBe(8080);
-  expect(server.url).toBe(`http://127.0.0.1:${server.port}`);
+  expect(live.server.port).toBeGreaterThan(0);
+  expect(live.server.port).not.toBe(8080);
+  expect(live.server.url).toBe(`http://127.0.0.1:${live.server.port}`);
 });
 
 describe.each(['/openapi/v1', '/v1'])('public routes over HTTP under %s', (prefix) => {
   it('POST /payments/payment creates, with URLs on this server and a valid EMV payload', async () => {
     const created = await create({}, prefix);
-    expect(created.qr_data.image_url).toBe(`${server.url}/sandbox/v1/qr/${created.payment_token}`);
-    expect(created.qr_data.checkout_url.startsWith(server.url)).toBe(true);
+    expect(created.qr_data.image_url).toBe(`${live.server.url}/sandbox/v1/qr/${created.payment_token}`);
+    expect(created.qr_data.checkout_url.startsWith(live.server.url)).toBe(true);
     expect(decodeEmvPayload(created.qr_data.payload).paymentCode).toBe(created.payment_code);
   });
 
@@ -127,7 +118,7 @@ describe('control routes over HTTP', () => {
   });
 
   it('GET /sandbox/v1/clock and POST /sandbox/v1/clock/advance', async () => {
-    const merchant = await sandbox.control.enroll();
+    const merchant = await live.sandbox.control.enroll();
     const before = await http('GET', '/sandbox/v1/clock', { key: merchant.apiKey });
     expectEnvelope(before, 200);
     const created = await http('POST', '/openapi/v1/payments/payment', { key: merchant.apiKey, body: createBody({ payee: merchant.payeeId }) });
@@ -162,7 +153,7 @@ describe('control routes over HTTP', () => {
   });
 
   it('POST /sandbox/v1/reset', async () => {
-    const merchant = await sandbox.control.enroll();
+    const merchant = await live.sandbox.control.enroll();
     await http('POST', '/openapi/v1/payments/payment', { key: merchant.apiKey, body: createBody({ payee: merchant.payeeId }) });
     const answer = await http('POST', '/sandbox/v1/reset', { key: merchant.apiKey });
     expectEnvelope(answer, 200);
@@ -219,6 +210,6 @@ describe('magic amounts over a real connection', () => {
   });
 
   it('the demo merchant is the one the README names', () => {
-    expect(sandbox.demoMerchants.map((m) => m.payeeId)).toEqual([DEMO_PAYEE, SIGNED_PAYEE]);
+    expect(live.sandbox.demoMerchants.map((m) => m.payeeId)).toEqual([DEMO_PAYEE, SIGNED_PAYEE]);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer, Sandbox } from '../../src/index.js';
+import type { Sandbox } from '../../src/index.js';
 import { createBody, DEMO_KEY, jsonRequest, memorySandbox } from '../helpers.js';
+import { listeningSandbox } from '../support/http.js';
 
 async function countByRef(sandbox: Sandbox, ref: string): Promise<number> {
   const res = await sandbox.fetch(jsonRequest('GET', `/sandbox/v1/payments?merchant_ref_no=${ref}`));
@@ -96,16 +97,10 @@ describe('Sandbox-Fault header, in-process', () => {
 });
 
 describe('timeout and drop over a real connection', () => {
-  let sandbox: Sandbox;
-  let server: RunningServer;
-  beforeAll(async () => {
-    sandbox = await memorySandbox();
-    server = await sandbox.listen(0, '127.0.0.1');
-  });
-  afterAll(() => sandbox.close());
+  const live = listeningSandbox();
 
   function post(body: unknown, fault: string, timeoutMs: number) {
-    return fetch(`${server.url}/openapi/v1/payments/payment`, {
+    return fetch(`${live.server.url}/openapi/v1/payments/payment`, {
       method: 'POST',
       headers: { 'Service-Api-Key': DEMO_KEY, 'Content-Type': 'application/json', 'Sandbox-Fault': fault },
       body: JSON.stringify(body),
@@ -116,19 +111,19 @@ describe('timeout and drop over a real connection', () => {
   it('timeout: the client gives up, then the status query shows the payment was created', async () => {
     const body = createBody();
     await expect(post(body, 'timeout', 300)).rejects.toThrow(/timeout|aborted/i);
-    const list = await fetch(`${server.url}/sandbox/v1/payments?merchant_ref_no=${body.merchant_ref_no as string}`, { headers: { 'Service-Api-Key': DEMO_KEY } });
+    const list = await fetch(`${live.server.url}/sandbox/v1/payments?merchant_ref_no=${body.merchant_ref_no as string}`, { headers: { 'Service-Api-Key': DEMO_KEY } });
     const page = (await list.json()) as { total: number; payments: { payment_id: string }[] };
     expect(page.total).toBe(1);
-    const status = await fetch(`${server.url}/openapi/v1/payments/payment/${page.payments[0]!.payment_id}`, { headers: { 'Service-Api-Key': DEMO_KEY } });
+    const status = await fetch(`${live.server.url}/openapi/v1/payments/payment/${page.payments[0]!.payment_id}`, { headers: { 'Service-Api-Key': DEMO_KEY } });
     expect(((await status.json()) as { payment_status: string }).payment_status).toBe('P');
   });
 
   it('drop: the socket closes without a response, the payment exists, and the server keeps serving', async () => {
     const body = createBody();
     await expect(post(body, 'drop', 5000)).rejects.toThrow(/fetch failed|socket|closed/i);
-    const list = await fetch(`${server.url}/sandbox/v1/payments?merchant_ref_no=${body.merchant_ref_no as string}`, { headers: { 'Service-Api-Key': DEMO_KEY } });
+    const list = await fetch(`${live.server.url}/sandbox/v1/payments?merchant_ref_no=${body.merchant_ref_no as string}`, { headers: { 'Service-Api-Key': DEMO_KEY } });
     expect(((await list.json()) as { total: number }).total).toBe(1);
-    const health = await fetch(`${server.url}/healthz`);
+    const health = await fetch(`${live.server.url}/healthz`);
     expect(health.status).toBe(200);
   });
 });

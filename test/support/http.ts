@@ -1,6 +1,6 @@
 /** HTTP helpers for in-process tests: answers with their raw text, the envelope check, a fixed clock. */
-import { expect } from 'vitest';
-import type { Sandbox } from '../../src/index.js';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import type { RunningServer, Sandbox } from '../../src/index.js';
 import { DEMO_KEY, DEMO_PAYEE, createBody, memorySandbox } from '../helpers.js';
 
 export { DEMO_KEY, DEMO_PAYEE, createBody, memorySandbox };
@@ -19,6 +19,34 @@ export function manualClock(start = Date.UTC(2030, 0, 15, 10, 0, 0)) {
 /** A memory sandbox on a fixed clock, without background work: every change comes from a request. */
 export function quietSandbox(options: Parameters<typeof memorySandbox>[0] = {}): Promise<Sandbox> {
   return memorySandbox({ clock: manualClock().clock, ...options });
+}
+
+/**
+ * A fresh memory sandbox on a manual clock for each test of the enclosing describe (or file),
+ * closed after it. Read it as `each.sandbox`, `each.clock`.
+ */
+export function sandboxPerTest(start?: number): { readonly sandbox: Sandbox; readonly clock: ReturnType<typeof manualClock> } {
+  const each = {} as { sandbox: Sandbox; clock: ReturnType<typeof manualClock> };
+  beforeEach(async () => {
+    each.clock = manualClock(start);
+    each.sandbox = await memorySandbox({ clock: each.clock.clock });
+  });
+  afterEach(() => each.sandbox.close());
+  return each;
+}
+
+/**
+ * A memory sandbox listening on a free port of 127.0.0.1 for the tests of the enclosing
+ * describe (or file): opened before them, closed after them. Read it as `live.sandbox`, `live.server`.
+ */
+export function listeningSandbox(options: Parameters<typeof memorySandbox>[0] = {}): { readonly sandbox: Sandbox; readonly server: RunningServer } {
+  const live = {} as { sandbox: Sandbox; server: RunningServer };
+  beforeAll(async () => {
+    live.sandbox = await memorySandbox(options);
+    live.server = await live.sandbox.listen(0, '127.0.0.1');
+  });
+  afterAll(() => live.sandbox.close());
+  return live;
 }
 
 export interface Answer {
