@@ -32,6 +32,8 @@ export interface AppEnv {
     requestBody: string | undefined;
     /** The JSON text of the answer, for the journal. */
     responseBody: string | undefined;
+    /** Set once the answer has waited for the store's pending write (http/durable.ts). */
+    heldUntilWritten: boolean | undefined;
     /** The faults applied to this request, for the journal. */
     fault: string | undefined;
   };

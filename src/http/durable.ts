@@ -6,9 +6,13 @@ import { send } from './envelope.js';
 
 /**
  * Waits for the store's pending write, if any. When that write fails, its changes are undone,
- * so this answer (which may show them) is replaced by a 500 that says so.
+ * so this answer (which may show them) is replaced by a 500 that says so. Once per request:
+ * a later call (the outer middleware after the journal's) would wait for a newer batch, one the
+ * answer never read, and could fail an answer whose own write had landed.
  */
 export async function holdUntilWritten(c: Context<AppEnv>): Promise<void> {
+  if (c.get('heldUntilWritten')) return;
+  c.set('heldUntilWritten', true);
   const pending = c.get('services').store.pendingWrites();
   if (!pending) return;
   try {
