@@ -18,6 +18,12 @@ export class DroppedConnection extends Error {
 
 export const DROPPED_HEADER = 'x-sandbox-dropped';
 
+/** Notes a fault applied to this request for the journal, after any noted before it. */
+export function noteFault(c: Context<AppEnv>, text: string): void {
+  const before = c.get('fault');
+  c.set('fault', before ? `${before}, ${text}` : text);
+}
+
 /** A `drop` answer (204 over a socket, 599 in-process); the status is read first, as it is cheap. */
 export function isDroppedResponse(res: Response): boolean {
   return (res.status === 204 || res.status === 599) && res.headers.get(DROPPED_HEADER) !== null;

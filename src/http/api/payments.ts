@@ -9,7 +9,7 @@ import { readJsonObject, validate } from '../body.js';
 import type { AppEnv } from '../context.js';
 import { Code } from '../../domain/codes.js';
 import { ok, sendText, toJsonText } from '../envelope.js';
-import { applyCommittedFault } from '../faults.js';
+import { applyCommittedFault, noteFault } from '../faults.js';
 import { assignSchema, createPaymentSchema, reasonSchema } from '../schemas.js';
 import { paymentStatusFields, qrData } from '../views.js';
 
@@ -26,7 +26,7 @@ export function publicApi(productTypes: readonly string[]): Hono<AppEnv> {
     const merchant = c.get('merchant');
     const amountMinor = toMinorUnits(input.amount)!;
     const magic = MAGIC_AMOUNTS[amountMinor];
-    if (magic) c.set('fault', `${magic.fault} (magic amount ${input.amount})`);
+    if (magic) noteFault(c, `${magic.fault} (magic amount ${input.amount})`);
     const { payment, fault } = await payments.create(merchant, {
       body,
       payee: input.payee,

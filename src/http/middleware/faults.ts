@@ -4,7 +4,7 @@ import { describeFault, MAX_LATENCY_MS, parseFaults } from '../../domain/faults.
 import type { Fault } from '../../domain/faults.js';
 import type { FaultDraw } from '../../services/fault-rules.js';
 import type { AppEnv } from '../context.js';
-import { applyCommittedFault, injectedError } from '../faults.js';
+import { applyCommittedFault, injectedError, noteFault } from '../faults.js';
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const NO_DRAW: FaultDraw = { faults: [], fired: [] };
@@ -37,7 +37,7 @@ export const injectFaults = createMiddleware<AppEnv>(async (c, next) => {
       }
     }
   }
-  if (applied.length > 0) c.set('fault', applied.map(describeFault).join(', '));
+  if (applied.length > 0) noteFault(c, applied.map(describeFault).join(', '));
   // A rule whose after-commit fault never got its chance is not used up by this request.
   const unused = drawn.fired.filter((rule) => rule.faults.some((f) => afterCommit(f) && !applied.includes(f))).map((rule) => rule.ruleId);
   await c.get('services').faultRules.giveBack(merchant, unused);
