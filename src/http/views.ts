@@ -27,12 +27,16 @@ export function paymentStatusFields(p: Payment, merchant: Merchant): Record<stri
   };
 }
 
+/** Where the QR image and the payer page of a payment are, under `base` (an origin or a path). */
+export const qrImageUrl = (base: string, token: string): string => `${base}/sandbox/v1/qr/${token}`;
+export const checkoutUrl = (base: string, token: string): string => `${base}/sandbox/pay/${token}`;
+
 export function qrData(p: Payment, merchant: Merchant, baseUrl: string): Record<string, unknown> {
   return {
     payload: emvPayloadOf(p, merchant),
     format: 'EMVCO_MPM',
-    image_url: `${baseUrl}/sandbox/v1/qr/${p.token}`,
-    checkout_url: `${baseUrl}/sandbox/pay/${p.token}`,
+    image_url: qrImageUrl(baseUrl, p.token),
+    checkout_url: checkoutUrl(baseUrl, p.token),
     expires_at: unixSeconds(p.expiresAt),
   };
 }

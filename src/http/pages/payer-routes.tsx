@@ -6,7 +6,7 @@ import { PAYMENT_TOKEN_PATTERN } from '../../domain/ids.js';
 import type { Merchant } from '../../domain/merchant.js';
 import type { Payment } from '../../domain/payment.js';
 import type { AppEnv } from '../context.js';
-import { qrData } from '../views.js';
+import { checkoutUrl, qrImageUrl } from '../views.js';
 import { baseUrlOf } from '../base-url.js';
 import { basePathOf, sendPage } from './layout.js';
 import { NotFoundDocument, PayerDocument } from './payer-page.js';
@@ -21,12 +21,12 @@ async function findByToken(c: Context<AppEnv>): Promise<Found | undefined> {
   return c.get('services').payments.byToken(token);
 }
 
-const pagePathOf = (c: Context<AppEnv>, token: string): string => `${basePathOf(c)}/sandbox/pay/${token}`;
+const pagePathOf = (c: Context<AppEnv>, token: string): string => checkoutUrl(basePathOf(c), token);
 
 function renderPayer(c: Context<AppEnv>, found: Found, status = 200, notice?: PageNotice): Promise<Response> {
   const { payment, merchant } = found;
   const now = c.get('services').merchants.now(merchant);
-  const imageUrl = qrData(payment, merchant, baseUrlOf(c)).image_url as string;
+  const imageUrl = qrImageUrl(baseUrlOf(c), payment.token);
   const pagePath = pagePathOf(c, payment.token);
   return sendPage(c, (nonce) => <PayerDocument nonce={nonce} payment={payment} merchant={merchant} now={now} pagePath={pagePath} imageUrl={imageUrl} notice={notice} />, status);
 }
