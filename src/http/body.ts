@@ -81,7 +81,7 @@ export async function readJsonObject(c: Context<AppEnv>, optional = false): Prom
 }
 
 /** Deeper bodies would overflow the stack of the recursive JSON writers (validation, signature, responses). */
-export const MAX_JSON_DEPTH = 32;
+const MAX_JSON_DEPTH = 32;
 
 /** Walks without recursion, so a hostile body cannot overflow the stack here either. */
 function nestsDeeperThan(value: object, limit: number): boolean {
@@ -109,7 +109,6 @@ const DID_YOU_MEAN: Readonly<Record<string, string>> = {
   signature: 'sign',
 };
 
-/** Validates `body` with `schema`; unknown fields are accepted but named in Sandbox-Warning. */
 /** The field names of each schema, worked out once rather than on every request. */
 const knownFields = new WeakMap<z.ZodObject, ReadonlySet<string>>();
 
@@ -119,6 +118,7 @@ function fieldsOf(schema: z.ZodObject): ReadonlySet<string> {
   return fields;
 }
 
+/** Validates `body` with `schema`; unknown fields are accepted but named in Sandbox-Warning. */
 export function validate<S extends z.ZodObject>(c: Context<AppEnv>, schema: S, body: Record<string, unknown>): z.output<S> {
   const known = fieldsOf(schema);
   const unknown = Object.keys(body).filter((k) => !known.has(k));

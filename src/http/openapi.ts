@@ -82,7 +82,7 @@ const errorResponse = envelope.extend({
   string_to_sign: z.string().optional().meta({ description: 'On a signature mismatch: the string the sandbox signed, salt masked' }),
 });
 
-export function routeDocs(productTypes: readonly string[]): RouteDoc[] {
+function routeDocs(productTypes: readonly string[]): RouteDoc[] {
   const publicRoutes: RouteDoc[] = [
     { method: 'post', path: '/payments/payment', summary: 'Create a payment (yields an EMVCo QR)', tag: 'Payments', auth: 'key', body: createPaymentSchema(productTypes), response: createResponse, codes: [200, 400, 401, 402, 413, 415, 429, 500, 503, 504] },
     { method: 'post', path: '/payments/payment/{payment_id}/assign', summary: 'Assign a payer (P or W to W)', tag: 'Payments', auth: 'key', body: assignSchema, codes: [200, 400, 401, 402, 404, 429] },
@@ -155,7 +155,7 @@ const MEANING = new Map<number, string>(CODE_CATALOGUE.map((c) => [c.code, c.mea
 MEANING.set(303, 'Redirect back to the page');
 MEANING.set(304, 'Not modified (ETag matched)');
 
-export function openApiDocument(productTypes: readonly string[], serverUrl?: string): Record<string, unknown> {
+function openApiDocument(productTypes: readonly string[], serverUrl?: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routeDocs(productTypes)) {
     const parameters: Record<string, unknown>[] = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));

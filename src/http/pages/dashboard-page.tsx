@@ -16,7 +16,7 @@ const STATUS_FILTERS = [
   ['V', 'V · voided'],
 ] as const;
 
-export function DashboardDocument({ nonce, basePath }: { nonce: string; basePath: string }) {
+function DashboardDocument({ nonce, basePath }: { nonce: string; basePath: string }) {
   return (
     <Document title="payreq-sandbox · dashboard" nonce={nonce} css={BASE_CSS + DASHBOARD_CSS}>
       <header class="top">

@@ -44,13 +44,13 @@ export const DASHBOARD_SCRIPT = String.raw`
     if (body !== undefined) { headers['Content-Type'] = 'application/json'; init.body = JSON.stringify(body); }
     let res;
     try { res = await fetch(url, init); } catch (err) {
-      return { code: 0, http: 0, body: { code: 0, description: 'The sandbox did not answer (' + err.message + ').' } };
+      return { code: 0, body: { code: 0, description: 'The sandbox did not answer (' + err.message + ').' } };
     }
     let data;
     try { data = await res.json(); } catch (err) { data = { code: res.status, description: 'The sandbox answered HTTP ' + res.status + ' without a JSON body.' }; }
     const code = typeof data.code === 'number' ? data.code : res.status;
     if (code === 401 && url.startsWith(CONTROL)) forget('The sandbox did not accept this key (401): ' + (data.description || '') );
-    return { code, http: res.status, body: data };
+    return { code, body: data };
   }
   const control = (method, path, body) => call(method, CONTROL + path, body);
 
@@ -104,7 +104,7 @@ export const DASHBOARD_SCRIPT = String.raw`
     return ['POST', CONTROL + '/payments/' + at + '/' + action, {}];
   }
 
-  async function run(button, work) {
+  async function run(work) {
     if (busy) return;
     busy = true;
     const all = document.querySelectorAll('#app button');
@@ -153,7 +153,7 @@ export const DASHBOARD_SCRIPT = String.raw`
       el('td', null, p.payer ? p.payer.name : el('span', { class: 'sub' }, 'none yet')),
       el('td', null));
     const actions = el('div', { class: 'row-actions' }, PAYMENT_ACTIONS.map(([action, label]) =>
-      el('button', { type: 'button', data: { action }, onclick: (ev) => run(ev.currentTarget, () => paymentAction(action, p.payment_id, row)) }, label)));
+      el('button', { type: 'button', data: { action }, onclick: () => run(() => paymentAction(action, p.payment_id, row)) }, label)));
     row.lastChild.append(actions);
     return row;
   }
@@ -188,7 +188,7 @@ export const DASHBOARD_SCRIPT = String.raw`
     box.replaceChildren(el('div', { class: 'table-wrap' }, el('table', null,
       el('thead', null, el('tr', null, ['Time', 'Method', 'Path', 'Status', 'Latency', 'Fault', ''].map((h) => el('th', null, h)))),
       el('tbody', null, entries.map((e) => {
-        const status = e.status === undefined ? e.code : e.status;
+        const status = e.status;
         const good = typeof status === 'number' && status < 400;
         const bodies = [];
         if (e.request_body !== null && e.request_body !== undefined) bodies.push(el('div', null, el('strong', null, 'Request'), el('pre', null, pretty(e.request_body))));
@@ -213,28 +213,28 @@ export const DASHBOARD_SCRIPT = String.raw`
     if (candidate) open(candidate);
   });
   $('forget').addEventListener('click', () => forget(''));
-  $('refresh').addEventListener('click', (ev) => run(ev.currentTarget, refresh));
+  $('refresh').addEventListener('click', () => run(refresh));
   $('status-filter').addEventListener('change', () => loadPayments());
   $('journal-reads').addEventListener('change', () => loadJournal());
-  $('refresh-journal').addEventListener('click', (ev) => run(ev.currentTarget, loadJournal));
-  $('clear-journal').addEventListener('click', (ev) => run(ev.currentTarget, async () => {
+  $('refresh-journal').addEventListener('click', () => run(loadJournal));
+  $('clear-journal').addEventListener('click', () => run(async () => {
     const r = await control('DELETE', '/requests');
     notice(r.code, r.body.description || '');
     await loadJournal();
   }));
-  $('settle-all').addEventListener('click', (ev) => run(ev.currentTarget, async () => {
+  $('settle-all').addEventListener('click', () => run(async () => {
     const r = await control('POST', '/settle', {});
     notice(r.code, r.body.description || '');
     await refresh();
   }));
-  $('advance').addEventListener('click', (ev) => run(ev.currentTarget, async () => {
+  $('advance').addEventListener('click', () => run(async () => {
     const r = await control('POST', '/clock/advance', { seconds: Number($('advance-seconds').value) });
     notice(r.code, r.body.description || '');
     await refresh();
   }));
-  $('reset').addEventListener('click', (ev) => {
+  $('reset').addEventListener('click', () => {
     if (!confirm('Erase every payment of this merchant and reset its sandbox clock? The key stays.')) return;
-    run(ev.currentTarget, async () => {
+    run(async () => {
       const r = await control('POST', '/reset', {});
       notice(r.code, r.body.description || '');
       await refresh();

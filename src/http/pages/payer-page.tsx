@@ -32,7 +32,7 @@ export interface PayerPageProps {
   readonly notice?: PageNotice | undefined;
 }
 
-export const sandboxTime = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+const sandboxTime = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 
 function timeLeft(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));
@@ -42,7 +42,7 @@ function timeLeft(ms: number): string {
   return `${Math.round(minutes / 60)} h`;
 }
 
-export function StatusBadge({ status, settled }: { status: PaymentStatus; settled: boolean }) {
+function StatusBadge({ status, settled }: { status: PaymentStatus; settled: boolean }) {
   return (
     <span class={`badge st-${status}`} data-status={status} title={STATUS_MEANINGS[status]}>
       {PAYER_WORDING[status].label}
@@ -51,7 +51,7 @@ export function StatusBadge({ status, settled }: { status: PaymentStatus; settle
   );
 }
 
-export function PayerPage({ payment: p, merchant, now, pagePath, imageUrl, notice }: PayerPageProps) {
+function PayerPage({ payment: p, merchant, now, pagePath, imageUrl, notice }: PayerPageProps) {
   const open = isOpen(p);
   const amount = formatMinorUnits(p.amountMinor);
   const paidOtherwise = p.status === 'A' && (p.paidCurrency !== p.currency || p.paidAmountMinor !== p.amountMinor);

@@ -6,7 +6,7 @@ import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { faultRuleSchema } from '../schemas.js';
 
-export function ruleView(rule: FaultRule): Record<string, unknown> {
+function ruleView(rule: FaultRule): Record<string, unknown> {
   return {
     id: rule.id,
     match: rule.match,
