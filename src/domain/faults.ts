@@ -3,7 +3,7 @@
  * Rules draw with seeded randomness: the nth matching request of a rule always gets the same
  * draw for the same seed, so a CI replay fails the same requests.
  */
-import { createHash } from 'node:crypto';
+import { seedOf } from './seeded.js';
 import { ApiError } from './codes.js';
 import type { ResponseCode } from './codes.js';
 
@@ -83,7 +83,7 @@ export interface FaultRule {
 }
 
 /** `*` matches any run of characters, `/` included; everything else is literal. */
-export function pathPattern(glob: string): RegExp {
+function pathPattern(glob: string): RegExp {
   const escaped = glob.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
   return new RegExp(`^${escaped.join('.*')}$`);
 }
@@ -98,9 +98,9 @@ export function ruleMatches(rule: FaultRule, method: string, path: string): bool
  * The seeded draw in [0, 1) for the nth matching request of a rule. It depends on the seed and
  * what the rule says, not on its random id, so a replay that sets the same rule draws the same.
  */
-export function seededDraw(rule: Pick<FaultRule, 'seed' | 'match' | 'fault'>, n: number): number {
+function seededDraw(rule: Pick<FaultRule, 'seed' | 'match' | 'fault'>, n: number): number {
   const key = `${rule.seed}:${rule.match.method}:${rule.match.path}:${rule.fault}:${n}`;
-  return createHash('sha256').update(key).digest().readUInt32BE(0) / 2 ** 32;
+  return seedOf(key) / 2 ** 32;
 }
 
 /**

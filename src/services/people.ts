@@ -1,12 +1,8 @@
 /** Generated people and accounts: deterministic per seed, so a replay sees the same names. */
-import { createHash } from 'node:crypto';
 import { faker } from '@faker-js/faker/locale/en';
 import type { Payer, PaymentSource } from '../domain/payment.js';
+import { seedOf } from '../domain/seeded.js';
 import { maskAccount } from '../domain/transitions.js';
-
-function seedOf(text: string): number {
-  return createHash('sha256').update(text).digest().readUInt32BE(0);
-}
 
 /** The same payer id always gets the same name. */
 export function payerFor(id: string): Payer {
