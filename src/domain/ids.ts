@@ -1,4 +1,4 @@
-/** Unguessable identifiers: every id and secret carries at least 96 random bits. */
+/** Unguessable identifiers: every id and secret carries at least 96 random bits (fault rule ids 72). */
 import { randomFillSync } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -50,6 +50,10 @@ export const newPaymentCode = (): string => randomText(CODE_ALPHABET, 12);
 export const newApiKey = (): string => `sk_sandbox_${randomBase64url(24)}`;
 export const newSigningSalt = (): string => randomBase64url(24);
 export const newPayeeId = (): string => `payee_${randomText(BASE62, 16)}`;
+export const newEventId = (): string => `evt_${randomBase64url(12)}`;
+export const newDeliveryId = (): string => `whd_${randomBase64url(12)}`;
+/** 72 bits: it names a rule within one merchant's list of rules, it grants nothing by itself. */
+export const newFaultRuleId = (): string => `flt_${randomBase64url(9)}`;
 
 export const PAYMENT_ID_PATTERN = /^pay_[0-9A-Za-z]{22}$/;
 export const PAYMENT_TOKEN_PATTERN = /^ptok_[0-9A-Za-z_-]{32}$/;

@@ -1,8 +1,8 @@
 /** Fault rules of a merchant: kept on the merchant record, so they survive a restart. */
-import { randomBytes } from 'node:crypto';
 import { ApiError } from '../domain/codes.js';
 import { drawRule, parseFaults, ruleMatches } from '../domain/faults.js';
 import type { Fault, FaultRule } from '../domain/faults.js';
+import { newFaultRuleId } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { SandboxClock } from './clock.js';
 import type { MerchantService } from './merchants.js';
@@ -39,7 +39,7 @@ export class FaultRuleService {
         throw ApiError.refused(`This merchant has ${MAX_RULES_PER_MERCHANT} fault rules, the most allowed: delete some with DELETE /sandbox/v1/faults/{id}.`);
       }
       const rule: FaultRule = {
-        id: `flt_${randomBytes(9).toString('base64url')}`,
+        id: newFaultRuleId(),
         match: { method: input.method.toUpperCase(), path: input.path },
         fault: input.fault,
         probability: input.probability,

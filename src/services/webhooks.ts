@@ -3,10 +3,10 @@
  * merchant with a webhook URL is POSTed as JSON, signed like requests, retried with back-off,
  * kept in a bounded delivery log and replayable.
  */
-import { randomBytes } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import { BlockList } from 'node:net';
 import { ApiError } from '../domain/codes.js';
+import { newDeliveryId, newEventId } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment, PaymentEvent } from '../domain/payment.js';
 import { signBody } from '../domain/signature.js';
@@ -126,13 +126,13 @@ export class WebhookService {
   }
 
   private enqueue(merchant: Merchant, url: string, payment: Payment, event: PaymentEvent): void {
-    const eventId = `evt_${randomBytes(12).toString('base64url')}`;
+    const eventId = newEventId();
     const unsigned = this.writeBody(merchant, payment, event, eventId);
     // Sign what the receiver will parse (amounts as numbers), so it can check with the same function.
     const parsed = JSON.parse(this.writeJson(unsigned)) as Record<string, unknown>;
     const signed = { ...unsigned, sign_type: 'SHA512', sign: signBody(parsed, merchant.signingSalt) };
     const delivery: Delivery = {
-      id: `whd_${randomBytes(12).toString('base64url')}`,
+      id: newDeliveryId(),
       eventId,
       eventType: String(unsigned.type),
       paymentId: payment.id,
