@@ -118,8 +118,4 @@ export class DueIndex {
     for (let id = heap.popDue(now); id !== undefined; id = heap.popDue(now)) ids.add(id);
     return [...ids];
   }
-
-  forget(payeeId: string): void {
-    this.heaps.delete(payeeId);
-  }
 }

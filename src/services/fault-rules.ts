@@ -100,8 +100,4 @@ export class FaultRuleService {
       return [{ ...current, faultRules: next }, undefined] as const;
     });
   }
-
-  clear(merchant: Merchant): Promise<void> {
-    return this.merchants.update(merchant.payeeId, (current) => [current.faultRules?.length ? { ...current, faultRules: [] } : null, undefined] as const);
-  }
 }

@@ -96,7 +96,7 @@ export async function advanceClock(services: Services, merchant: Merchant, secon
 export async function resetMerchant(services: Services, merchant: Merchant): Promise<number> {
   const erased = await services.store.countPayments(merchant.payeeId);
   await services.store.resetMerchant(merchant.payeeId);
-  await services.faultRules.clear(merchant);
+  await services.faultRules.remove(merchant);
   services.journal.clear(merchant.payeeId);
   services.webhooks.clear(merchant.payeeId);
   await services.merchants.resetClock(merchant);
