@@ -160,20 +160,14 @@ export function nextUtcMidnight(ms: number): number {
  * will fall due without a request; dueWork(p, t) is null for every t before it.
  */
 export function nextDueAt(p: Payment, autoSettle: boolean): number | null {
-  if (p.status === 'P' || p.status === 'W') return p.payDueAt !== null && p.payDueAt < p.expiresAt ? p.payDueAt : p.expiresAt;
+  if (isOpen(p)) return p.payDueAt !== null && p.payDueAt < p.expiresAt ? p.payDueAt : p.expiresAt;
   if (autoSettle && p.status === 'A' && !p.settled && p.paidAt !== null) return nextUtcMidnight(p.paidAt);
   return null;
 }
 
+/** What falls due by `now`: the work at nextDueAt, once that time has come. */
 export function dueWork(p: Payment, now: number, autoSettle: boolean): DueWork | null {
-  if (isOpen(p)) {
-    if (p.payDueAt !== null && p.payDueAt <= now && p.payDueAt < p.expiresAt) return { kind: 'pay', at: p.payDueAt };
-    if (p.expiresAt <= now) return { kind: 'expire', at: p.expiresAt };
-    return null;
-  }
-  if (autoSettle && p.status === 'A' && !p.settled && p.paidAt !== null) {
-    const cutoff = nextUtcMidnight(p.paidAt);
-    if (cutoff <= now) return { kind: 'settle', at: cutoff };
-  }
-  return null;
+  const at = nextDueAt(p, autoSettle);
+  if (at === null || at > now) return null;
+  return { kind: !isOpen(p) ? 'settle' : at < p.expiresAt ? 'pay' : 'expire', at };
 }
