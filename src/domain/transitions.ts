@@ -149,7 +149,7 @@ export function maskAccount(account: string): string {
 /** The work that falls due on an open or unsettled payment by sandbox time `now`, earliest first. */
 export type DueWork = { readonly kind: 'pay' | 'expire' | 'settle'; readonly at: number };
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 export function nextUtcMidnight(ms: number): number {
   return (Math.floor(ms / DAY_MS) + 1) * DAY_MS;

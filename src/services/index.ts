@@ -1,4 +1,5 @@
 /** Wires the services of one sandbox instance. */
+import { DAY_MS } from '../domain/transitions.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Services } from '../http/context.js';
 import type { Store } from '../store/store.js';
@@ -54,7 +55,7 @@ export async function pruneOldPayments(services: Services): Promise<number> {
   let pruned = 0;
   for (const payeeId of await services.store.merchantIds()) {
     const merchant = await services.store.merchant(payeeId);
-    if (merchant) pruned += await services.store.prunePayments(payeeId, services.merchants.now(merchant) - days * 86_400_000);
+    if (merchant) pruned += await services.store.prunePayments(payeeId, services.merchants.now(merchant) - days * DAY_MS);
   }
   return pruned;
 }

@@ -116,8 +116,7 @@ export class PaymentService {
       if (attempt > 5) throw new Error('could not draw a unique payment code');
       payment = { ...payment, id: newPaymentId(), token: newPaymentToken(), code: newPaymentCode() };
     }
-    this.due.note(payment, merchant.settings.autoSettle);
-    this.notify(merchant, payment, 0);
+    this.committed(merchant, payment, 0);
     const fault: CommittedFault = magic?.fault === 'timeout' ? 'timeout' : magic?.fault === 'drop' ? 'drop' : null;
     return { payment, fault };
   }
@@ -240,12 +239,13 @@ export class PaymentService {
   /** Compare-and-set; on success, tells the listeners what the change added. */
   private async commit(merchant: Merchant, next: Payment, expectedVersion: number): Promise<boolean> {
     if (!(await this.store.updatePayment(next, expectedVersion))) return false;
-    this.due.note(next, merchant.settings.autoSettle);
-    this.notify(merchant, next, expectedVersion);
+    this.committed(merchant, next, expectedVersion);
     return true;
   }
 
-  private notify(merchant: Merchant, payment: Payment, fromVersion: number): void {
+  /** After a stored change: notes when the payment next falls due, tells the listeners. */
+  private committed(merchant: Merchant, payment: Payment, fromVersion: number): void {
+    this.due.note(payment, merchant.settings.autoSettle);
     if (this.listeners.length === 0) return;
     // Each transition adds one event and one version, so the new events are the last ones.
     const events = payment.history.slice(-(payment.version - fromVersion));
