@@ -13,22 +13,22 @@ const POOL_SIZE = 4096;
 const pool = Buffer.alloc(POOL_SIZE);
 let poolAt = POOL_SIZE;
 
-function randomBase64url(byteCount: number): string {
+/** Hands out the next `byteCount` bytes of the pool (refilled when short); answers where they start. */
+function take(byteCount: number): number {
   if (poolAt + byteCount > POOL_SIZE) {
     randomFillSync(pool);
     poolAt = 0;
   }
   poolAt += byteCount;
-  return pool.toString('base64url', poolAt - byteCount, poolAt);
+  return poolAt - byteCount;
 }
 
-function randomByte(): number {
-  if (poolAt >= POOL_SIZE) {
-    randomFillSync(pool);
-    poolAt = 0;
-  }
-  return pool[poolAt++]!;
+function randomBase64url(byteCount: number): string {
+  const at = take(byteCount);
+  return pool.toString('base64url', at, at + byteCount);
 }
+
+const randomByte = (): number => pool[take(1)]!;
 
 function randomText(alphabet: string, length: number): string {
   // Rejection sampling keeps every character uniform: bytes at or above the last whole multiple
