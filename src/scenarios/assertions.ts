@@ -2,6 +2,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { formatPath, getPath, parsePath } from './json-path.js';
 import type { Expectations, Matcher, ValueExpectation } from './schema.js';
+import { asText } from './template.js';
 
 export type Outcome = 'response' | 'timeout' | 'dropped';
 
@@ -26,7 +27,7 @@ export interface AssertionResult {
 const ABSENT = '(absent)';
 const MAX_SHOWN = 300;
 
-export function show(found: boolean, value: unknown): string {
+function show(found: boolean, value: unknown): string {
   if (!found) return ABSENT;
   const text = JSON.stringify(value) ?? String(value);
   return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}...` : text;
@@ -42,10 +43,6 @@ function typeOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   return typeof value;
-}
-
-function asText(value: unknown): string {
-  return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
 }
 
 export function isMatcher(e: unknown): e is Matcher {

@@ -8,9 +8,9 @@ import { LineCounter, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
 import { z } from 'zod';
 import { parsePath, PathSyntaxError } from './json-path.js';
-import { scenarioSchema, STEP_KIND_NAMES, stepSchemas } from './schema.js';
+import { scenarioSchema, STEP_COMMON_KEYS, STEP_KIND_NAMES, stepSchemas } from './schema.js';
 import type { Expectations, Scenario, Step, StepKind } from './schema.js';
-import { toRegExp } from './assertions.js';
+import { isMatcher, toRegExp } from './assertions.js';
 
 export interface LoadedScenario {
   /** The path as shown in reports: relative to the working directory when inside it. */
@@ -39,7 +39,7 @@ export class ScenarioFileError extends Error {
   }
 }
 
-export function formatProblem(file: string, p: Problem): string {
+function formatProblem(file: string, p: Problem): string {
   const where = p.line !== undefined ? `${file}:${p.line}:${p.column ?? 1}` : file;
   const step = p.step !== undefined ? ` step ${p.step}${p.stepName ? ` "${p.stepName}"` : ''},` : '';
   const field = p.field ? ` field ${p.field}:` : '';
@@ -51,7 +51,7 @@ const scenarioHeadSchema = scenarioSchema.extend({ steps: z.array(z.unknown()).m
 const MAX_PROBLEMS = 20;
 const MAX_SYNTAX_ERRORS = 3;
 
-export function displayPath(path: string): string {
+function displayPath(path: string): string {
   const rel = relative(process.cwd(), resolve(path));
   return rel.startsWith('..') || rel === '' ? resolve(path) : rel.split(sep).join('/');
 }
@@ -188,7 +188,7 @@ function toStep(raw: unknown, index: number, problems: Problem[], locate: Locate
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return fail('a step must be a mapping with one of: ' + STEP_KIND_NAMES.join(', '));
   const kinds = Object.keys(raw).filter((k): k is StepKind => (STEP_KIND_NAMES as string[]).includes(k));
   if (kinds.length !== 1) {
-    const others = Object.keys(raw).filter((k) => !['name', 'as', 'timeout_ms', 'expect', 'capture'].includes(k) && !kinds.includes(k as StepKind));
+    const others = Object.keys(raw).filter((k) => !STEP_COMMON_KEYS.includes(k) && !kinds.includes(k as StepKind));
     const hint = others.map((k) => KEY_HINTS[k]).find(Boolean);
     return fail(
       kinds.length === 0
@@ -240,7 +240,7 @@ function checkExpectSyntax(expect: Expectations, fail: (message: string, field: 
     }
   };
   const checkMatcher = (m: unknown, field: string, path: PropertyKey[]) => {
-    if (m !== null && typeof m === 'object' && !Array.isArray(m) && typeof (m as { matches?: unknown }).matches === 'string') {
+    if (isMatcher(m) && typeof m.matches === 'string') {
       checkRegExp((m as { matches: string }).matches, `${field}.matches`, [...path, 'matches']);
     }
   };

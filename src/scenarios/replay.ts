@@ -40,7 +40,6 @@ export interface ReplayReport {
   readonly files: readonly FileResult[];
 }
 
-export { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS };
 const IN_PROCESS_BASE = 'http://sandbox.test';
 
 /** Loads the files under `paths` and replays them; a malformed file is a failed file, not a crash. */

@@ -1,5 +1,6 @@
 /** The report a person reads: each file and step with timing; on failure, expected versus actual and the body. */
 import type { ReplayReport } from './replay.js';
+import { answerOf, failingStep } from './run-scenario.js';
 import type { FileResult, StepResult } from './run-scenario.js';
 
 export interface HumanReportOptions {
@@ -26,8 +27,7 @@ function ms(value: number): string {
 function target(step: StepResult): string {
   if (!step.request) return '';
   const url = new URL(step.request.url);
-  const answer = step.response?.outcome === 'response' ? `${step.response.status}` : (step.response?.outcome ?? '');
-  return `  ${step.request.method} ${url.pathname}${url.search} -> ${answer}`;
+  return `  ${step.request.method} ${url.pathname}${url.search} -> ${answerOf(step)}`;
 }
 
 function indentBlock(text: string, prefix: string): string {
@@ -45,7 +45,7 @@ function prettyBody(body: string): string {
   }
 }
 
-export function formatStep(step: StepResult, paint: Paint): string {
+function formatStep(step: StepResult, paint: Paint): string {
   if (step.status === 'skipped') return paint(DIM, `    - ${step.index}. ${step.name} (skipped)`);
   const mark = step.status === 'passed' ? paint(GREEN, '✓') : paint(RED, '✗');
   const lines = [`    ${mark} ${step.index}. ${step.name}${paint(DIM, `${target(step)}  ${ms(step.durationMs)}`)}`];
@@ -81,7 +81,7 @@ export function formatSummary(report: ReplayReport, options: HumanReportOptions 
   const verdict = report.failed === 0 ? paint(GREEN, `${report.passed} passed`) : `${paint(GREEN, `${report.passed} passed`)}, ${paint(RED, `${report.failed} failed`)}`;
   const lines = [`\n${report.files.length} scenario file${report.files.length === 1 ? '' : 's'}: ${verdict}; ${steps} steps in ${ms(report.durationMs)} against ${report.target}`];
   for (const file of report.files.filter((f) => f.status === 'failed')) {
-    const step = file.steps.find((s) => s.status === 'failed');
+    const step = failingStep(file);
     lines.push(paint(RED, `  failed: ${file.file}${step ? ` at step ${step.index} "${step.name}"` : ''}`));
   }
   return lines.join('\n');

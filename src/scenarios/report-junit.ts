@@ -1,13 +1,13 @@
 /** JUnit XML: one testcase per scenario file; a failure names the step and what it expected. */
 import { hostname } from 'node:os';
 import type { ReplayReport } from './replay.js';
-import { failingStep, failureSummary } from './run-scenario.js';
+import { answerOf, describeFailure, failingStep, failureSummary } from './run-scenario.js';
 import type { FileResult } from './run-scenario.js';
 
 // XML 1.0 allows tab, newline, carriage return and the characters from U+0020 up, minus the surrogates and U+FFFE/U+FFFF.
 const NOT_XML = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
-export function xmlEscape(text: string): string {
+function xmlEscape(text: string): string {
   return text
     .replace(NOT_XML, '\uFFFD')
     .replace(/&/g, '&amp;')
@@ -23,7 +23,7 @@ function stepLog(result: FileResult): string {
   return result.steps
     .map((s) => {
       const req = s.request ? ` ${s.request.method} ${s.request.url}` : '';
-      const res = s.response ? ` -> ${s.response.outcome === 'response' ? s.response.status : s.response.outcome}` : '';
+      const res = s.response ? ` -> ${answerOf(s)}` : '';
       return `${s.status.padEnd(7)} ${s.index}. ${s.name}${req}${res} (${s.durationMs} ms)`;
     })
     .join('\n');
@@ -35,7 +35,7 @@ function failureDetail(result: FileResult): string {
   if (!step) return '';
   const lines = [`step ${step.index} "${step.name}"${step.request ? `: ${step.request.method} ${step.request.url}` : ''}`];
   if (step.error) lines.push(step.error);
-  for (const f of step.failures) lines.push(`${f.target}: expected ${f.expected}, got ${f.actual}`);
+  for (const f of step.failures) lines.push(describeFailure(f));
   if (step.response?.body !== undefined) lines.push(`response body: ${step.response.body}`);
   return lines.join('\n');
 }

@@ -1,5 +1,6 @@
 /** Runs one scenario file: enroll its merchant, then its steps in order until one fails. */
 import { basename } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { checkExpectations } from './assertions.js';
 import type { AssertionResult, Outcome } from './assertions.js';
 import { exchange } from './http.js';
@@ -69,10 +70,19 @@ const USER_AGENT = 'payreq-sandbox-replay';
 const DEFAULT_WAIT_MS = 5000;
 const DEFAULT_POLL_MS = 100;
 const MAX_BODY_SHOWN = 4000;
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function failingStep(result: FileResult): StepResult | undefined {
   return result.steps.find((s) => s.status === 'failed');
+}
+
+/** One failed expectation as a line: what was looked at, what was expected, what was found. */
+export function describeFailure(f: StepResult['failures'][number]): string {
+  return `${f.target}: expected ${f.expected}, got ${f.actual}`;
+}
+
+/** What a step's request got: its HTTP status, or what happened instead (timeout, dropped...). */
+export function answerOf(step: StepResult): string {
+  return step.response?.outcome === 'response' ? `${step.response.status}` : (step.response?.outcome ?? '');
 }
 
 /** One line naming what failed: the step and its first failure, or the file's error. */
@@ -81,7 +91,7 @@ export function failureSummary(result: FileResult): string {
   const step = failingStep(result);
   if (!step) return '';
   const first = step.failures[0];
-  const why = step.error ?? (first ? `${first.target}: expected ${first.expected}, got ${first.actual}` : 'failed');
+  const why = step.error ?? (first ? describeFailure(first) : 'failed');
   return `step ${step.index} "${step.name}": ${why}`;
 }
 

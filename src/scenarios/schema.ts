@@ -5,18 +5,18 @@
  */
 import { z } from 'zod';
 
-export const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const variableName = z.string().regex(VARIABLE_NAME, 'must be a name of letters, digits and "_", not starting with a digit');
 
-export const MATCHER_KEYS = ['equals', 'matches', 'contains', 'type', 'exists', 'oneOf', 'length', 'gt', 'gte', 'lt', 'lte'] as const;
-export const VALUE_TYPES = ['string', 'number', 'integer', 'boolean', 'null', 'object', 'array'] as const;
+const MATCHER_KEYS = ['equals', 'matches', 'contains', 'type', 'exists', 'oneOf', 'length', 'gt', 'gte', 'lt', 'lte'] as const;
+const VALUE_TYPES = ['string', 'number', 'integer', 'boolean', 'null', 'object', 'array'] as const;
 
 /** A number, or a template that gives one: `gte: "{{expires_at}}"`. */
 const numberOrTemplate = z.union([z.number(), z.string().regex(/\{\{[\s\S]*\}\}/, 'must be a number or a {{template}} that gives one')], {
   error: 'must be a number or a {{template}} that gives one',
 });
 
-export const matcherSchema = z
+const matcherSchema = z
   .strictObject({
     equals: z.unknown().optional().describe('deep equality with this JSON value'),
     matches: z.string().optional().describe('a regular expression the value (as text) must match; "/re/i" gives flags'),
@@ -41,7 +41,7 @@ const numberExpectation = z.union([z.number().int(), matcherSchema], { error: 'm
 const textExpectation = z.union([z.string().describe('a regular expression'), matcherSchema], {
   error: 'must be a regular expression (string) or a matcher object',
 });
-export const valueExpectationSchema = z
+const valueExpectationSchema = z
   .union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), matcherSchema], {
     error: 'must be a JSON scalar or array (equality) or a matcher object',
   })
@@ -77,6 +77,8 @@ export const captureSchema = z
   )
   .meta({ id: 'Capture', description: 'Variables to set from the response: a body path, or {header: name}.' });
 
+const paymentStatus = z.enum(['P', 'W', 'A', 'E', 'F', 'V']);
+
 const stepCommon = {
   name: z.string().min(1).optional().describe('shown in the report; default: the step kind and its target'),
   as: variableName.optional().describe('act as this merchant (an alias given to enroll); default: the scenario merchant'),
@@ -85,7 +87,10 @@ const stepCommon = {
   capture: captureSchema.optional(),
 };
 
-export const requestSchema = z
+/** The keys every step may have besides its kind. */
+export const STEP_COMMON_KEYS: readonly string[] = Object.keys(stepCommon);
+
+const requestSchema = z
   .strictObject({
     method: z.string().regex(/^[A-Za-z]+$/, 'must be an HTTP method such as GET or POST'),
     path: z.string().startsWith('/', 'must start with "/" (it is appended to the base URL)'),
@@ -109,7 +114,7 @@ const enrollSettings = {
   auto_settle: z.boolean().optional(),
   qr_ttl_seconds: z.number().int().optional(),
 };
-export const merchantSettingsSchema = z.strictObject(enrollSettings).describe('Settings of a merchant enrolled for the scenario (POST /sandbox/v1/merchants).');
+const merchantSettingsSchema = z.strictObject(enrollSettings).describe('Settings of a merchant enrolled for the scenario (POST /sandbox/v1/merchants).');
 
 const paymentRef = z.string().min(1).describe('a payment_id, usually "{{payment_id}}"');
 function paymentAction<T extends z.ZodRawShape>(extra: T) {
@@ -119,7 +124,7 @@ function paymentAction<T extends z.ZodRawShape>(extra: T) {
 }
 
 /** Each step has exactly one of these keys; it says what the step does. */
-export const STEP_KINDS = {
+const STEP_KINDS = {
   request: requestSchema.describe('A request to the sandbox (public API or any route).'),
   enroll: z.strictObject({ as: variableName, ...enrollSettings }).describe('Enroll another merchant; its key and payee are {{<as>.api_key}}, {{<as>.payee_id}}.'),
   pickup: paymentAction({ payer: z.string().optional() }).describe('Control: P to W with a payer.'),
@@ -142,7 +147,7 @@ export const STEP_KINDS = {
   wait_for: z
     .strictObject({
       payment: paymentRef,
-      status: z.union([z.enum(['P', 'W', 'A', 'E', 'F', 'V']), z.array(z.enum(['P', 'W', 'A', 'E', 'F', 'V'])).min(1)]),
+      status: z.union([paymentStatus, z.array(paymentStatus).min(1)]),
       within_ms: z.number().int().positive().optional().describe('the bound; default 5000'),
       every_ms: z.number().int().positive().optional().describe('polling interval; default 100'),
     })
@@ -158,7 +163,7 @@ export const stepSchemas = Object.fromEntries(
   STEP_KIND_NAMES.map((kind) => [kind, z.strictObject({ ...stepCommon, [kind]: STEP_KINDS[kind] })]),
 ) as unknown as { [K in StepKind]: z.ZodObject };
 
-export const stepSchema = z.union(STEP_KIND_NAMES.map((kind) => stepSchemas[kind]) as unknown as [z.ZodObject, ...z.ZodObject[]]);
+const stepSchema = z.union(STEP_KIND_NAMES.map((kind) => stepSchemas[kind]) as unknown as [z.ZodObject, ...z.ZodObject[]]);
 
 export const scenarioSchema = z
   .strictObject({

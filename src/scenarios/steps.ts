@@ -14,7 +14,7 @@ export interface PlannedRequest {
 const PAYMENT_ACTIONS = ['pickup', 'pay', 'fail', 'expire', 'settle'] as const;
 type PaymentActionKind = (typeof PAYMENT_ACTIONS)[number];
 
-export const PUBLIC_STATUS_PATH = '/openapi/v1/payments/payment/';
+const PUBLIC_STATUS_PATH = '/openapi/v1/payments/payment/';
 
 function isPaymentAction(kind: StepKind): kind is PaymentActionKind {
   return (PAYMENT_ACTIONS as readonly string[]).includes(kind);
@@ -25,7 +25,7 @@ function paymentPath(id: unknown): string {
 }
 
 /** The payment a payment action (or wait_for) is about, and the rest of its body. */
-export function splitPaymentSpec(spec: unknown): { payment: string; rest: Record<string, unknown> } {
+function splitPaymentSpec(spec: unknown): { payment: string; rest: Record<string, unknown> } {
   if (typeof spec === 'string') return { payment: spec, rest: {} };
   const { payment, ...rest } = spec as { payment: unknown } & Record<string, unknown>;
   return { payment: String(payment), rest };

@@ -18,7 +18,7 @@ export interface TemplateScope {
   freshRef(prefix?: string): string;
 }
 
-export const BUILT_IN_NAMES = ['fresh_ref', 'uuid', 'now', 'env'] as const;
+const BUILT_IN_NAMES = ['fresh_ref', 'uuid', 'now', 'env'] as const;
 const MAX_REPEAT = 1_000_000;
 const TEMPLATE = /\{\{([\s\S]*?)\}\}/g;
 const WHOLE = /^\{\{([\s\S]*?)\}\}$/;
@@ -33,7 +33,7 @@ export function render(value: unknown, scope: TemplateScope): unknown {
   return value;
 }
 
-export function renderString(text: string, scope: TemplateScope): unknown {
+function renderString(text: string, scope: TemplateScope): unknown {
   const whole = WHOLE.exec(text);
   if (whole && !whole[1]!.includes('}}')) return evaluate(whole[1]!.trim(), scope);
   return text.replace(TEMPLATE, (_, expr: string) => asText(evaluate(expr.trim(), scope)));
@@ -63,9 +63,7 @@ function evaluate(expr: string, scope: TemplateScope): unknown {
   }
   let base: unknown;
   if (scope.vars.has(root)) base = scope.vars.get(root);
-  else if (root === 'fresh_ref') base = scope.freshRef();
-  else if (root === 'uuid') base = randomUUID();
-  else if (root === 'now') base = Math.floor(Date.now() / 1000);
+  else if (root === 'fresh_ref' || root === 'uuid' || root === 'now') base = callBuiltIn(root, [], expr, scope);
   else {
     const known = [...scope.vars.keys()].sort().join(', ');
     throw new TemplateError(`{{${expr}}}: no variable ${root} (defined so far: ${known || 'none'}; built-ins: ${BUILT_IN_NAMES.join(', ')})`);

@@ -1,4 +1,5 @@
 /** Applies the faults of the Sandbox-Fault header and of the merchant's fault rules (public routes). */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createMiddleware } from 'hono/factory';
 import { describeFault, MAX_LATENCY_MS, parseFaults } from '../../domain/faults.js';
 import type { Fault } from '../../domain/faults.js';
@@ -6,7 +7,6 @@ import type { FaultDraw } from '../../services/fault-rules.js';
 import type { AppEnv } from '../context.js';
 import { applyCommittedFault, injectedError, noteFault } from '../faults.js';
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const NO_DRAW: FaultDraw = { faults: [], fired: [] };
 const afterCommit = (f: Fault) => f.kind === 'error-after-commit' || f.kind === 'timeout' || f.kind === 'drop';
 
