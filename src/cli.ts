@@ -17,14 +17,25 @@ function wholeNumber(name: string, min: number) {
   };
 }
 
+/** The variable's value, one of two; the first when it is not set. */
+function envChoice<T extends string>(env: NodeJS.ProcessEnv, name: string, choices: readonly [T, T]): T {
+  const value = env[name] ?? choices[0];
+  if (!(choices as readonly string[]).includes(value)) throw new Error(`${name} must be ${choices[0]} or ${choices[1]}, got ${value}`);
+  return value as T;
+}
+
+/** The variable as a whole number of at least 0; 0 when it is not set. */
+function envWholeNumber(env: NodeJS.ProcessEnv, name: string, what: string): number {
+  const n = Number(env[name] ?? '0');
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be ${what}, got ${env[name]}`);
+  return n;
+}
+
 /** The settings environment variables give; flags win over them. */
 export function configFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxConfig> {
-  const mode = env.SANDBOX_HTTP_STATUS ?? 'mirror-code';
-  if (mode !== 'mirror-code' && mode !== 'always-200') throw new Error(`SANDBOX_HTTP_STATUS must be mirror-code or always-200, got ${mode}`);
-  const rate = Number(env.SANDBOX_RATE_LIMIT ?? '0');
-  if (!Number.isInteger(rate) || rate < 0) throw new Error(`SANDBOX_RATE_LIMIT must be a whole number (0 is off), got ${env.SANDBOX_RATE_LIMIT}`);
-  const retention = Number(env.SANDBOX_RETENTION_DAYS ?? '0');
-  if (!Number.isInteger(retention) || retention < 0) throw new Error(`SANDBOX_RETENTION_DAYS must be a whole number of days (0 keeps everything), got ${env.SANDBOX_RETENTION_DAYS}`);
+  const mode = envChoice<HttpStatusMode>(env, 'SANDBOX_HTTP_STATUS', ['mirror-code', 'always-200']);
+  const rate = envWholeNumber(env, 'SANDBOX_RATE_LIMIT', 'a whole number (0 is off)');
+  const retention = envWholeNumber(env, 'SANDBOX_RETENTION_DAYS', 'a whole number of days (0 keeps everything)');
   if (env.PUBLIC_BASE_URL && !/^https?:\/\/[^/\s]+(\/\S*)?$/.test(env.PUBLIC_BASE_URL)) {
     throw new Error(`PUBLIC_BASE_URL must be an absolute http(s) URL such as https://sandbox.example.com, got ${env.PUBLIC_BASE_URL}`);
   }
@@ -32,12 +43,11 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxConfig> {
   if (productTypes && (productTypes.length === 0 || productTypes.some((t) => !/^[A-Z0-9_]{1,32}$/.test(t)))) {
     throw new Error(`SANDBOX_PRODUCT_TYPES must be a comma-separated list of upper-case names such as QR_DYNAMIC,QR_STATIC, got ${env.SANDBOX_PRODUCT_TYPES}`);
   }
-  const privateTargets = env.SANDBOX_WEBHOOK_PRIVATE ?? 'allow';
-  if (privateTargets !== 'allow' && privateTargets !== 'deny') throw new Error(`SANDBOX_WEBHOOK_PRIVATE must be allow or deny, got ${privateTargets}`);
+  const privateTargets = envChoice(env, 'SANDBOX_WEBHOOK_PRIVATE', ['allow', 'deny']);
   return {
     publicBaseUrl: env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
     adminToken: env.SANDBOX_ADMIN_TOKEN || undefined,
-    httpStatusMode: mode as HttpStatusMode,
+    httpStatusMode: mode,
     defaultRateLimit: rate,
     journal: env.SANDBOX_JOURNAL !== 'off',
     retentionDays: retention,
@@ -55,8 +65,7 @@ interface ServeOptions {
 }
 
 async function serveCommand(options: ServeOptions): Promise<void> {
-  const storeEnv = process.env.SANDBOX_STORE ?? 'file';
-  if (storeEnv !== 'file' && storeEnv !== 'memory') throw new Error(`SANDBOX_STORE must be file or memory, got ${storeEnv}`);
+  const storeEnv = envChoice(process.env, 'SANDBOX_STORE', ['file', 'memory']);
   const storeKind = options.memory || storeEnv === 'memory' ? 'memory' : 'file';
   const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, seed: options.seed, config: configFromEnv(process.env) });
   const server = await sandbox.listen(options.port, options.host);
