@@ -118,10 +118,20 @@ export const advanceClockSchema = z.object({
     .max(10 * 366 * 86_400, 'seconds must be at most 10 years'),
 });
 
+/** A `limit` query parameter: a whole number from 1 to `max`, `fallback` when absent. */
+function limitQuery(max: number, fallback: number) {
+  return z.coerce
+    .number({ error: `limit must be a whole number from 1 to ${max}` })
+    .int('limit must be a whole number')
+    .min(1, 'limit must be at least 1')
+    .max(max, `limit must be at most ${max}`)
+    .default(fallback);
+}
+
 export const listQuerySchema = z.object({
   status: z.enum(['P', 'W', 'E', 'F', 'V', 'A'], { error: (i) => `status must be one of P, W, E, F, V, A, got ${JSON.stringify(i.input)}` }).optional(),
   merchant_ref_no: z.string().min(1, 'merchant_ref_no must not be empty (leave it out to list every payment)').max(64, 'merchant_ref_no must be at most 64 characters').optional(),
-  limit: z.coerce.number({ error: 'limit must be a whole number from 1 to 100' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(100, 'limit must be at most 100').default(20),
+  limit: limitQuery(100, 20),
   offset: z.coerce.number({ error: 'offset must be a whole number' }).int('offset must be a whole number').min(0, 'offset must be 0 or more').default(0),
 });
 
@@ -154,7 +164,7 @@ export const journalQuerySchema = z.object({
   method: z.string().regex(/^[A-Za-z]+$/, 'method must be an HTTP method such as POST').optional(),
   path: z.string().max(256, 'path must be at most 256 characters').optional(),
   status: z.coerce.number({ error: 'status must be an HTTP status such as 402' }).int('status must be a whole number').min(100).max(599).optional(),
-  limit: z.coerce.number({ error: 'limit must be a whole number from 1 to 500' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(500, 'limit must be at most 500').default(50),
+  limit: limitQuery(500, 50),
 });
 
 export const webhookSchema = z.object({
@@ -173,5 +183,5 @@ export const webhookSchema = z.object({
 });
 
 export const deliveriesQuerySchema = z.object({
-  limit: z.coerce.number({ error: 'limit must be a whole number from 1 to 200' }).int('limit must be a whole number').min(1, 'limit must be at least 1').max(200, 'limit must be at most 200').default(50),
+  limit: limitQuery(200, 50),
 });
