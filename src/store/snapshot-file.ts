@@ -126,7 +126,7 @@ export function readByLines(source: Iterable<string>): { value: unknown } | unde
   const placeholder = (n: number) => `\u0000array-${nonce}-${n}`;
   let rest = '';
   const arrays: unknown[][] = [];
-  let array: unknown[] | null = null;
+  let array = null as unknown[] | null; // set by outside() too
   let batch = '';
   const parseBatch = (text: string): boolean => {
     let elements: unknown;
@@ -139,12 +139,19 @@ export function readByLines(source: Iterable<string>): { value: unknown } | unde
     for (const e of elements) array!.push(e);
     return true;
   };
+  /** Text outside the arrays goes to `rest`; one that ends in "[" opens an array (a placeholder in `rest`). */
+  const outside = (text: string): void => {
+    if (!text.trimEnd().endsWith('[')) {
+      rest += `${text}\n`;
+      return;
+    }
+    rest += `${text.slice(0, text.lastIndexOf('['))}${JSON.stringify(placeholder(arrays.length))}`;
+    arrays.push((array = []));
+  };
 
   for (const line of source) {
     if (array === null) {
-      const opens = line.trimEnd().endsWith('[');
-      rest += opens ? `${line.slice(0, line.lastIndexOf('['))}${JSON.stringify(placeholder(arrays.length))}` : `${line}\n`;
-      if (opens) arrays.push((array = []));
+      outside(line);
       continue;
     }
     const end = line.trimStart();
@@ -153,10 +160,7 @@ export function readByLines(source: Iterable<string>): { value: unknown } | unde
       if (batch.trim() !== '' ? !parseBatch(batch) : array.length > 0) return undefined;
       batch = '';
       array = null;
-      const after = end.slice(1);
-      const opens = after.trimEnd().endsWith('[');
-      rest += opens ? `${after.slice(0, after.lastIndexOf('['))}${JSON.stringify(placeholder(arrays.length))}` : `${after}\n`;
-      if (opens) arrays.push((array = []));
+      outside(end.slice(1));
       continue;
     }
     batch += `${line}\n`;
