@@ -6,7 +6,7 @@
  */
 import type { Hono } from 'hono';
 import { Code } from './domain/codes.js';
-import type { AppEnv, Services } from './http/context.js';
+import type { AppEnv } from './http/context.js';
 import { createApp } from './http/app.js';
 import { toJsonText } from './http/envelope.js';
 import { DROPPED_HEADER } from './http/faults.js';
@@ -16,7 +16,8 @@ import type { RunningServer } from './server.js';
 import type { Clock } from './services/clock.js';
 import { defaultConfig } from './services/config.js';
 import type { SandboxConfig } from './services/config.js';
-import { advanceClock, createServices, resetMerchant, startScheduler } from './services/index.js';
+import { createServices, startScheduler } from './services/index.js';
+import type { Services } from './services/index.js';
 import type { EnrollInput } from './services/merchants.js';
 import { FileStore } from './store/file-store.js';
 import { MemoryStore } from './store/memory-store.js';
@@ -98,10 +99,10 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       await services.payments.settle(await merchantOf(apiKey), paymentId);
     },
     async advanceClock(apiKey, seconds) {
-      await advanceClock(services, await merchantOf(apiKey), seconds);
+      await services.advanceClock(await merchantOf(apiKey), seconds);
     },
     async reset(apiKey) {
-      await resetMerchant(services, await merchantOf(apiKey));
+      await services.resetMerchant(await merchantOf(apiKey));
     },
   };
 

@@ -1,26 +1,8 @@
 /** What every handler can reach through the Hono context. */
 import type { Merchant } from '../domain/merchant.js';
-import type { SandboxConfig } from '../services/config.js';
-import type { FaultRuleService } from '../services/fault-rules.js';
-import type { RequestJournal } from '../services/journal.js';
-import type { MerchantService } from '../services/merchants.js';
-import type { RateLimiter } from '../services/rate-limiter.js';
-import type { WebhookService } from '../services/webhooks.js';
-import type { PaymentService } from '../services/payments.js';
-import type { QrImageCache } from '../services/qr-images.js';
-import type { Store } from '../store/store.js';
+import type { Services } from '../services/index.js';
 
-export interface Services {
-  readonly config: SandboxConfig;
-  readonly store: Store;
-  readonly merchants: MerchantService;
-  readonly payments: PaymentService;
-  readonly qr: QrImageCache;
-  readonly faultRules: FaultRuleService;
-  readonly journal: RequestJournal;
-  readonly rateLimiter: RateLimiter;
-  readonly webhooks: WebhookService;
-}
+export type { Services };
 
 export interface AppEnv {
   Variables: {

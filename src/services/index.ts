@@ -1,7 +1,6 @@
 /** Wires the services of one sandbox instance. */
 import { DAY_MS } from '../domain/transitions.js';
 import type { Merchant } from '../domain/merchant.js';
-import type { Services } from '../http/context.js';
 import type { Store } from '../store/store.js';
 import { SandboxClock } from './clock.js';
 import type { Clock } from './clock.js';
@@ -14,6 +13,23 @@ import { WebhookService } from './webhooks.js';
 import type { JsonWriter, WebhookBodyWriter } from './webhooks.js';
 import { PaymentService } from './payments.js';
 import { QrImageCache } from './qr-images.js';
+
+/** Everything one sandbox instance runs on; the HTTP layer reaches it through the context. */
+export interface Services {
+  readonly config: SandboxConfig;
+  readonly store: Store;
+  readonly merchants: MerchantService;
+  readonly payments: PaymentService;
+  readonly qr: QrImageCache;
+  readonly faultRules: FaultRuleService;
+  readonly journal: RequestJournal;
+  readonly rateLimiter: RateLimiter;
+  readonly webhooks: WebhookService;
+  /** Moves the merchant's clock forward and applies what falls due; answers the merchant and how many payments changed. */
+  advanceClock(merchant: Merchant, seconds: number): Promise<{ merchant: Merchant; changed: number }>;
+  /** Erases a merchant's payments, journal, fault rules and deliveries and resets its clock; its key and settings stay. Answers how many payments went. */
+  resetMerchant(merchant: Merchant): Promise<number>;
+}
 
 /** How webhook bodies are written: the HTTP layer's wire format, passed in so services do not import HTTP. */
 export interface WireFormat {
@@ -33,16 +49,31 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
   const payments = new PaymentService(store, merchants, config);
   const webhooks = new WebhookService(merchants, wire.webhookBody, wire.json, config.webhookRetryDelaysMs, config.webhookPrivateTargets);
   payments.onChange(webhooks.onPaymentChange);
+  const faultRules = new FaultRuleService(merchants, sandboxClock, config.seed);
+  const journal = new RequestJournal(config.journal);
   return {
     config,
     store,
     merchants,
     payments,
     qr: new QrImageCache(),
-    faultRules: new FaultRuleService(merchants, sandboxClock, config.seed),
-    journal: new RequestJournal(config.journal),
+    faultRules,
+    journal,
     rateLimiter: new RateLimiter(),
     webhooks,
+    async advanceClock(merchant, seconds) {
+      const advanced = await merchants.advanceClock(merchant, seconds);
+      return { merchant: advanced, changed: await payments.runDue(advanced) };
+    },
+    async resetMerchant(merchant) {
+      const erased = await store.countPayments(merchant.payeeId);
+      await store.resetMerchant(merchant.payeeId);
+      await faultRules.remove(merchant);
+      journal.clear(merchant.payeeId);
+      webhooks.clear(merchant.payeeId);
+      await merchants.resetClock(merchant);
+      return erased;
+    },
   };
 }
 
@@ -85,21 +116,4 @@ export function startScheduler(services: Services, everyMs = 1000): () => void {
   const timer = setInterval(() => void tick(), everyMs);
   timer.unref();
   return () => clearInterval(timer);
-}
-
-/** Moves the merchant's clock forward and applies what falls due; answers the merchant and how many payments changed. */
-export async function advanceClock(services: Services, merchant: Merchant, seconds: number): Promise<{ merchant: Merchant; changed: number }> {
-  const advanced = await services.merchants.advanceClock(merchant, seconds);
-  return { merchant: advanced, changed: await services.payments.runDue(advanced) };
-}
-
-/** Erases a merchant's payments, journal and fault rules and resets its clock; its key and settings stay. */
-export async function resetMerchant(services: Services, merchant: Merchant): Promise<number> {
-  const erased = await services.store.countPayments(merchant.payeeId);
-  await services.store.resetMerchant(merchant.payeeId);
-  await services.faultRules.remove(merchant);
-  services.journal.clear(merchant.payeeId);
-  services.webhooks.clear(merchant.payeeId);
-  await services.merchants.resetClock(merchant);
-  return erased;
 }

@@ -7,7 +7,6 @@ import type { AppEnv } from '../context.js';
 import { advanceClockSchema } from '../schemas.js';
 import { ok } from '../envelope.js';
 import { unixSeconds } from '../views.js';
-import { advanceClock } from '../../services/index.js';
 
 function clockFields(c: Context<AppEnv>, merchant: Merchant): Record<string, unknown> {
   const now = c.get('services').merchants.now(merchant);
@@ -25,7 +24,7 @@ export function clockRoutes(): Hono<AppEnv> {
 
   routes.post('/clock/advance', async (c) => {
     const { seconds } = validate(c, advanceClockSchema, await readJsonObject(c));
-    const { merchant, changed } = await advanceClock(c.get('services'), c.get('merchant'), seconds);
+    const { merchant, changed } = await c.get('services').advanceClock(c.get('merchant'), seconds);
     c.set('merchant', merchant);
     const fields = clockFields(c, merchant);
     return ok(c, `Clock moved forward ${seconds} s to ${fields.now_iso as string}; ${changed} payment${changed === 1 ? '' : 's'} changed.`, { ...fields, changed });

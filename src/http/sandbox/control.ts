@@ -7,7 +7,6 @@ import { baseUrlOf } from '../base-url.js';
 import { readJsonObject, validate, validateQuery } from '../body.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import { resetMerchant } from '../../services/index.js';
 import { emptySchema, failSchema, listQuerySchema, paySchema, pickupSchema } from '../schemas.js';
 import { eventView, sandboxPaymentView } from '../views.js';
 
@@ -97,7 +96,7 @@ export function controlRoutes(): Hono<AppEnv> {
 
   routes.post('/reset', async (c) => {
     validate(c, emptySchema, await readJsonObject(c, true));
-    const erased = await resetMerchant(c.get('services'), c.get('merchant'));
+    const erased = await c.get('services').resetMerchant(c.get('merchant'));
     return ok(c, `Erased ${erased} payment${erased === 1 ? '' : 's'}, the request journal and the fault rules, and reset the sandbox clock; the API key and settings stay.`, {
       erased,
     });
