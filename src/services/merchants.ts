@@ -4,7 +4,7 @@ import { findCurrency } from '../domain/currencies.js';
 import { newApiKey, newPayeeId, newSigningSalt } from '../domain/ids.js';
 import { DEFAULT_SETTINGS } from '../domain/merchant.js';
 import type { Merchant, MerchantSettings } from '../domain/merchant.js';
-import type { Store } from '../store/store.js';
+import type { MerchantChange, Store } from '../store/store.js';
 import type { SandboxClock } from './clock.js';
 import type { SandboxConfig } from './config.js';
 import { demoMerchantProfile, merchantProfile } from './people.js';
@@ -26,13 +26,9 @@ export const DEMO_MERCHANTS = [
   { payeeId: 'DEMO-MERCHANT-SIGNED', apiKey: 'sk_sandbox_demo_signed_key', salt: 'demo-signing-salt', requireSignature: true },
 ] as const;
 
-/** A change to a merchant record: the new record (or null for none) and what to answer. */
-export type MerchantChange<T> = (current: Merchant) => readonly [Merchant | null, T];
+export type { MerchantChange };
 
 export class MerchantService {
-  /** Per merchant, the tail of its queue of changes: changes to one merchant never interleave. */
-  private readonly queues = new Map<string, Promise<unknown>>();
-
   constructor(
     private readonly store: Store,
     private readonly clock: SandboxClock,
@@ -105,24 +101,14 @@ export class MerchantService {
   }
 
   /**
-   * Reads the stored merchant, applies `change` and stores the result, one change at a time per
-   * merchant, so a slow request holding an old copy cannot overwrite a newer fault rule, webhook
-   * URL or clock offset.
+   * Reads the stored merchant, applies `change` and stores the result atomically (the store sees
+   * to it, across instances too), so a slow request holding an old copy cannot overwrite a newer
+   * fault rule, webhook URL or clock offset.
    */
-  update<T>(payeeId: string, change: MerchantChange<T>): Promise<T> {
-    const run = (this.queues.get(payeeId) ?? Promise.resolve()).then(async () => {
-      const current = await this.store.merchant(payeeId);
-      if (!current) throw ApiError.unauthenticated('The Service-Api-Key is not recognised: its merchant no longer exists.');
-      const [next, result] = change(current);
-      if (next) await this.store.saveMerchant(next);
-      return result;
-    });
-    const tail = run.catch(() => undefined);
-    this.queues.set(payeeId, tail);
-    void tail.then(() => {
-      if (this.queues.get(payeeId) === tail) this.queues.delete(payeeId);
-    });
-    return run;
+  async update<T>(payeeId: string, change: MerchantChange<T>): Promise<T> {
+    const done = await this.store.updateMerchant(payeeId, change);
+    if (!done) throw ApiError.unauthenticated('The Service-Api-Key is not recognised: its merchant no longer exists.');
+    return done.result;
   }
 
   /** The merchant as stored now (the copy a request authenticated with may be older). */

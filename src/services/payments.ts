@@ -12,7 +12,6 @@ import type { PaymentAction } from '../domain/transitions.js';
 import type { PaymentPage, Store } from '../store/store.js';
 import type { SandboxConfig } from './config.js';
 import type { MerchantService } from './merchants.js';
-import { DueIndex } from './due-index.js';
 import { generatedPayer, payerFor, walletSourceFor } from './people.js';
 
 export interface CreatePaymentInput {
@@ -42,7 +41,6 @@ export type PaymentChangeListener = (merchant: Merchant, payment: Payment, event
 
 export class PaymentService {
   private readonly listeners: PaymentChangeListener[] = [];
-  private readonly due = new DueIndex();
 
   constructor(
     private readonly store: Store,
@@ -194,15 +192,13 @@ export class PaymentService {
   /** Applies every expiry, delayed payer and settlement cut-off due on the merchant's clock. */
   async runDue(merchant: Merchant): Promise<number> {
     const { payeeId, settings } = merchant;
-    if (this.due.needsRebuild(payeeId)) this.due.rebuild(payeeId, await this.store.livePayments(payeeId), settings.autoSettle);
     let changed = 0;
-    for (const id of this.due.takeDue(payeeId, this.merchants.now(merchant))) {
+    for (const id of await this.store.dueIds(payeeId, this.merchants.now(merchant), settings.autoSettle)) {
       const stored = await this.store.payment(payeeId, id);
       if (!stored) continue;
       const current = this.catchUp(stored, merchant);
-      // Not due after all (a stale hint): note it again at its real time.
-      if (current === stored) this.due.note(stored, settings.autoSettle);
-      else if (await this.commit(merchant, current, stored.version)) changed++;
+      // Nothing due after all (a stale hint, or another instance was first): nothing to store.
+      if (current !== stored && (await this.commit(merchant, current, stored.version))) changed++;
     }
     return changed;
   }
@@ -243,9 +239,8 @@ export class PaymentService {
     return true;
   }
 
-  /** After a stored change: notes when the payment next falls due, tells the listeners. */
+  /** After a stored change: tells the listeners what it added. */
   private committed(merchant: Merchant, payment: Payment, fromVersion: number): void {
-    this.due.note(payment, merchant.settings.autoSettle);
     if (this.listeners.length === 0) return;
     // Each transition adds one event and one version, so the new events are the last ones.
     const events = payment.history.slice(-(payment.version - fromVersion));

@@ -2,11 +2,11 @@
 import type { Merchant } from '../domain/merchant.js';
 import { isLive } from '../domain/payment.js';
 import type { Payment } from '../domain/payment.js';
-import type { InsertResult, PaymentPage, PaymentQuery, Store } from './store.js';
-
+import { DueIndex } from './due-index.js';
+import type { InsertResult, MerchantChange, PaymentPage, PaymentQuery, Store } from './store.js';
 
 export class MemoryStore implements Store {
-  readonly kind: 'memory' | 'file' = 'memory';
+  readonly kind: 'memory' | 'file' | 'postgres' = 'memory';
   protected readonly merchants = new Map<string, Merchant>();
   private readonly merchantKeys = new Map<string, string>();
   protected readonly payments = new Map<string, Payment>();
@@ -17,6 +17,9 @@ export class MemoryStore implements Store {
   private readonly tokens = new Map<string, string>();
   private readonly codes = new Set<string>();
   private readonly live = new Map<string, Set<string>>();
+  private readonly due = new DueIndex();
+  /** Per merchant, the tail of its queue of changes: changes to one merchant never interleave. */
+  private readonly merchantQueues = new Map<string, Promise<unknown>>();
 
   async open(): Promise<void> {}
   async close(): Promise<void> {}
@@ -36,6 +39,27 @@ export class MemoryStore implements Store {
 
   async saveMerchant(merchant: Merchant): Promise<void> {
     this.applyMerchant(merchant);
+  }
+
+  updateMerchant<T>(payeeId: string, change: MerchantChange<T>): Promise<{ readonly result: T } | undefined> {
+    const run = (this.merchantQueues.get(payeeId) ?? Promise.resolve()).then(async () => {
+      const current = this.merchants.get(payeeId);
+      if (!current) return undefined;
+      const [next, result] = change(current);
+      if (next) await this.saveMerchant(next);
+      return { result };
+    });
+    const tail = run.catch(() => undefined);
+    this.merchantQueues.set(payeeId, tail);
+    void tail.then(() => {
+      if (this.merchantQueues.get(payeeId) === tail) this.merchantQueues.delete(payeeId);
+    });
+    return run;
+  }
+
+  async dueIds(payeeId: string, now: number, _autoSettle: boolean): Promise<readonly string[]> {
+    if (this.due.needsRebuild(payeeId)) this.due.rebuild(payeeId, await this.livePayments(payeeId));
+    return this.due.takeDue(payeeId, now);
   }
 
   async payment(payeeId: string, paymentId: string): Promise<Payment | undefined> {
@@ -142,6 +166,7 @@ export class MemoryStore implements Store {
     if (!live) this.live.set(payment.payeeId, (live = new Set()));
     if (isLive(payment)) live.add(payment.id);
     else live.delete(payment.id);
+    this.due.note(payment);
   }
 
   /** Undoes `applyPayment(payment)` when `previous` was stored before it (undefined: it was new). */
@@ -162,6 +187,7 @@ export class MemoryStore implements Store {
     this.paymentOrder.delete(payeeId);
     this.refs.delete(payeeId);
     this.live.delete(payeeId);
+    this.due.drop(payeeId);
   }
 
   /** Deterministic on a given state, so replaying the log prunes exactly what was pruned. */

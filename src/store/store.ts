@@ -20,15 +20,25 @@ export interface PaymentPage {
 
 export type InsertResult = 'inserted' | 'duplicate_ref' | 'duplicate_code';
 
+/** A change to a merchant record: the new record (or null for none) and what to answer. */
+export type MerchantChange<T> = (current: Merchant) => readonly [Merchant | null, T];
+
 export interface Store {
-  readonly kind: 'memory' | 'file';
+  readonly kind: 'memory' | 'file' | 'postgres';
   open(): Promise<void>;
   /** Writes everything out and releases files; the store is unusable afterwards. */
   close(): Promise<void>;
 
   merchantByKey(apiKey: string): Promise<Merchant | undefined>;
   merchant(payeeId: string): Promise<Merchant | undefined>;
+  /** Stores a new merchant (enrolment); a change to an existing one goes through updateMerchant. */
   saveMerchant(merchant: Merchant): Promise<void>;
+  /**
+   * Reads the stored merchant, applies `change` and stores the result atomically: changes to one
+   * merchant never interleave, whichever instance makes them, so none is lost. Answers undefined
+   * when the merchant does not exist (and `change` is not called).
+   */
+  updateMerchant<T>(payeeId: string, change: MerchantChange<T>): Promise<{ readonly result: T } | undefined>;
   merchantIds(): Promise<readonly string[]>;
 
   /** A payment of this merchant; another merchant's id answers undefined, like an unknown one. */
@@ -40,6 +50,12 @@ export interface Store {
   updatePayment(payment: Payment, expectedVersion: number): Promise<boolean>;
   listPayments(payeeId: string, query: PaymentQuery): Promise<PaymentPage>;
   countPayments(payeeId: string): Promise<number>;
+  /**
+   * Ids of the merchant's payments whose next due work (expiry, a delayed payer, the settlement
+   * cut-off when `autoSettle`) falls at or before `now`, its sandbox ms. Hints: the caller
+   * re-reads each and decides; an id may come up that has nothing due any more.
+   */
+  dueIds(payeeId: string, now: number, autoSettle: boolean): Promise<readonly string[]>;
   /** Payments that may still change without a request: P, W, and A not yet settled. */
   livePayments(payeeId: string): Promise<readonly Payment[]>;
   /**

@@ -3,10 +3,10 @@
  * the list route touch only the payments due now instead of every live payment: with 100,000
  * live payments a full pass costs ~85 ms of blocked event loop.
  *
- * Entries are hints: the payment service notes every payment it stores, and a hint that a later
- * change made stale is dropped when it comes up. A full pass over the store's live payments
- * rebuilds a merchant's index on first use and then every few minutes, so a change the service
- * did not see (another instance on a shared store) is still found.
+ * Entries are hints: the in-process store notes every payment it holds, and a hint that a later
+ * change made stale is dropped when it comes up. A merchant's index is built from its live
+ * payments on first use (and again after a reset); the store sees every change, so no later
+ * pass is needed. A shared store answers the same question with a query instead.
  */
 import type { Payment } from '../domain/payment.js';
 import { nextDueAt } from '../domain/transitions.js';
@@ -79,40 +79,43 @@ class DueHeap {
   }
 }
 
-/** Real time between full passes that rebuild a merchant's index. */
-export const DUE_INDEX_REBUILD_MS = 5 * 60_000;
-
+/**
+ * Times are those of `nextDueAt(p, true)`: with auto-settlement off, a paid payment comes up at
+ * its cut-off anyway, and the caller, which knows the merchant's setting, finds nothing to do.
+ */
 export class DueIndex {
-  private readonly heaps = new Map<string, { heap: DueHeap; builtAt: number }>();
+  private readonly heaps = new Map<string, DueHeap>();
 
-  constructor(private readonly realNow: () => number = Date.now) {}
-
-  /** True when the merchant's index must be (re)built from a full pass first. */
+  /** True when the merchant's index must be built from its live payments first. */
   needsRebuild(payeeId: string): boolean {
-    const state = this.heaps.get(payeeId);
-    return state === undefined || this.realNow() - state.builtAt >= DUE_INDEX_REBUILD_MS;
+    return !this.heaps.has(payeeId);
   }
 
-  rebuild(payeeId: string, live: readonly Payment[], autoSettle: boolean): void {
+  rebuild(payeeId: string, live: readonly Payment[]): void {
     const heap = new DueHeap();
     for (const p of live) {
-      const at = nextDueAt(p, autoSettle);
+      const at = nextDueAt(p, true);
       if (at !== null) heap.push(at, p.id);
     }
-    this.heaps.set(payeeId, { heap, builtAt: this.realNow() });
+    this.heaps.set(payeeId, heap);
   }
 
   /** Records when a stored payment next falls due (nothing when it never will by itself). */
-  note(payment: Payment, autoSettle: boolean): void {
-    const state = this.heaps.get(payment.payeeId);
-    if (!state) return; // built from the store on first use
-    const at = nextDueAt(payment, autoSettle);
-    if (at !== null) state.heap.push(at, payment.id);
+  note(payment: Payment): void {
+    const heap = this.heaps.get(payment.payeeId);
+    if (!heap) return; // built from the store on first use
+    const at = nextDueAt(payment, true);
+    if (at !== null) heap.push(at, payment.id);
+  }
+
+  /** Drops the merchant's index (its payments were erased); the next use builds it again. */
+  drop(payeeId: string): void {
+    this.heaps.delete(payeeId);
   }
 
   /** Removes and answers the ids of payments noted as due by `now` (sandbox time), each once. */
   takeDue(payeeId: string, now: number): string[] {
-    const heap = this.heaps.get(payeeId)?.heap;
+    const heap = this.heaps.get(payeeId);
     const ids = new Set<string>();
     if (!heap) return [];
     for (let id = heap.popDue(now); id !== undefined; id = heap.popDue(now)) ids.add(id);

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { dueWork, nextDueAt } from '../../src/domain/transitions.js';
 import type { Sandbox } from '../../src/index.js';
-import { DueIndex } from '../../src/services/due-index.js';
+import { DueIndex } from '../../src/store/due-index.js';
 import { aPayment, paymentIn, STATE_NAMES, T0 } from '../support/payments.js';
 import { call, createPayment, manualClock, memorySandbox, statusOf } from '../support/http.js';
 
@@ -34,9 +34,9 @@ describe('DueIndex', () => {
   it('answers each due id once, earliest first, and keeps the rest', () => {
     const index = new DueIndex();
     const late = aPayment({ id: 'pay_late', expiresAt: T0 + 300 });
-    index.rebuild('DEMO-MERCHANT-1', [late, aPayment({ id: 'pay_b', expiresAt: T0 + 200 }), paymentIn('E')], true);
-    index.note(aPayment({ id: 'pay_a', expiresAt: T0 + 100 }), true);
-    index.note(aPayment({ id: 'pay_a', expiresAt: T0 + 100, version: 2 }), true);
+    index.rebuild('DEMO-MERCHANT-1', [late, aPayment({ id: 'pay_b', expiresAt: T0 + 200 }), paymentIn('E')]);
+    index.note(aPayment({ id: 'pay_a', expiresAt: T0 + 100 }));
+    index.note(aPayment({ id: 'pay_a', expiresAt: T0 + 100, version: 2 }));
     expect(index.takeDue('DEMO-MERCHANT-1', T0 + 99)).toEqual([]);
     expect(index.takeDue('DEMO-MERCHANT-1', T0 + 250)).toEqual(['pay_a', 'pay_b']);
     expect(index.takeDue('DEMO-MERCHANT-1', T0 + 250)).toEqual([]);
@@ -47,7 +47,7 @@ describe('DueIndex', () => {
     let seed = 42;
     const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
     const index = new DueIndex();
-    index.rebuild('M', [], true);
+    index.rebuild('M', []);
     const pending: { at: number; id: string }[] = [];
     let now = T0;
     for (let round = 0; round < 40; round++) {
@@ -56,7 +56,7 @@ describe('DueIndex', () => {
         const at = now + 1 + Math.floor(random() * 1_000);
         const id = `pay_${round}_${i}`;
         pending.push({ at, id });
-        index.note(aPayment({ id, payeeId: 'M', expiresAt: at }), true);
+        index.note(aPayment({ id, payeeId: 'M', expiresAt: at }));
       }
       now += Math.floor(random() * 900);
       const due = pending.filter((e) => e.at <= now).sort((a, b) => a.at - b.at);
@@ -68,13 +68,12 @@ describe('DueIndex', () => {
     expect(index.takeDue('M', now + 10_000).length).toBe(pending.length);
   });
 
-  it('is rebuilt on first use and again after a while, so changes it did not see are found', () => {
-    let now = 0;
-    const index = new DueIndex(() => now);
+  it('is built on first use and again after its merchant is dropped (a reset)', () => {
+    const index = new DueIndex();
     expect(index.needsRebuild('M')).toBe(true);
-    index.rebuild('M', [], true);
+    index.rebuild('M', []);
     expect(index.needsRebuild('M')).toBe(false);
-    now += 5 * 60_000;
+    index.drop('M');
     expect(index.needsRebuild('M')).toBe(true);
   });
 });
