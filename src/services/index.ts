@@ -8,7 +8,6 @@ import type { SandboxConfig } from './config.js';
 import { FaultRuleService } from './fault-rules.js';
 import { RequestJournal } from './journal.js';
 import { MerchantService } from './merchants.js';
-import { RateLimiter } from './rate-limiter.js';
 import { WebhookService } from './webhooks.js';
 import type { JsonWriter, WebhookBodyWriter } from './webhooks.js';
 import { PaymentService } from './payments.js';
@@ -23,7 +22,6 @@ export interface Services {
   readonly qr: QrImageCache;
   readonly faultRules: FaultRuleService;
   readonly journal: RequestJournal;
-  readonly rateLimiter: RateLimiter;
   readonly webhooks: WebhookService;
   /** Moves the merchant's clock forward and applies what falls due; answers the merchant and how many payments changed. */
   advanceClock(merchant: Merchant, seconds: number): Promise<{ merchant: Merchant; changed: number }>;
@@ -50,7 +48,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
   const webhooks = new WebhookService(merchants, wire.webhookBody, wire.json, config.webhookRetryDelaysMs, config.webhookPrivateTargets);
   payments.onChange(webhooks.onPaymentChange);
   const faultRules = new FaultRuleService(merchants, sandboxClock, config.seed);
-  const journal = new RequestJournal(config.journal);
+  const journal = new RequestJournal(store.journal, config.journal);
   return {
     config,
     store,
@@ -59,7 +57,6 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
     qr: new QrImageCache(),
     faultRules,
     journal,
-    rateLimiter: new RateLimiter(),
     webhooks,
     async advanceClock(merchant, seconds) {
       const advanced = await merchants.advanceClock(merchant, seconds);
@@ -69,7 +66,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
       const erased = await store.countPayments(merchant.payeeId);
       await store.resetMerchant(merchant.payeeId);
       await faultRules.remove(merchant);
-      journal.clear(merchant.payeeId);
+      await journal.clear(merchant.payeeId);
       webhooks.clear(merchant.payeeId);
       await merchants.resetClock(merchant);
       return erased;

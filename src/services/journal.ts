@@ -1,31 +1,13 @@
 /**
- * The request journal: what each merchant actually sent and got, newest first. Kept in memory,
- * bounded per merchant; secrets are masked when entries are read out.
+ * The request journal: what each merchant actually sent and got, newest first, bounded per
+ * merchant (the store keeps it); secrets are masked when entries are read out.
  */
-export interface JournalEntry {
-  readonly id: number;
-  readonly at: number;
-  readonly method: string;
-  readonly path: string;
-  /** The call used /v1/... without /openapi, which only one sample of the interface shows. */
-  readonly alias: boolean;
-  readonly status: number | 'dropped';
-  readonly code: number | null;
-  readonly requestBody: string | null;
-  readonly responseBody: string | null;
-  readonly latencyMs: number;
-  readonly fault: string | null;
-  readonly warnings: readonly string[];
-}
+import { JOURNAL_CAP } from '../store/journal-log.js';
+import type { JournalEntry, JournalFilter, JournalLog, NewJournalEntry } from '../store/journal-log.js';
 
-export interface JournalFilter {
-  readonly method?: string;
-  readonly path?: string;
-  readonly status?: number;
-  readonly limit: number;
-}
+export type { JournalEntry, JournalFilter };
+export { JOURNAL_CAP };
 
-export const JOURNAL_CAP = 500;
 /** Bodies are kept up to this many characters. */
 export const JOURNAL_BODY_CAP = 8 * 1024;
 
@@ -56,56 +38,22 @@ export function maskedBody(text: string | null): unknown {
   }
 }
 
-class Ring {
-  private readonly items: (JournalEntry | undefined)[] = new Array(JOURNAL_CAP);
-  private next = 0;
-  size = 0;
-
-  push(entry: JournalEntry): void {
-    this.items[this.next] = entry;
-    this.next = (this.next + 1) % JOURNAL_CAP;
-    if (this.size < JOURNAL_CAP) this.size++;
-  }
-
-  *newestFirst(): Generator<JournalEntry> {
-    for (let i = 1; i <= this.size; i++) yield this.items[(this.next - i + JOURNAL_CAP) % JOURNAL_CAP]!;
-  }
-}
-
+/** The journal's policy (on or off); where entries are kept is the store's. */
 export class RequestJournal {
-  private readonly byMerchant = new Map<string, Ring>();
-  private sequence = 0;
+  constructor(
+    private readonly log: JournalLog,
+    readonly enabled = true,
+  ) {}
 
-  constructor(readonly enabled = true) {}
-
-  nextId(): number {
-    return ++this.sequence;
+  record(payeeId: string, entry: NewJournalEntry): Promise<void> {
+    return this.enabled ? this.log.append(payeeId, entry) : Promise.resolve();
   }
 
-  record(payeeId: string, entry: JournalEntry): void {
-    if (!this.enabled) return;
-    let ring = this.byMerchant.get(payeeId);
-    if (!ring) this.byMerchant.set(payeeId, (ring = new Ring()));
-    ring.push(entry);
+  list(payeeId: string, filter: JournalFilter): Promise<JournalEntry[]> {
+    return this.log.list(payeeId, filter);
   }
 
-  list(payeeId: string, filter: JournalFilter): JournalEntry[] {
-    const out: JournalEntry[] = [];
-    const ring = this.byMerchant.get(payeeId);
-    if (!ring) return out;
-    for (const e of ring.newestFirst()) {
-      if (filter.method !== undefined && e.method !== filter.method) continue;
-      if (filter.path !== undefined && !e.path.includes(filter.path)) continue;
-      if (filter.status !== undefined && e.status !== filter.status) continue;
-      out.push(e);
-      if (out.length >= filter.limit) break;
-    }
-    return out;
-  }
-
-  clear(payeeId: string): number {
-    const size = this.byMerchant.get(payeeId)?.size ?? 0;
-    this.byMerchant.delete(payeeId);
-    return size;
+  clear(payeeId: string): Promise<number> {
+    return this.log.clear(payeeId);
   }
 }

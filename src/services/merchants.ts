@@ -100,6 +100,11 @@ export class MerchantService {
     return this.clock.now(merchant);
   }
 
+  /** Real time of the sandbox (its injected clock), ms. */
+  realNow(): number {
+    return this.clock.real();
+  }
+
   /**
    * Reads the stored merchant, applies `change` and stores the result atomically (the store sees
    * to it, across instances too), so a slow request holding an old copy cannot overwrite a newer

@@ -3,10 +3,14 @@ import type { Merchant } from '../domain/merchant.js';
 import { isLive } from '../domain/payment.js';
 import type { Payment } from '../domain/payment.js';
 import { DueIndex } from './due-index.js';
+import { MemoryJournalLog } from './journal-log.js';
+import { MemoryRateWindows } from './rate-windows.js';
 import type { InsertResult, MerchantChange, PaymentPage, PaymentQuery, Store } from './store.js';
 
 export class MemoryStore implements Store {
   readonly kind: 'memory' | 'file' | 'postgres' = 'memory';
+  readonly journal = new MemoryJournalLog();
+  readonly rateWindows = new MemoryRateWindows();
   protected readonly merchants = new Map<string, Merchant>();
   private readonly merchantKeys = new Map<string, string>();
   protected readonly payments = new Map<string, Payment>();

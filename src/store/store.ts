@@ -5,6 +5,8 @@
  */
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment, PaymentStatus } from '../domain/payment.js';
+import type { JournalLog } from './journal-log.js';
+import type { RateWindows } from './rate-windows.js';
 
 export interface PaymentQuery {
   readonly status?: PaymentStatus;
@@ -25,6 +27,10 @@ export type MerchantChange<T> = (current: Merchant) => readonly [Merchant | null
 
 export interface Store {
   readonly kind: 'memory' | 'file' | 'postgres';
+  /** The request journal of every merchant. */
+  readonly journal: JournalLog;
+  /** Rate-limit windows, shared by every instance on this store. */
+  readonly rateWindows: RateWindows;
   open(): Promise<void>;
   /** Writes everything out and releases files; the store is unusable afterwards. */
   close(): Promise<void>;

@@ -20,9 +20,8 @@ export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
   const dropped = isDroppedResponse(c.res);
   const responseBody = c.get('responseBody') ?? null;
   const warnings = c.get('warnings');
-  journal.record(merchant.payeeId, {
-    id: journal.nextId(),
-    at: Date.now(),
+  await journal.record(merchant.payeeId, {
+    at: c.get('services').merchants.realNow(),
     method: c.req.method,
     path,
     alias: path.startsWith('/v1/'),

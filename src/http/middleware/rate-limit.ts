@@ -7,7 +7,8 @@ export const limitRate = createMiddleware<AppEnv>(async (c, next) => {
   const merchant = c.get('merchant');
   const limit = merchant?.settings.rateLimitPerSecond ?? 0;
   if (limit > 0) {
-    const wait = c.get('services').rateLimiter.take(merchant.payeeId, limit, Date.now());
+    const { store, merchants } = c.get('services');
+    const wait = await store.rateWindows.take(merchant.payeeId, limit, merchants.realNow());
     if (wait > 0) {
       throw new ApiError(
         Code.RATE_LIMITED,

@@ -28,9 +28,9 @@ function entryView(e: JournalEntry): Record<string, unknown> {
 export function journalRoutes(): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
 
-  routes.get('/requests', (c) => {
+  routes.get('/requests', async (c) => {
     const query = validateQuery(journalQuerySchema, c.req.query());
-    const entries = c.get('services').journal.list(c.get('merchant').payeeId, {
+    const entries = await c.get('services').journal.list(c.get('merchant').payeeId, {
       limit: query.limit,
       ...(query.method ? { method: query.method.toUpperCase() } : {}),
       ...(query.path ? { path: query.path } : {}),
@@ -39,8 +39,8 @@ export function journalRoutes(): Hono<AppEnv> {
     return ok(c, `${entries.length} journaled request${entries.length === 1 ? '' : 's'}, newest first.`, { requests: entries.map(entryView) });
   });
 
-  routes.delete('/requests', (c) => {
-    const erased = c.get('services').journal.clear(c.get('merchant').payeeId);
+  routes.delete('/requests', async (c) => {
+    const erased = await c.get('services').journal.clear(c.get('merchant').payeeId);
     return ok(c, `Erased ${erased} journaled request${erased === 1 ? '' : 's'}.`, { deleted: erased });
   });
 

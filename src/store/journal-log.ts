@@ -1,0 +1,95 @@
+/**
+ * Where the request journal is kept: per merchant, newest first, bounded. The in-process log
+ * below serves the memory and file stores; a shared store keeps the same entries in a table.
+ */
+export interface JournalEntry {
+  /** Increasing in the order entries were kept (per store, not per merchant). */
+  readonly id: number;
+  readonly at: number;
+  readonly method: string;
+  readonly path: string;
+  /** The call used /v1/... without /openapi, which only one sample of the interface shows. */
+  readonly alias: boolean;
+  readonly status: number | 'dropped';
+  readonly code: number | null;
+  readonly requestBody: string | null;
+  readonly responseBody: string | null;
+  readonly latencyMs: number;
+  readonly fault: string | null;
+  readonly warnings: readonly string[];
+}
+
+export type NewJournalEntry = Omit<JournalEntry, 'id'>;
+
+export interface JournalFilter {
+  readonly method?: string;
+  readonly path?: string;
+  readonly status?: number;
+  readonly limit: number;
+}
+
+/** Entries kept per merchant; the oldest go first. */
+export const JOURNAL_CAP = 500;
+
+export interface JournalLog {
+  append(payeeId: string, entry: NewJournalEntry): Promise<void>;
+  /** Newest first, at most `filter.limit`. */
+  list(payeeId: string, filter: JournalFilter): Promise<JournalEntry[]>;
+  /** Erases the merchant's entries; answers how many went. */
+  clear(payeeId: string): Promise<number>;
+}
+
+/** True when `e` passes the filter's method, path (a part of it) and status. */
+export function journalEntryMatches(e: JournalEntry, filter: JournalFilter): boolean {
+  return (
+    (filter.method === undefined || e.method === filter.method) &&
+    (filter.path === undefined || e.path.includes(filter.path)) &&
+    (filter.status === undefined || e.status === filter.status)
+  );
+}
+
+class Ring {
+  private readonly items: (JournalEntry | undefined)[] = new Array(JOURNAL_CAP);
+  private next = 0;
+  size = 0;
+
+  push(entry: JournalEntry): void {
+    this.items[this.next] = entry;
+    this.next = (this.next + 1) % JOURNAL_CAP;
+    if (this.size < JOURNAL_CAP) this.size++;
+  }
+
+  *newestFirst(): Generator<JournalEntry> {
+    for (let i = 1; i <= this.size; i++) yield this.items[(this.next - i + JOURNAL_CAP) % JOURNAL_CAP]!;
+  }
+}
+
+/** The journal of one process: a ring of entries per merchant. */
+export class MemoryJournalLog implements JournalLog {
+  private readonly byMerchant = new Map<string, Ring>();
+  private sequence = 0;
+
+  async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
+    let ring = this.byMerchant.get(payeeId);
+    if (!ring) this.byMerchant.set(payeeId, (ring = new Ring()));
+    ring.push({ id: ++this.sequence, ...entry });
+  }
+
+  async list(payeeId: string, filter: JournalFilter): Promise<JournalEntry[]> {
+    const out: JournalEntry[] = [];
+    const ring = this.byMerchant.get(payeeId);
+    if (!ring) return out;
+    for (const e of ring.newestFirst()) {
+      if (!journalEntryMatches(e, filter)) continue;
+      out.push(e);
+      if (out.length >= filter.limit) break;
+    }
+    return out;
+  }
+
+  async clear(payeeId: string): Promise<number> {
+    const size = this.byMerchant.get(payeeId)?.size ?? 0;
+    this.byMerchant.delete(payeeId);
+    return size;
+  }
+}
