@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/global-postgres.ts'],
     pool: 'forks',
     testTimeout: 20_000,
     hookTimeout: 30_000,

@@ -4,7 +4,8 @@ import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { decodeEmvPayload } from './domain/emv.js';
-import { createSandbox } from './index.js';
+import { createSandbox, isPostgresUrl } from './index.js';
+import { redactedUrl } from './store/unavailable.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS } from './scenarios/defaults.js';
 import type { ReplayCommandOptions } from './scenarios/replay-command.js';
 import type { HttpStatusMode, SandboxConfig } from './services/config.js';
@@ -61,17 +62,27 @@ interface ServeOptions {
   host: string;
   data: string;
   memory: boolean;
+  store: string;
   seed: number;
 }
 
+/** --store / SANDBOX_STORE: file, memory, or the URL of a PostgreSQL database. */
+function storeChoice(value: string): string {
+  if (value === 'file' || value === 'memory' || isPostgresUrl(value)) return value;
+  // The value may be a URL with a password: never echo it.
+  throw new InvalidArgumentError('SANDBOX_STORE / --store must be file, memory, or a postgres:// or postgresql:// URL such as postgres://user:pass@localhost:5432/sandbox.');
+}
+
 async function serveCommand(options: ServeOptions): Promise<void> {
-  const storeEnv = envChoice(process.env, 'SANDBOX_STORE', ['file', 'memory']);
-  const storeKind = options.memory || storeEnv === 'memory' ? 'memory' : 'file';
-  const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, seed: options.seed, config: configFromEnv(process.env) });
+  const chosen = options.memory ? 'memory' : options.store;
+  const postgresUrl = isPostgresUrl(chosen) ? chosen : undefined;
+  const storeKind = postgresUrl ? 'postgres' : chosen === 'memory' ? 'memory' : 'file';
+  const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, url: postgresUrl, seed: options.seed, config: configFromEnv(process.env) });
   const server = await sandbox.listen(options.port, options.host);
   const base = sandbox.services.config.publicBaseUrl ?? `http://localhost:${server.port}`;
   const [demo, signed] = sandbox.demoMerchants;
-  console.log(`payreq-sandbox listening on ${base}  (store: ${storeKind}${storeKind === 'file' ? ` ${options.data}` : ''})`);
+  const where = storeKind === 'file' ? ` ${options.data}` : postgresUrl ? ` ${redactedUrl(postgresUrl)}` : '';
+  console.log(`payreq-sandbox listening on ${base}  (store: ${storeKind}${where})`);
   if (demo) console.log(`demo merchant:        payee ${demo.payeeId}  Service-Api-Key: ${demo.apiKey}`);
   if (signed) console.log(`demo merchant signed: payee ${signed.payeeId}  Service-Api-Key: ${signed.apiKey}  (signing salt: see README)`);
   console.log(`try: curl -H 'Service-Api-Key: ${demo?.apiKey ?? '<key>'}' ${base}/sandbox/v1/payments`);
@@ -116,7 +127,13 @@ export function buildProgram(): Command {
     .addOption(new Option('-p, --port <port>', 'port to listen on').env('PORT').default(8080).argParser(wholeNumber('--port', 0)))
     .addOption(new Option('--host <host>', 'address to listen on').env('HOST').default('0.0.0.0'))
     .addOption(new Option('-d, --data <file>', 'file of the file store').env('SANDBOX_DATA').default('data/sandbox.json'))
-    .option('--memory', 'keep everything in memory (same as SANDBOX_STORE=memory)', false)
+    .option('--memory', 'keep everything in memory (same as --store memory)', false)
+    .addOption(
+      new Option('--store <store>', 'file, memory, or postgres://user:pass@host:port/db to share one sandbox between instances')
+        .env('SANDBOX_STORE')
+        .default('file')
+        .argParser(storeChoice),
+    )
     .addOption(new Option('--seed <n>', 'seed of generated names and fault randomness').default(42).argParser(wholeNumber('--seed', 0)))
     .action((options: ServeOptions) => serveCommand(options));
 

@@ -21,12 +21,16 @@ import type { Services } from './services/index.js';
 import type { EnrollInput } from './services/merchants.js';
 import { FileStore } from './store/file-store.js';
 import { MemoryStore } from './store/memory-store.js';
+import { PostgresStore } from './store/postgres-store.js';
 import type { Store } from './store/store.js';
 
 export interface SandboxOptions {
-  readonly store?: 'memory' | 'file';
+  /** Where data lives: in memory (default), a file, or a PostgreSQL database shared by several instances. */
+  readonly store?: 'memory' | 'file' | 'postgres';
   /** The file of the file store; default data/sandbox.json. */
   readonly dataFile?: string;
+  /** The postgres:// or postgresql:// URL of the PostgreSQL store. */
+  readonly url?: string;
   /** Real time in ms for the whole sandbox; each merchant's clock runs at an offset from it. */
   readonly clock?: Clock;
   /** Seed of generated names and fault randomness. */
@@ -69,7 +73,7 @@ export interface Sandbox {
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const config = defaultConfig({ ...(options.seed !== undefined ? { seed: options.seed } : {}), ...options.config });
-  const store: Store = options.store === 'file' ? new FileStore({ dataFile: options.dataFile ?? 'data/sandbox.json' }) : new MemoryStore();
+  const store = storeOf(options);
   await store.open();
   const services = createServices(store, config, options.clock, { webhookBody: webhookEventBody, json: toJsonText });
   const demos = options.demoMerchants === false ? [] : await services.merchants.ensureDemoMerchants();
@@ -128,6 +132,20 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       await store.close();
     },
   };
+}
+
+function storeOf(options: SandboxOptions): Store {
+  if (options.store === 'file') return new FileStore({ dataFile: options.dataFile ?? 'data/sandbox.json' });
+  if (options.store === 'postgres') {
+    if (!options.url || !isPostgresUrl(options.url)) throw new Error('createSandbox({ store: "postgres" }) needs url: a postgres:// or postgresql:// URL of the database.');
+    return new PostgresStore({ url: options.url });
+  }
+  return new MemoryStore();
+}
+
+/** True for the URLs the PostgreSQL store takes. */
+export function isPostgresUrl(value: string): boolean {
+  return /^postgres(ql)?:\/\/./.test(value);
 }
 
 export { Code };

@@ -5,7 +5,7 @@ import type { Context } from 'hono';
 import { ApiError, Code } from '../domain/codes.js';
 import { publicApi } from './api/payments.js';
 import type { AppEnv, Services } from './context.js';
-import { ok, send, sendError } from './envelope.js';
+import { ok, send, sendError, toJsonText } from './envelope.js';
 import { holdUntilWritten } from './durable.js';
 import { DroppedConnection, DROPPED_HEADER } from './faults.js';
 import { requireApiKey } from './middleware/auth.js';
@@ -21,6 +21,7 @@ import { webhookRoutes } from './sandbox/webhook.js';
 import { merchantRoutes, ownMerchantRoutes } from './sandbox/merchants.js';
 import { pagesRoutes } from './pages/index.js';
 import { openApiRoutes } from './openapi.js';
+import { StoreUnavailableError } from '../store/unavailable.js';
 
 export const PUBLIC_PREFIXES = ['/openapi/v1', '/v1'] as const;
 
@@ -34,7 +35,17 @@ export function createApp(services: Services): Hono<AppEnv> {
     await holdUntilWritten(c);
   });
 
-  app.get('/healthz', (c) => ok(c, `ok: the ${services.store.kind} store is open.`, { store: services.store.kind }));
+  app.get('/healthz', async (c) => {
+    try {
+      await services.store.ready();
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      // A load balancer reads the status, so it is 503 whatever SANDBOX_HTTP_STATUS says.
+      const body = { code: Code.UNAVAILABLE, description: `Not ready: ${why}. Requests that read or change data fail until the store is back.`, store: services.store.kind };
+      return c.body(toJsonText(body), 503, { 'content-type': 'application/json; charset=UTF-8' });
+    }
+    return ok(c, `ok: the ${services.store.kind} store can be read and written.`, { store: services.store.kind });
+  });
 
   // Filled once every route is registered; read at request time.
   const routes = new RouteIndex();
@@ -72,6 +83,13 @@ export function createApp(services: Services): Hono<AppEnv> {
 
   app.onError((err, c) => {
     if (err instanceof ApiError) return sendError(c, err);
+    if (err instanceof StoreUnavailableError) {
+      console.error(`store unavailable on ${c.req.method} ${new URL(c.req.url).pathname}: ${err.message}`);
+      const outcome = err.outcomeUnknown
+        ? 'the connection was lost mid-call, so a change may or may not have been made: read the payment status before you retry'
+        : 'nothing was changed; retry in a few seconds';
+      return send(c, { code: Code.UNAVAILABLE, description: `The sandbox's database cannot be reached right now: ${outcome}.` }, { 'Retry-After': '2' });
+    }
     if (err instanceof DroppedConnection) return new Response(null, { status: 599, headers: { [DROPPED_HEADER]: '1' } });
     // A client that hung up mid-body is not a sandbox fault: nobody reads this answer, and the journal says what happened.
     if (clientHungUp(err)) return send(c, { code: Code.INVALID, description: 'The client closed the connection before the request body arrived; nothing was changed.' });

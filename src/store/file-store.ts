@@ -92,6 +92,10 @@ export class FileStore extends MemoryStore {
     this.db.data = emptySnapshot();
   }
 
+  override async ready(): Promise<void> {
+    if (this.closed || this.fd === null) throw new Error(`the file store ${this.options.dataFile} is closed`);
+  }
+
   override async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

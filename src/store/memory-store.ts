@@ -1,6 +1,6 @@
 /** The in-memory store: the indexes every store keeps, and the store of tests and in-process use. */
 import type { Merchant } from '../domain/merchant.js';
-import { isLive } from '../domain/payment.js';
+import { isLive, isOpen } from '../domain/payment.js';
 import type { Payment } from '../domain/payment.js';
 import { DueIndex } from './due-index.js';
 import { MemoryJournalLog } from './journal-log.js';
@@ -25,8 +25,16 @@ export class MemoryStore implements Store {
   /** Per merchant, the tail of its queue of changes: changes to one merchant never interleave. */
   private readonly merchantQueues = new Map<string, Promise<unknown>>();
 
+  private shut = false;
+
   async open(): Promise<void> {}
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    this.shut = true;
+  }
+
+  async ready(): Promise<void> {
+    if (this.shut) throw new Error(`the ${this.kind} store is closed`);
+  }
 
   async merchantByKey(apiKey: string): Promise<Merchant | undefined> {
     const id = this.merchantKeys.get(apiKey);
@@ -61,9 +69,12 @@ export class MemoryStore implements Store {
     return run;
   }
 
-  async dueIds(payeeId: string, now: number, _autoSettle: boolean): Promise<readonly string[]> {
+  /** Takes the hints due by `now` from the merchant's index: each comes up once per note. */
+  async dueIds(payeeId: string, now: number, autoSettle: boolean): Promise<readonly string[]> {
     if (this.due.needsRebuild(payeeId)) this.due.rebuild(payeeId, await this.livePayments(payeeId));
-    return this.due.takeDue(payeeId, now);
+    const ids = this.due.takeDue(payeeId, now);
+    // The index notes cut-offs of paid payments too; without auto-settlement they are no work.
+    return autoSettle ? ids : ids.filter((id) => { const p = this.payments.get(id); return p !== undefined && isOpen(p); });
   }
 
   async payment(payeeId: string, paymentId: string): Promise<Payment | undefined> {

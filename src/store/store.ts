@@ -34,6 +34,8 @@ export interface Store {
   open(): Promise<void>;
   /** Writes everything out and releases files; the store is unusable afterwards. */
   close(): Promise<void>;
+  /** Resolves while the store can be read and written; otherwise rejects saying what is wrong (for /healthz). */
+  ready(): Promise<void>;
 
   merchantByKey(apiKey: string): Promise<Merchant | undefined>;
   merchant(payeeId: string): Promise<Merchant | undefined>;

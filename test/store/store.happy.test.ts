@@ -4,7 +4,9 @@ import { DEFAULT_SETTINGS } from '../../src/domain/merchant.js';
 import type { Merchant } from '../../src/domain/merchant.js';
 import { FileStore } from '../../src/store/file-store.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
 import type { Store } from '../../src/store/store.js';
+import { freshDatabase } from '../support/databases.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
 import { aPayment } from '../support/payments.js';
 
@@ -24,15 +26,16 @@ function payment(payeeId: string, overrides: Parameters<typeof aPayment>[0] = {}
   return aPayment({ id: `pay_store${tag}AAAAAAAAAAAAA`, token: `ptok_store${tag}aaaaaaaaaaaaaaaaaaaaaa`, code: `C0DE${tag}AA`, merchantRefNo: `ref-${tag}`, payeeId, ...overrides });
 }
 
-const KINDS: readonly [string, () => Store][] = [
-  ['MemoryStore', () => new MemoryStore()],
-  ['FileStore', () => new FileStore({ dataFile: path.join(tempDir(), 'store.json') })],
+const KINDS: readonly [string, () => Promise<Store>][] = [
+  ['MemoryStore', async () => new MemoryStore()],
+  ['FileStore', async () => new FileStore({ dataFile: path.join(tempDir(), 'store.json') })],
+  ['PostgresStore', async () => new PostgresStore({ url: await freshDatabase() })],
 ];
 
 describe.each(KINDS)('the Store contract: %s', (_kind, make) => {
   let store: Store;
   beforeEach(async () => {
-    store = make();
+    store = await make();
     await store.open();
     await store.saveMerchant(merchant('M1', 'key-1'));
     await store.saveMerchant(merchant('M2', 'key-2'));
@@ -123,5 +126,69 @@ describe.each(KINDS)('the Store contract: %s', (_kind, make) => {
     expect(await store.insertPayment({ ...payment('M1'), merchantRefNo: mine.merchantRefNo })).toBe('inserted');
     expect(await store.payment('M2', theirs.id)).toEqual(theirs);
     expect((await store.merchantByKey('key-1'))?.payeeId).toBe('M1');
+  });
+
+  it('applies concurrent merchant changes one at a time: none is lost', async () => {
+    const bumps = Array.from({ length: 20 }, () =>
+      store.updateMerchant('M1', (m) => [{ ...m, clockOffsetMs: m.clockOffsetMs + 1000 }, m.clockOffsetMs] as const),
+    );
+    const seen = (await Promise.all(bumps)).map((done) => done!.result);
+    expect([...seen].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i * 1000));
+    expect((await store.merchant('M1'))?.clockOffsetMs).toBe(20_000);
+    expect(await store.updateMerchant('nobody', (m) => [m, 1] as const)).toBeUndefined();
+  });
+
+  it('a merchant change that throws stores nothing', async () => {
+    await expect(store.updateMerchant('M1', () => { throw new Error('refused'); })).rejects.toThrow('refused');
+    expect(await store.merchant('M1')).toMatchObject({ clockOffsetMs: 0 });
+    expect((await store.updateMerchant('M1', (m) => [null, m.payeeId] as const))?.result).toBe('M1');
+  });
+
+  it('answers the ids whose expiry, delayed payer or cut-off is due, for that merchant only', async () => {
+    const soon = payment('M1', { expiresAt: 1_000 });
+    const later = payment('M1', { expiresAt: 5_000 });
+    const paysLater = payment('M1', { status: 'W', payDueAt: 2_000, expiresAt: 9_000 });
+    const paid = payment('M1', { status: 'A', paidAt: 10, expiresAt: 900 });
+    const theirs = payment('M2', { expiresAt: 1_000 });
+    const theirsPaid = payment('M2', { status: 'A', paidAt: 10, expiresAt: 900 });
+    for (const p of [soon, later, paysLater, paid, theirs, theirsPaid]) await store.insertPayment(p);
+    expect(await store.dueIds('M1', 999, true)).toEqual([]);
+    expect([...(await store.dueIds('M1', 2_000, true))].sort()).toEqual([soon.id, paysLater.id].sort());
+    // A paid payment settles at the next UTC midnight, only for a merchant that auto-settles.
+    expect(await store.dueIds('M1', 86_400_000, true)).toContain(paid.id);
+    expect(await store.dueIds('M2', 86_400_000, false)).toEqual([theirs.id]);
+  });
+
+  it('keeps the journal per merchant, newest first, filtered and bounded', async () => {
+    const entry = (path: string, status: number) => ({
+      at: 1, method: 'GET', path, alias: false, status, code: status, requestBody: null, responseBody: '{"code":200}', latencyMs: 1, fault: null, warnings: [],
+    });
+    for (let i = 0; i < 3; i++) await store.journal.append('M1', entry(`/a/${i}`, i === 1 ? 404 : 200));
+    await store.journal.append('M2', entry('/theirs', 200));
+    const mine = await store.journal.list('M1', { limit: 10 });
+    expect(mine.map((e) => e.path)).toEqual(['/a/2', '/a/1', '/a/0']);
+    expect(mine[0]!.id).toBeGreaterThan(mine[1]!.id);
+    expect((await store.journal.list('M1', { limit: 10, status: 404 })).map((e) => e.path)).toEqual(['/a/1']);
+    expect((await store.journal.list('M1', { limit: 10, path: 'a/0' })).map((e) => e.path)).toEqual(['/a/0']);
+    expect((await store.journal.list('M1', { limit: 1 })).map((e) => e.path)).toEqual(['/a/2']);
+    expect(await store.journal.clear('M1')).toBe(3);
+    expect(await store.journal.list('M1', { limit: 10 })).toEqual([]);
+    expect(await store.journal.list('M2', { limit: 10 })).toHaveLength(1);
+  });
+
+  it('counts requests per merchant in one-second windows', async () => {
+    const at = 1_700_000_000_000;
+    const waits = [];
+    for (let i = 0; i < 4; i++) waits.push(await store.rateWindows.take('M1', 3, at + i));
+    expect(waits).toEqual([0, 0, 0, 1]);
+    expect(await store.rateWindows.take('M2', 3, at)).toBe(0);
+    expect(await store.rateWindows.take('M1', 3, at + 1000)).toBe(0);
+    expect(await store.rateWindows.take('M1', 0, at + 1000)).toBe(0);
+  });
+
+  it('is ready while open, and says so no more once closed', async () => {
+    await expect(store.ready()).resolves.toBeUndefined();
+    await store.close();
+    await expect(store.ready()).rejects.toThrow(/closed/);
   });
 });

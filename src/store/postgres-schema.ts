@@ -1,0 +1,84 @@
+/**
+ * The tables of the shared store, created and migrated at start under an advisory lock, so
+ * instances that start together do not race. Each migration runs once, in order, in the same
+ * transaction as the version it records. Documents are JSON text, not jsonb: jsonb reorders
+ * object keys, and `metadata` is answered as it was sent.
+ */
+import type postgres from 'postgres';
+
+/** The schema this code reads and writes; a database with a newer one is refused. */
+export const SCHEMA_VERSION = 1;
+
+/** Key of the advisory lock held while migrating ('payreq' in ASCII). */
+const MIGRATION_LOCK = 0x7061797265710000n;
+
+const MIGRATIONS: readonly string[] = [
+  // 1: merchants, keys, payments, journal, rate-limit windows.
+  `
+  CREATE TABLE payreq_merchants (
+    payee_id        text PRIMARY KEY,
+    doc             text NOT NULL,
+    clock_offset_ms bigint NOT NULL DEFAULT 0,
+    auto_settle     boolean NOT NULL,
+    created_at      timestamptz NOT NULL DEFAULT now()
+  );
+  CREATE TABLE payreq_merchant_keys (
+    api_key  text PRIMARY KEY,
+    payee_id text NOT NULL REFERENCES payreq_merchants ON DELETE CASCADE
+  );
+  CREATE INDEX payreq_merchant_keys_payee ON payreq_merchant_keys (payee_id);
+  CREATE TABLE payreq_payments (
+    seq             bigserial NOT NULL,
+    id              text PRIMARY KEY,
+    payee_id        text NOT NULL,
+    merchant_ref_no text NOT NULL,
+    token           text NOT NULL,
+    code            text NOT NULL,
+    status          text NOT NULL,
+    live            boolean NOT NULL,
+    due_at          bigint,
+    settle_at       bigint,
+    created_at      bigint NOT NULL,
+    version         integer NOT NULL,
+    doc             text NOT NULL,
+    CONSTRAINT payreq_payments_ref UNIQUE (payee_id, merchant_ref_no),
+    CONSTRAINT payreq_payments_token UNIQUE (token),
+    CONSTRAINT payreq_payments_code UNIQUE (code)
+  );
+  CREATE INDEX payreq_payments_newest ON payreq_payments (payee_id, seq DESC);
+  CREATE INDEX payreq_payments_due ON payreq_payments (due_at) WHERE due_at IS NOT NULL;
+  CREATE INDEX payreq_payments_settle ON payreq_payments (settle_at) WHERE settle_at IS NOT NULL;
+  CREATE INDEX payreq_payments_live ON payreq_payments (payee_id) WHERE live;
+  CREATE TABLE payreq_journal (
+    id       bigserial PRIMARY KEY,
+    payee_id text NOT NULL,
+    entry    text NOT NULL
+  );
+  CREATE INDEX payreq_journal_newest ON payreq_journal (payee_id, id DESC);
+  CREATE TABLE payreq_rate_windows (
+    payee_id text PRIMARY KEY,
+    second   bigint NOT NULL,
+    count    integer NOT NULL
+  );
+  `,
+];
+
+/** Brings the database to SCHEMA_VERSION; throws, changing nothing, when it is newer. */
+export async function migrate(sql: postgres.Sql, shownUrl: string): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK.toString()}::bigint)`;
+    await tx`CREATE TABLE IF NOT EXISTS payreq_schema (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL)`;
+    const [row] = await tx<{ version: number }[]>`SELECT version FROM payreq_schema WHERE id = 1`;
+    const current = row?.version ?? 0;
+    if (current > SCHEMA_VERSION) {
+      throw new Error(
+        `The database ${shownUrl} holds payreq-sandbox schema version ${current}, newer than this sandbox understands (${SCHEMA_VERSION}): ` +
+          'run the newer sandbox version that wrote it, or point SANDBOX_STORE at another database.',
+      );
+    }
+    for (let version = current + 1; version <= SCHEMA_VERSION; version++) await tx.unsafe(MIGRATIONS[version - 1]!);
+    if (current < SCHEMA_VERSION) {
+      await tx`INSERT INTO payreq_schema (id, version) VALUES (1, ${SCHEMA_VERSION}) ON CONFLICT (id) DO UPDATE SET version = excluded.version`;
+    }
+  });
+}

@@ -1,0 +1,328 @@
+/**
+ * The shared store: PostgreSQL, for a hosted sandbox of several instances. Every instance
+ * started on the same database is one sandbox: whatever a merchant can observe lives in the
+ * database, and a 2xx means the change is committed there.
+ *
+ * - Payments: one row each, the document as JSON text beside the columns that are searched;
+ *   unique (merchant, merchant_ref_no), token and code; compare-and-set on `version`, so of
+ *   N racing transitions on N instances exactly one wins.
+ * - Merchants: a change reads the row FOR UPDATE in a transaction, so concurrent changes from
+ *   several instances (fault rules, webhook URL, clock) never overwrite each other.
+ * - Journal and rate-limit windows: tables, shared by every instance.
+ * - Unreachable database: every call throws StoreUnavailableError (the HTTP layer answers 503);
+ *   the client reconnects by itself on the next call.
+ */
+import postgres from 'postgres';
+import type { Merchant } from '../domain/merchant.js';
+import { isLive, isOpen } from '../domain/payment.js';
+import type { Payment } from '../domain/payment.js';
+import { nextDueAt } from '../domain/transitions.js';
+import type { JournalEntry, JournalFilter, JournalLog, NewJournalEntry } from './journal-log.js';
+import { JOURNAL_CAP } from './journal-log.js';
+import { migrate } from './postgres-schema.js';
+import type { RateWindows } from './rate-windows.js';
+import type { InsertResult, MerchantChange, PaymentPage, PaymentQuery, Store } from './store.js';
+import { redactedUrl, StoreUnavailableError } from './unavailable.js';
+
+export interface PostgresStoreOptions {
+  /** postgres:// or postgresql:// URL. */
+  readonly url: string;
+  /** Connections this instance keeps open at most (default 10). */
+  readonly maxConnections?: number;
+}
+
+type Sql = postgres.Sql | postgres.TransactionSql;
+
+/** Trim a merchant's journal to the cap after this many appends of this instance. */
+const JOURNAL_TRIM_EVERY = 50;
+
+export class PostgresStore implements Store {
+  readonly kind = 'postgres' as const;
+  readonly journal: JournalLog;
+  readonly rateWindows: RateWindows;
+  /** The URL with its password masked: for banners, logs and errors. */
+  readonly shownUrl: string;
+  private readonly sql: postgres.Sql;
+  private closed = false;
+
+  constructor(options: PostgresStoreOptions) {
+    this.shownUrl = redactedUrl(options.url);
+    this.sql = postgres(options.url, {
+      max: options.maxConnections ?? 10,
+      // Fail a call in seconds while the database is away, instead of holding the request for 30 s.
+      connect_timeout: 5,
+      idle_timeout: 60,
+      onnotice: () => {},
+      connection: { application_name: 'payreq-sandbox' },
+    });
+    this.journal = new PostgresJournalLog(this);
+    this.rateWindows = new PostgresRateWindows(this);
+  }
+
+  /** Runs `query`, turning a lost or refused connection into StoreUnavailableError. */
+  async run<T>(query: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+    if (this.closed) throw new StoreUnavailableError('the PostgreSQL store is closed', false);
+    try {
+      return await query(this.sql);
+    } catch (err) {
+      throw asUnavailable(err, this.shownUrl) ?? err;
+    }
+  }
+
+  async open(): Promise<void> {
+    await this.run((sql) => migrate(sql, this.shownUrl));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.sql.end({ timeout: 5 });
+  }
+
+  async ready(): Promise<void> {
+    await this.run((sql) => sql`SELECT 1`);
+  }
+
+  merchantByKey(apiKey: string): Promise<Merchant | undefined> {
+    return this.run(async (sql) => {
+      const [row] = await sql<{ doc: string }[]>`
+        SELECT m.doc FROM payreq_merchant_keys k JOIN payreq_merchants m USING (payee_id) WHERE k.api_key = ${apiKey}`;
+      return row ? (JSON.parse(row.doc) as Merchant) : undefined;
+    });
+  }
+
+  merchant(payeeId: string): Promise<Merchant | undefined> {
+    return this.run(async (sql) => {
+      const [row] = await sql<{ doc: string }[]>`SELECT doc FROM payreq_merchants WHERE payee_id = ${payeeId}`;
+      return row ? (JSON.parse(row.doc) as Merchant) : undefined;
+    });
+  }
+
+  merchantIds(): Promise<readonly string[]> {
+    return this.run(async (sql) => (await sql<{ payee_id: string }[]>`SELECT payee_id FROM payreq_merchants ORDER BY created_at, payee_id`).map((r) => r.payee_id));
+  }
+
+  async saveMerchant(merchant: Merchant): Promise<void> {
+    await this.run((sql) => sql.begin((tx) => writeMerchant(tx, merchant)));
+  }
+
+  updateMerchant<T>(payeeId: string, change: MerchantChange<T>): Promise<{ readonly result: T } | undefined> {
+    return this.run((sql) =>
+      sql.begin(async (tx) => {
+        const [row] = await tx<{ doc: string }[]>`SELECT doc FROM payreq_merchants WHERE payee_id = ${payeeId} FOR UPDATE`;
+        if (!row) return undefined;
+        const [next, result] = change(JSON.parse(row.doc) as Merchant);
+        if (next) await writeMerchant(tx, next);
+        return { result };
+      }),
+    ) as Promise<{ readonly result: T } | undefined>;
+  }
+
+  payment(payeeId: string, paymentId: string): Promise<Payment | undefined> {
+    return this.one((sql) => sql`SELECT doc FROM payreq_payments WHERE id = ${paymentId} AND payee_id = ${payeeId}`);
+  }
+
+  paymentByRef(payeeId: string, merchantRefNo: string): Promise<Payment | undefined> {
+    return this.one((sql) => sql`SELECT doc FROM payreq_payments WHERE payee_id = ${payeeId} AND merchant_ref_no = ${merchantRefNo}`);
+  }
+
+  paymentByToken(token: string): Promise<Payment | undefined> {
+    return this.one((sql) => sql`SELECT doc FROM payreq_payments WHERE token = ${token}`);
+  }
+
+  async insertPayment(payment: Payment): Promise<InsertResult> {
+    const row = paymentRow(payment);
+    try {
+      await this.run(
+        (sql) => sql`
+          INSERT INTO payreq_payments (id, payee_id, merchant_ref_no, token, code, status, live, due_at, settle_at, created_at, version, doc)
+          VALUES (${row.id}, ${row.payee_id}, ${row.merchant_ref_no}, ${row.token}, ${row.code}, ${row.status}, ${row.live},
+                  ${row.due_at}, ${row.settle_at}, ${row.created_at}, ${row.version}, ${row.doc})`,
+      );
+      return 'inserted';
+    } catch (err) {
+      if (err instanceof postgres.PostgresError && err.code === '23505') {
+        return err.constraint_name === 'payreq_payments_ref' ? 'duplicate_ref' : 'duplicate_code';
+      }
+      throw err;
+    }
+  }
+
+  async updatePayment(payment: Payment, expectedVersion: number): Promise<boolean> {
+    const row = paymentRow(payment);
+    const result = await this.run(
+      (sql) => sql`
+        UPDATE payreq_payments
+           SET status = ${row.status}, live = ${row.live}, due_at = ${row.due_at}, settle_at = ${row.settle_at}, version = ${row.version}, doc = ${row.doc}
+         WHERE id = ${row.id} AND payee_id = ${row.payee_id} AND version = ${expectedVersion}`,
+    );
+    return result.count === 1;
+  }
+
+  listPayments(payeeId: string, query: PaymentQuery): Promise<PaymentPage> {
+    const status = query.status ?? null;
+    const ref = query.merchantRefNo ?? null;
+    return this.run(async (sql) => {
+      const where = sql`payee_id = ${payeeId} AND (${status}::text IS NULL OR status = ${status}) AND (${ref}::text IS NULL OR merchant_ref_no = ${ref})`;
+      const [rows, [count]] = await Promise.all([
+        sql<{ doc: string }[]>`SELECT doc FROM payreq_payments WHERE ${where} ORDER BY seq DESC LIMIT ${query.limit} OFFSET ${query.offset}`,
+        sql<{ n: number }[]>`SELECT count(*)::int AS n FROM payreq_payments WHERE ${where}`,
+      ]);
+      return { items: rows.map((r) => JSON.parse(r.doc) as Payment), total: count?.n ?? 0 };
+    });
+  }
+
+  countPayments(payeeId: string): Promise<number> {
+    return this.run(async (sql) => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM payreq_payments WHERE payee_id = ${payeeId}`)[0]?.n ?? 0);
+  }
+
+  dueIds(payeeId: string, now: number, autoSettle: boolean): Promise<readonly string[]> {
+    return this.run(async (sql) => {
+      const rows = await sql<{ id: string }[]>`
+        SELECT id FROM payreq_payments
+         WHERE payee_id = ${payeeId} AND (due_at <= ${now} OR (${autoSettle}::boolean AND settle_at <= ${now}))
+         ORDER BY least(due_at, settle_at)`;
+      return rows.map((r) => r.id);
+    });
+  }
+
+  livePayments(payeeId: string): Promise<readonly Payment[]> {
+    return this.run(async (sql) => (await sql<{ doc: string }[]>`SELECT doc FROM payreq_payments WHERE payee_id = ${payeeId} AND live ORDER BY seq`).map((r) => JSON.parse(r.doc) as Payment));
+  }
+
+  /** Every change is committed before its call returns: nothing waits. */
+  pendingWrites(): Promise<void> | undefined {
+    return undefined;
+  }
+
+  async resetMerchant(payeeId: string): Promise<void> {
+    await this.run((sql) => sql`DELETE FROM payreq_payments WHERE payee_id = ${payeeId}`);
+  }
+
+  prunePayments(payeeId: string, createdBefore: number): Promise<number> {
+    return this.run(async (sql) => (await sql`DELETE FROM payreq_payments WHERE payee_id = ${payeeId} AND created_at < ${createdBefore} AND NOT live`).count);
+  }
+
+  private one(query: (sql: postgres.Sql) => Promise<readonly { doc: string }[]>): Promise<Payment | undefined> {
+    return this.run(async (sql) => {
+      const [row] = await query(sql);
+      return row ? (JSON.parse(row.doc) as Payment) : undefined;
+    });
+  }
+}
+
+async function writeMerchant(tx: Sql, m: Merchant): Promise<void> {
+  await tx`
+    INSERT INTO payreq_merchants (payee_id, doc, clock_offset_ms, auto_settle)
+    VALUES (${m.payeeId}, ${JSON.stringify(m)}, ${m.clockOffsetMs}, ${m.settings.autoSettle})
+    ON CONFLICT (payee_id) DO UPDATE SET doc = excluded.doc, clock_offset_ms = excluded.clock_offset_ms, auto_settle = excluded.auto_settle`;
+  await tx`DELETE FROM payreq_merchant_keys WHERE payee_id = ${m.payeeId} AND NOT (api_key = ANY(${m.apiKeys as string[]}::text[]))`;
+  for (const key of m.apiKeys) {
+    await tx`INSERT INTO payreq_merchant_keys (api_key, payee_id) VALUES (${key}, ${m.payeeId}) ON CONFLICT (api_key) DO NOTHING`;
+  }
+}
+
+/** The searched columns of a payment beside its document. */
+function paymentRow(p: Payment) {
+  return {
+    id: p.id,
+    payee_id: p.payeeId,
+    merchant_ref_no: p.merchantRefNo,
+    token: p.token,
+    code: p.code,
+    status: p.status,
+    live: isLive(p),
+    // Open: expiry or a delayed payer; paid and unsettled: the cut-off, used when the merchant auto-settles.
+    due_at: isOpen(p) ? nextDueAt(p, false) : null,
+    settle_at: isOpen(p) ? null : nextDueAt(p, true),
+    created_at: p.createdAt,
+    version: p.version,
+    doc: JSON.stringify(p),
+  };
+}
+
+/** Error codes of a connection that failed or was lost (postgres.js and Node's socket errors). */
+const CONNECTION_ERRORS = new Set([
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+]);
+
+/** The StoreUnavailableError for a connection failure, or undefined for any other error. */
+function asUnavailable(err: unknown, shownUrl: string): StoreUnavailableError | undefined {
+  if (err instanceof StoreUnavailableError) return err;
+  if (!(err instanceof Error)) return undefined;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string') return undefined;
+  // SQLSTATE class 08 (connection exception), 57P01-03 (shut down, crashed, starting), 53300 (too many connections).
+  const serverRefused = err instanceof postgres.PostgresError && (code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300');
+  if (!serverRefused && !CONNECTION_ERRORS.has(code)) return undefined;
+  // A connection lost mid-call may have committed; one never made cannot have.
+  const unknown = code === 'CONNECTION_CLOSED' || code === 'ECONNRESET' || code === 'EPIPE' || code === '57P01' || code === '57P02';
+  return new StoreUnavailableError(`the database ${shownUrl} cannot be reached (${code})`, unknown);
+}
+
+class PostgresJournalLog implements JournalLog {
+  private readonly appendsSinceTrim = new Map<string, number>();
+
+  constructor(private readonly store: PostgresStore) {}
+
+  async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
+    await this.store.run((sql) => sql`INSERT INTO payreq_journal (payee_id, entry) VALUES (${payeeId}, ${JSON.stringify(entry)})`);
+    const appends = (this.appendsSinceTrim.get(payeeId) ?? 0) + 1;
+    this.appendsSinceTrim.set(payeeId, appends % JOURNAL_TRIM_EVERY);
+    if (appends >= JOURNAL_TRIM_EVERY) {
+      // Reads look at the newest JOURNAL_CAP only, so the trim bounds the table, not what is seen.
+      await this.store.run(
+        (sql) => sql`
+          DELETE FROM payreq_journal WHERE payee_id = ${payeeId} AND id < (
+            SELECT id FROM payreq_journal WHERE payee_id = ${payeeId} ORDER BY id DESC OFFSET ${JOURNAL_CAP - 1} LIMIT 1)`,
+      );
+    }
+  }
+
+  list(payeeId: string, filter: JournalFilter): Promise<JournalEntry[]> {
+    const method = filter.method ?? null;
+    const path = filter.path ?? null;
+    const status = filter.status ?? null;
+    return this.store.run(async (sql) => {
+      const rows = await sql<{ id: string; entry: string }[]>`
+        SELECT id, entry FROM (
+          SELECT id, entry FROM payreq_journal WHERE payee_id = ${payeeId} ORDER BY id DESC LIMIT ${JOURNAL_CAP}
+        ) newest
+        WHERE (${method}::text IS NULL OR entry::json->>'method' = ${method})
+          AND (${path}::text IS NULL OR strpos(entry::json->>'path', ${path}) > 0)
+          AND (${status}::int IS NULL OR entry::json->>'status' = ${status === null ? null : String(status)})
+        ORDER BY id DESC LIMIT ${filter.limit}`;
+      return rows.map((r) => ({ id: Number(r.id), ...(JSON.parse(r.entry) as NewJournalEntry) }));
+    });
+  }
+
+  clear(payeeId: string): Promise<number> {
+    return this.store.run(async (sql) => {
+      const [row] = await sql<{ n: number }[]>`
+        WITH gone AS (DELETE FROM payreq_journal WHERE payee_id = ${payeeId} RETURNING id)
+        SELECT least(count(*), ${JOURNAL_CAP})::int AS n FROM gone`;
+      return row?.n ?? 0;
+    });
+  }
+}
+
+class PostgresRateWindows implements RateWindows {
+  constructor(private readonly store: PostgresStore) {}
+
+  async take(payeeId: string, limitPerSecond: number, nowMs: number): Promise<number> {
+    if (limitPerSecond <= 0) return 0;
+    const second = Math.floor(nowMs / 1000);
+    // One statement counts the request in the window every instance shares; an instance whose
+    // clock is a little behind counts into the newer window rather than resetting it.
+    const [row] = await this.store.run(
+      (sql) => sql<{ count: number }[]>`
+        INSERT INTO payreq_rate_windows AS w (payee_id, second, count) VALUES (${payeeId}, ${second}, 1)
+        ON CONFLICT (payee_id) DO UPDATE
+          SET count = CASE WHEN excluded.second <= w.second THEN w.count + 1 ELSE 1 END,
+              second = greatest(w.second, excluded.second)
+        RETURNING count`,
+    );
+    return (row?.count ?? 0) > limitPerSecond ? 1 : 0;
+  }
+}
