@@ -137,6 +137,18 @@ export function buildProgram(): Command {
     .addOption(new Option('--seed <n>', 'seed of generated names and fault randomness').default(42).argParser(wholeNumber('--seed', 0)))
     .action((options: ServeOptions) => serveCommand(options));
 
+  program
+    .command('dev-postgres')
+    .description("start a throw-away PostgreSQL on 127.0.0.1 (Debian's server binaries) to try the shared store; Ctrl-C removes it")
+    .action(async () => {
+      const { startPostgres } = await import('./dev/local-postgres.js');
+      const server = await startPostgres();
+      console.log(`PostgreSQL listening: ${server.url}\nin another shell:  SANDBOX_STORE=${server.url} npm start\nCtrl-C stops it and deletes its data (${server.dataDir}).`);
+      const stop = () => void server.stop().then(() => process.exit(0));
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    });
+
   const qr = program.command('qr').description('EMVCo QR payload tools');
   qr.command('decode')
     .description('print the EMV tags of a payload by name and whether its CRC holds; exits 1 on an invalid payload')
