@@ -44,8 +44,8 @@ const PLAIN_WIRE: WireFormat = {
 export function createServices(store: Store, config: SandboxConfig, clock?: Clock, wire: WireFormat = PLAIN_WIRE): Services {
   const sandboxClock = new SandboxClock(clock);
   const merchants = new MerchantService(store, sandboxClock, config);
-  const payments = new PaymentService(store, merchants, config);
-  const webhooks = new WebhookService(merchants, wire.webhookBody, wire.json, config.webhookRetryDelaysMs, config.webhookPrivateTargets);
+  const webhooks = new WebhookService(merchants, store.deliveries, wire.webhookBody, wire.json, config.webhookRetryDelaysMs, config.webhookPrivateTargets);
+  const payments = new PaymentService(store, merchants, config, webhooks.deliveriesFor);
   payments.onChange(webhooks.onPaymentChange);
   const faultRules = new FaultRuleService(merchants, sandboxClock, config.seed);
   const journal = new RequestJournal(store.journal, config.journal);
@@ -67,7 +67,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
       await store.resetMerchant(merchant.payeeId);
       await faultRules.remove(merchant);
       await journal.clear(merchant.payeeId);
-      webhooks.clear(merchant.payeeId);
+      await webhooks.clear(merchant.payeeId);
       await merchants.resetClock(merchant);
       return erased;
     },

@@ -9,6 +9,7 @@ import type { Actor, Payer, Payment, PaymentEvent, PaymentStatus } from '../doma
 import { maskedStringToSign, signBody, SIGN_TYPES } from '../domain/signature.js';
 import { dueWork, feesFor, transition } from '../domain/transitions.js';
 import type { PaymentAction } from '../domain/transitions.js';
+import type { Delivery } from '../store/delivery-log.js';
 import type { PaymentPage, Store } from '../store/store.js';
 import type { SandboxConfig } from './config.js';
 import type { MerchantService } from './merchants.js';
@@ -39,6 +40,11 @@ export interface PayOptions {
 /** Told of every committed change: the payment as stored, and the events the change added. */
 export type PaymentChangeListener = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]) => void;
 
+/** The webhook deliveries a change causes, stored with it (the outbox). */
+export type OutboxWriter = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]) => readonly Delivery[];
+
+const NO_OUTBOX: OutboxWriter = () => [];
+
 export class PaymentService {
   private readonly listeners: PaymentChangeListener[] = [];
 
@@ -46,6 +52,7 @@ export class PaymentService {
     private readonly store: Store,
     private readonly merchants: MerchantService,
     private readonly config: SandboxConfig,
+    private readonly outbox: OutboxWriter = NO_OUTBOX,
   ) {}
 
   async create(merchant: Merchant, input: CreatePaymentInput): Promise<{ payment: Payment; fault: CommittedFault }> {
@@ -103,7 +110,7 @@ export class PaymentService {
     }
 
     for (let attempt = 0; ; attempt++) {
-      const result = await this.store.insertPayment(payment);
+      const result = await this.store.insertPayment(payment, this.outbox(merchant, payment, payment.history));
       if (result === 'inserted') break;
       if (result === 'duplicate_ref') {
         const winner = await this.store.paymentByRef(merchant.payeeId, input.merchantRefNo);
@@ -114,7 +121,7 @@ export class PaymentService {
       if (attempt > 5) throw new Error('could not draw a unique payment code');
       payment = { ...payment, id: newPaymentId(), token: newPaymentToken(), code: newPaymentCode() };
     }
-    this.committed(merchant, payment, 0);
+    this.committed(merchant, payment, payment.history);
     const fault: CommittedFault = magic?.fault === 'timeout' ? 'timeout' : magic?.fault === 'drop' ? 'drop' : null;
     return { payment, fault };
   }
@@ -234,16 +241,15 @@ export class PaymentService {
 
   /** Compare-and-set; on success, tells the listeners what the change added. */
   private async commit(merchant: Merchant, next: Payment, expectedVersion: number): Promise<boolean> {
-    if (!(await this.store.updatePayment(next, expectedVersion))) return false;
-    this.committed(merchant, next, expectedVersion);
+    // Each transition adds one event and one version, so the new events are the last ones.
+    const events = next.history.slice(-(next.version - expectedVersion));
+    if (!(await this.store.updatePayment(next, expectedVersion, this.outbox(merchant, next, events)))) return false;
+    this.committed(merchant, next, events);
     return true;
   }
 
   /** After a stored change: tells the listeners what it added. */
-  private committed(merchant: Merchant, payment: Payment, fromVersion: number): void {
-    if (this.listeners.length === 0) return;
-    // Each transition adds one event and one version, so the new events are the last ones.
-    const events = payment.history.slice(-(payment.version - fromVersion));
+  private committed(merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]): void {
     for (const listener of this.listeners) listener(merchant, payment, events);
   }
 

@@ -1,7 +1,9 @@
 /**
  * Webhooks (a sandbox extension; the interface documents no events): each state change of a
  * merchant with a webhook URL is POSTed as JSON, signed like requests, retried with back-off,
- * kept in a bounded delivery log and replayable.
+ * kept in a bounded delivery log and replayable. Deliveries are written by the store with the
+ * change (an outbox); every instance claims due ones under a lease and sends them, so a retry
+ * outlives the instance that started it.
  */
 import { lookup } from 'node:dns/promises';
 import { BlockList } from 'node:net';
@@ -10,34 +12,22 @@ import { newDeliveryId, newEventId } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment, PaymentEvent } from '../domain/payment.js';
 import { signBody } from '../domain/signature.js';
+import type { Delivery, DeliveryAttempt, DeliveryLog } from '../store/delivery-log.js';
 import type { MerchantService } from './merchants.js';
 
 /** Writes the JSON body of one event (without sign); the HTTP layer owns the wire format. */
 export type WebhookBodyWriter = (merchant: Merchant, payment: Payment, event: PaymentEvent, eventId: string) => Record<string, unknown>;
 export type JsonWriter = (value: unknown) => string;
 
-export interface DeliveryAttempt {
-  readonly at: number;
-  readonly status: number | null;
-  readonly error: string | null;
-  readonly latencyMs: number;
-}
+export type { Delivery, DeliveryAttempt };
 
-export interface Delivery {
-  readonly id: string;
-  readonly eventId: string;
-  readonly eventType: string;
-  readonly paymentId: string;
-  readonly url: string;
-  readonly body: string;
-  state: 'pending' | 'delivered' | 'failed';
-  readonly attempts: DeliveryAttempt[];
-  nextAttemptAt: number | null;
-  readonly createdAt: number;
-}
-
-export const DELIVERY_LOG_CAP = 200;
 export const WEBHOOK_TIMEOUT_MS = 5000;
+/** How long a claimed delivery is held by the instance sending it; past it, another instance may send it. */
+export const DELIVERY_LEASE_MS = 30_000;
+/** Deliveries one instance sends at once; the rest wait for a place. */
+export const MAX_DELIVERIES_IN_FLIGHT = 16;
+/** How often an instance looks for deliveries due (other instances' retries, ended leases). */
+const POLL_MS = 500;
 
 const PRIVATE_RANGES = new BlockList();
 for (const [network, prefix] of [
@@ -61,18 +51,25 @@ async function refusePrivateTarget(url: string): Promise<void> {
 }
 
 export class WebhookService {
-  private readonly logs = new Map<string, Delivery[]>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private inFlight = 0;
+  private pumping: Promise<void> | null = null;
+  private pumpAgain = false;
   private closed = false;
+  private readonly poller: NodeJS.Timeout;
 
   constructor(
     private readonly merchants: MerchantService,
+    private readonly log: DeliveryLog,
     private readonly writeBody: WebhookBodyWriter,
     private readonly writeJson: JsonWriter,
     private readonly retryDelaysMs: readonly number[],
     /** Deliver to loopback, private and link-local addresses (local use); a hosted sandbox denies them. */
     private readonly allowPrivateTargets = true,
-  ) {}
+  ) {
+    this.poller = setInterval(() => this.kick(), POLL_MS);
+    this.poller.unref();
+  }
 
   setUrl(merchant: Merchant, url: string | null): Promise<Merchant> {
     return this.merchants.update(merchant.payeeId, (current) => {
@@ -85,84 +82,101 @@ export class WebhookService {
     return (await this.merchants.current(merchant)).webhookUrl ?? null;
   }
 
-  /** The payment listener: one delivery per event, to the URL set when the change committed. */
-  readonly onPaymentChange = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]): void => {
-    if (this.closed) return;
-    void this.merchants
-      .current(merchant)
-      .then((current) => {
-        const url = current.webhookUrl;
-        if (url) for (const event of events) this.enqueue(current, url, payment, event);
-      })
-      .catch((err: unknown) => console.error('webhook enqueue failed:', err instanceof Error ? err.message : err));
+  /**
+   * The outbox of a change: one delivery per event to the merchant's URL, signed, written by
+   * the store with the change itself, so a committed change is never without its deliveries.
+   */
+  readonly deliveriesFor = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]): readonly Delivery[] => {
+    const url = merchant.webhookUrl;
+    if (!url || this.closed) return [];
+    const now = this.merchants.realNow();
+    return events.map((event) => {
+      const eventId = newEventId();
+      const unsigned = this.writeBody(merchant, payment, event, eventId);
+      // Sign what the receiver will parse (amounts as numbers), so it can check with the same function.
+      const parsed = JSON.parse(this.writeJson(unsigned)) as Record<string, unknown>;
+      const signed = { ...unsigned, sign_type: 'SHA512', sign: signBody(parsed, merchant.signingSalt) };
+      return {
+        id: newDeliveryId(),
+        payeeId: merchant.payeeId,
+        eventId,
+        eventType: String(unsigned.type),
+        paymentId: payment.id,
+        url,
+        body: this.writeJson(signed),
+        state: 'pending',
+        attempts: [],
+        attempt: 0,
+        nextAttemptAt: now,
+        createdAt: now,
+      } satisfies Delivery;
+    });
   };
 
-  deliveries(payeeId: string, limit: number): readonly Delivery[] {
-    return (this.logs.get(payeeId) ?? []).slice(0, limit);
+  /** The payment listener: a change was committed, its deliveries may be due now. */
+  readonly onPaymentChange = (): void => this.kick();
+
+  deliveries(payeeId: string, limit: number): Promise<readonly Delivery[]> {
+    return this.log.list(payeeId, limit);
   }
 
-  /** Sends a delivery again now, with a fresh series of retries. */
-  replay(payeeId: string, deliveryId: string): Delivery {
-    const delivery = this.logs.get(payeeId)?.find((d) => d.id === deliveryId);
-    if (!delivery) throw ApiError.notFound(`No webhook delivery ${JSON.stringify(deliveryId.slice(0, 64))} for this merchant: GET /sandbox/v1/webhook/deliveries lists them.`);
-    if (delivery.state === 'pending') throw ApiError.refused(`Delivery ${delivery.id} is still being sent (next attempt at ${new Date(delivery.nextAttemptAt ?? Date.now()).toISOString()}); replay it once it is delivered or failed.`);
-    delivery.state = 'pending';
-    this.schedule(delivery, 0, 0);
-    return delivery;
+  /** Sends a delivered or failed delivery again now, with a fresh series of retries. */
+  async replay(payeeId: string, deliveryId: string): Promise<Delivery> {
+    const shown = JSON.stringify(deliveryId.slice(0, 64));
+    const again = await this.log.resend(payeeId, deliveryId, this.merchants.realNow());
+    if (!again) throw ApiError.notFound(`No webhook delivery ${shown} for this merchant: GET /sandbox/v1/webhook/deliveries lists them.`);
+    if (again === 'pending') throw ApiError.refused(`Delivery ${shown} is still being sent; replay it once it is delivered or failed (GET /sandbox/v1/webhook/deliveries shows its state).`);
+    this.kick();
+    return again;
   }
 
-  clear(payeeId: string): void {
-    for (const delivery of this.logs.get(payeeId) ?? []) {
-      if (delivery.state === 'pending') delivery.state = 'failed';
-      delivery.nextAttemptAt = null;
-    }
-    this.logs.delete(payeeId);
+  clear(payeeId: string): Promise<void> {
+    return this.log.clear(payeeId);
   }
 
   close(): void {
     this.closed = true;
+    clearInterval(this.poller);
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
   }
 
-  private enqueue(merchant: Merchant, url: string, payment: Payment, event: PaymentEvent): void {
-    const eventId = newEventId();
-    const unsigned = this.writeBody(merchant, payment, event, eventId);
-    // Sign what the receiver will parse (amounts as numbers), so it can check with the same function.
-    const parsed = JSON.parse(this.writeJson(unsigned)) as Record<string, unknown>;
-    const signed = { ...unsigned, sign_type: 'SHA512', sign: signBody(parsed, merchant.signingSalt) };
-    const delivery: Delivery = {
-      id: newDeliveryId(),
-      eventId,
-      eventType: String(unsigned.type),
-      paymentId: payment.id,
-      url,
-      body: this.writeJson(signed),
-      state: 'pending',
-      attempts: [],
-      nextAttemptAt: null,
-      createdAt: Date.now(),
-    };
-    let log = this.logs.get(merchant.payeeId);
-    if (!log) this.logs.set(merchant.payeeId, (log = []));
-    log.unshift(delivery);
-    if (log.length > DELIVERY_LOG_CAP) log.length = DELIVERY_LOG_CAP;
-    this.schedule(delivery, 0, 0);
-  }
-
-  private schedule(delivery: Delivery, attempt: number, delayMs: number): void {
+  /** Looks for due deliveries soon (once per turn, however often it is asked). */
+  kick(): void {
     if (this.closed) return;
-    delivery.nextAttemptAt = Date.now() + delayMs;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      void this.attempt(delivery, attempt);
-    }, delayMs);
-    timer.unref();
-    this.timers.add(timer);
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = this.pump()
+      .catch((err: unknown) => console.error('webhook delivery pass failed:', err instanceof Error ? err.message : err))
+      .finally(() => {
+        this.pumping = null;
+        if (this.pumpAgain) {
+          this.pumpAgain = false;
+          this.kick();
+        }
+      });
   }
 
-  private async attempt(delivery: Delivery, attempt: number): Promise<void> {
-    if (delivery.state !== 'pending') return;
+  /** Claims what is due, up to the free places, and sends each. */
+  private async pump(): Promise<void> {
+    while (!this.closed && this.inFlight < MAX_DELIVERIES_IN_FLIGHT) {
+      const claimed = await this.log.claimDue(this.merchants.realNow(), DELIVERY_LEASE_MS, MAX_DELIVERIES_IN_FLIGHT - this.inFlight);
+      if (claimed.length === 0) return;
+      for (const delivery of claimed) {
+        this.inFlight++;
+        void this.attempt(delivery)
+          .catch((err: unknown) => console.error('webhook delivery failed to record:', err instanceof Error ? err.message : err))
+          .finally(() => {
+            this.inFlight--;
+            this.kick();
+          });
+      }
+    }
+  }
+
+  private async attempt(delivery: Delivery): Promise<void> {
     const started = performance.now();
     let status: number | null = null;
     let error: string | null = null;
@@ -180,18 +194,29 @@ export class WebhookService {
     } catch (err) {
       error = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
     }
-    delivery.attempts.push({ at: Date.now(), status, error, latencyMs: Math.round(performance.now() - started) });
+    const now = this.merchants.realNow();
+    const record: DeliveryAttempt = { at: now, status, error, latencyMs: Math.round(performance.now() - started) };
     if (status !== null && status >= 200 && status < 300) {
-      delivery.state = 'delivered';
-      delivery.nextAttemptAt = null;
+      await this.log.recordAttempt(delivery.id, record, { state: 'delivered', attempt: delivery.attempt + 1, nextAttemptAt: null });
       return;
     }
-    const next = this.retryDelaysMs[attempt + 1];
-    if (next === undefined) {
-      delivery.state = 'failed';
-      delivery.nextAttemptAt = null;
+    const delay = this.retryDelaysMs[delivery.attempt + 1];
+    if (delay === undefined) {
+      await this.log.recordAttempt(delivery.id, record, { state: 'failed', attempt: delivery.attempt + 1, nextAttemptAt: null });
       return;
     }
-    this.schedule(delivery, attempt + 1, next);
+    await this.log.recordAttempt(delivery.id, record, { state: 'pending', attempt: delivery.attempt + 1, nextAttemptAt: now + delay });
+    this.wakeAfter(delay);
+  }
+
+  /** A retry due sooner than the next poll is looked for at its time. */
+  private wakeAfter(delayMs: number): void {
+    if (this.closed || delayMs >= POLL_MS) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.kick();
+    }, delayMs);
+    timer.unref();
+    this.timers.add(timer);
   }
 }

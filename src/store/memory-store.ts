@@ -2,6 +2,8 @@
 import type { Merchant } from '../domain/merchant.js';
 import { isLive, isOpen } from '../domain/payment.js';
 import type { Payment } from '../domain/payment.js';
+import { MemoryDeliveryLog } from './delivery-log.js';
+import type { Delivery } from './delivery-log.js';
 import { DueIndex } from './due-index.js';
 import { MemoryJournalLog } from './journal-log.js';
 import { MemoryRateWindows } from './rate-windows.js';
@@ -11,6 +13,7 @@ export class MemoryStore implements Store {
   readonly kind: 'memory' | 'file' | 'postgres' = 'memory';
   readonly journal = new MemoryJournalLog();
   readonly rateWindows = new MemoryRateWindows();
+  readonly deliveries = new MemoryDeliveryLog();
   protected readonly merchants = new Map<string, Merchant>();
   private readonly merchantKeys = new Map<string, string>();
   protected readonly payments = new Map<string, Payment>();
@@ -92,21 +95,24 @@ export class MemoryStore implements Store {
     return id === undefined ? undefined : this.payments.get(id);
   }
 
-  async insertPayment(payment: Payment): Promise<InsertResult> {
+  async insertPayment(payment: Payment, outbox: readonly Delivery[] = []): Promise<InsertResult> {
     if (this.refs.get(payment.payeeId)?.has(payment.merchantRefNo)) return 'duplicate_ref';
     if (this.codes.has(payment.code) || this.payments.has(payment.id) || this.tokens.has(payment.token)) return 'duplicate_code';
     const written = this.persistPayment(payment, undefined);
     this.applyPayment(payment);
     if (written) await written;
+    // Only once the change is written: a change undone by a failed write sends nothing.
+    this.deliveries.add(outbox);
     return 'inserted';
   }
 
-  async updatePayment(payment: Payment, expectedVersion: number): Promise<boolean> {
+  async updatePayment(payment: Payment, expectedVersion: number, outbox: readonly Delivery[] = []): Promise<boolean> {
     const current = this.payments.get(payment.id);
     if (!current || current.version !== expectedVersion || current.payeeId !== payment.payeeId) return false;
     const written = this.persistPayment(payment, current);
     this.applyPayment(payment);
     if (written) await written;
+    this.deliveries.add(outbox);
     return true;
   }
 

@@ -13,7 +13,7 @@ export const SCHEMA_VERSION = 1;
 const MIGRATION_LOCK = 0x7061797265710000n;
 
 const MIGRATIONS: readonly string[] = [
-  // 1: merchants, keys, payments, journal, rate-limit windows.
+  // 1: merchants, keys, payments, journal, webhook deliveries, rate-limit windows.
   `
   CREATE TABLE payreq_merchants (
     payee_id        text PRIMARY KEY,
@@ -55,6 +55,19 @@ const MIGRATIONS: readonly string[] = [
     entry    text NOT NULL
   );
   CREATE INDEX payreq_journal_newest ON payreq_journal (payee_id, id DESC);
+  CREATE TABLE payreq_deliveries (
+    seq             bigserial NOT NULL,
+    id              text PRIMARY KEY,
+    payee_id        text NOT NULL,
+    doc             text NOT NULL,
+    state           text NOT NULL,
+    attempts        jsonb NOT NULL DEFAULT '[]',
+    attempt         integer NOT NULL DEFAULT 0,
+    next_attempt_at bigint,
+    lease_until     bigint
+  );
+  CREATE INDEX payreq_deliveries_newest ON payreq_deliveries (payee_id, seq DESC);
+  CREATE INDEX payreq_deliveries_due ON payreq_deliveries (next_attempt_at) WHERE state = 'pending';
   CREATE TABLE payreq_rate_windows (
     payee_id text PRIMARY KEY,
     second   bigint NOT NULL,

@@ -17,6 +17,8 @@ import type { Merchant } from '../domain/merchant.js';
 import { isLive, isOpen } from '../domain/payment.js';
 import type { Payment } from '../domain/payment.js';
 import { nextDueAt } from '../domain/transitions.js';
+import { DELIVERY_LOG_CAP } from './delivery-log.js';
+import type { Delivery, DeliveryAttempt, DeliveryLog, DeliveryState } from './delivery-log.js';
 import type { JournalEntry, JournalFilter, JournalLog, NewJournalEntry } from './journal-log.js';
 import { JOURNAL_CAP } from './journal-log.js';
 import { migrate } from './postgres-schema.js';
@@ -40,6 +42,7 @@ export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
   readonly journal: JournalLog;
   readonly rateWindows: RateWindows;
+  readonly deliveries: PostgresDeliveryLog;
   /** The URL with its password masked: for banners, logs and errors. */
   readonly shownUrl: string;
   private readonly sql: postgres.Sql;
@@ -57,6 +60,7 @@ export class PostgresStore implements Store {
     });
     this.journal = new PostgresJournalLog(this);
     this.rateWindows = new PostgresRateWindows(this);
+    this.deliveries = new PostgresDeliveryLog(this);
   }
 
   /** Runs `query`, turning a lost or refused connection into StoreUnavailableError. */
@@ -130,15 +134,19 @@ export class PostgresStore implements Store {
     return this.one((sql) => sql`SELECT doc FROM payreq_payments WHERE token = ${token}`);
   }
 
-  async insertPayment(payment: Payment): Promise<InsertResult> {
+  async insertPayment(payment: Payment, outbox: readonly Delivery[] = []): Promise<InsertResult> {
     const row = paymentRow(payment);
+    const insert = (sql: Sql) => sql`
+      INSERT INTO payreq_payments (id, payee_id, merchant_ref_no, token, code, status, live, due_at, settle_at, created_at, version, doc)
+      VALUES (${row.id}, ${row.payee_id}, ${row.merchant_ref_no}, ${row.token}, ${row.code}, ${row.status}, ${row.live},
+              ${row.due_at}, ${row.settle_at}, ${row.created_at}, ${row.version}, ${row.doc})`;
     try {
-      await this.run(
-        (sql) => sql`
-          INSERT INTO payreq_payments (id, payee_id, merchant_ref_no, token, code, status, live, due_at, settle_at, created_at, version, doc)
-          VALUES (${row.id}, ${row.payee_id}, ${row.merchant_ref_no}, ${row.token}, ${row.code}, ${row.status}, ${row.live},
-                  ${row.due_at}, ${row.settle_at}, ${row.created_at}, ${row.version}, ${row.doc})`,
-      );
+      // Without deliveries one statement is its own transaction; with them, both commit or neither.
+      if (outbox.length === 0) await this.run((sql) => insert(sql));
+      else await this.run((sql) => sql.begin(async (tx) => {
+        await insert(tx);
+        await this.deliveries.insert(tx, outbox);
+      }));
       return 'inserted';
     } catch (err) {
       if (err instanceof postgres.PostgresError && err.code === '23505') {
@@ -148,15 +156,20 @@ export class PostgresStore implements Store {
     }
   }
 
-  async updatePayment(payment: Payment, expectedVersion: number): Promise<boolean> {
+  async updatePayment(payment: Payment, expectedVersion: number, outbox: readonly Delivery[] = []): Promise<boolean> {
     const row = paymentRow(payment);
-    const result = await this.run(
-      (sql) => sql`
-        UPDATE payreq_payments
-           SET status = ${row.status}, live = ${row.live}, due_at = ${row.due_at}, settle_at = ${row.settle_at}, version = ${row.version}, doc = ${row.doc}
-         WHERE id = ${row.id} AND payee_id = ${row.payee_id} AND version = ${expectedVersion}`,
-    );
-    return result.count === 1;
+    const update = (sql: Sql) => sql`
+      UPDATE payreq_payments
+         SET status = ${row.status}, live = ${row.live}, due_at = ${row.due_at}, settle_at = ${row.settle_at}, version = ${row.version}, doc = ${row.doc}
+       WHERE id = ${row.id} AND payee_id = ${row.payee_id} AND version = ${expectedVersion}`;
+    if (outbox.length === 0) return (await this.run((sql) => update(sql))).count === 1;
+    return this.run((sql) =>
+      sql.begin(async (tx) => {
+        if ((await update(tx)).count !== 1) return false;
+        await this.deliveries.insert(tx, outbox);
+        return true;
+      }),
+    ) as Promise<boolean>;
   }
 
   listPayments(payeeId: string, query: PaymentQuery): Promise<PaymentPage> {
@@ -324,5 +337,110 @@ class PostgresRateWindows implements RateWindows {
         RETURNING count`,
     );
     return (row?.count ?? 0) > limitPerSecond ? 1 : 0;
+  }
+}
+
+interface DeliveryRow {
+  id: string;
+  doc: string;
+  state: DeliveryState;
+  attempts: DeliveryAttempt[];
+  attempt: number;
+  next_attempt_at: string | null;
+}
+
+/** The parts of a delivery that never change, kept as one document. */
+type DeliveryDoc = Pick<Delivery, 'id' | 'payeeId' | 'eventId' | 'eventType' | 'paymentId' | 'url' | 'body' | 'createdAt'>;
+
+function deliveryOf(row: DeliveryRow): Delivery {
+  const doc = JSON.parse(row.doc) as DeliveryDoc;
+  return { ...doc, state: row.state, attempts: row.attempts, attempt: row.attempt, nextAttemptAt: row.next_attempt_at === null ? null : Number(row.next_attempt_at) };
+}
+
+class PostgresDeliveryLog implements DeliveryLog {
+  private readonly addsSinceTrim = new Map<string, number>();
+
+  constructor(private readonly store: PostgresStore) {}
+
+  /** Writes new deliveries inside the transaction of the change that caused them. */
+  async insert(tx: Sql, deliveries: readonly Delivery[]): Promise<void> {
+    for (const d of deliveries) {
+      const doc: DeliveryDoc = { id: d.id, payeeId: d.payeeId, eventId: d.eventId, eventType: d.eventType, paymentId: d.paymentId, url: d.url, body: d.body, createdAt: d.createdAt };
+      await tx`
+        INSERT INTO payreq_deliveries (id, payee_id, doc, state, attempts, attempt, next_attempt_at)
+        VALUES (${d.id}, ${d.payeeId}, ${JSON.stringify(doc)}, ${d.state}, ${JSON.stringify(d.attempts)}::jsonb, ${d.attempt}, ${d.nextAttemptAt})`;
+    }
+    const payeeId = deliveries[0]?.payeeId;
+    if (payeeId === undefined) return;
+    const adds = (this.addsSinceTrim.get(payeeId) ?? 0) + deliveries.length;
+    this.addsSinceTrim.set(payeeId, adds >= JOURNAL_TRIM_EVERY ? 0 : adds);
+    if (adds >= JOURNAL_TRIM_EVERY) {
+      // The oldest beyond the cap go, pending ones too: work stays bounded with the log.
+      await tx`
+        DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId} AND seq < (
+          SELECT seq FROM payreq_deliveries WHERE payee_id = ${payeeId} ORDER BY seq DESC OFFSET ${DELIVERY_LOG_CAP - 1} LIMIT 1)`;
+    }
+  }
+
+  list(payeeId: string, limit: number): Promise<readonly Delivery[]> {
+    return this.store.run(async (sql) =>
+      (
+        await sql<DeliveryRow[]>`
+          SELECT id, doc, state, attempts, attempt, next_attempt_at FROM payreq_deliveries
+           WHERE payee_id = ${payeeId} ORDER BY seq DESC LIMIT ${Math.min(limit, DELIVERY_LOG_CAP)}`
+      ).map(deliveryOf),
+    );
+  }
+
+  get(payeeId: string, id: string): Promise<Delivery | undefined> {
+    return this.store.run(async (sql) => {
+      const [row] = await sql<DeliveryRow[]>`
+        SELECT id, doc, state, attempts, attempt, next_attempt_at FROM payreq_deliveries WHERE payee_id = ${payeeId} AND id = ${id}`;
+      return row ? deliveryOf(row) : undefined;
+    });
+  }
+
+  claimDue(now: number, leaseMs: number, max: number): Promise<readonly Delivery[]> {
+    return this.store.run(async (sql) =>
+      (
+        await sql<DeliveryRow[]>`
+          UPDATE payreq_deliveries SET lease_until = ${now + leaseMs}
+           WHERE id IN (
+             SELECT id FROM payreq_deliveries
+              WHERE state = 'pending' AND next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now})
+              ORDER BY next_attempt_at LIMIT ${max}
+              FOR UPDATE SKIP LOCKED)
+          RETURNING id, doc, state, attempts, attempt, next_attempt_at`
+      ).map(deliveryOf),
+    );
+  }
+
+  async recordAttempt(id: string, attempt: DeliveryAttempt, next: { readonly state: DeliveryState; readonly attempt: number; readonly nextAttemptAt: number | null }): Promise<void> {
+    await this.store.run(
+      (sql) => sql`
+        UPDATE payreq_deliveries
+           SET attempts = attempts || ${JSON.stringify([attempt])}::jsonb, state = ${next.state}, attempt = ${next.attempt},
+               next_attempt_at = ${next.nextAttemptAt}, lease_until = NULL
+         WHERE id = ${id} AND state = 'pending'`,
+    );
+  }
+
+  resend(payeeId: string, id: string, now: number): Promise<Delivery | 'pending' | undefined> {
+    return this.store.run((sql) =>
+      sql.begin(async (tx) => {
+        const [row] = await tx<DeliveryRow[]>`
+          SELECT id, doc, state, attempts, attempt, next_attempt_at FROM payreq_deliveries WHERE payee_id = ${payeeId} AND id = ${id} FOR UPDATE`;
+        if (!row) return undefined;
+        if (row.state === 'pending') return 'pending' as const;
+        const [again] = await tx<DeliveryRow[]>`
+          UPDATE payreq_deliveries SET state = 'pending', attempt = 0, next_attempt_at = ${now}, lease_until = NULL WHERE id = ${id}
+          RETURNING id, doc, state, attempts, attempt, next_attempt_at`;
+        return deliveryOf(again!);
+      }),
+    ) as Promise<Delivery | 'pending' | undefined>;
+  }
+
+  async clear(payeeId: string): Promise<void> {
+    await this.store.run((sql) => sql`DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId}`);
   }
 }

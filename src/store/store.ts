@@ -5,6 +5,7 @@
  */
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment, PaymentStatus } from '../domain/payment.js';
+import type { Delivery, DeliveryLog } from './delivery-log.js';
 import type { JournalLog } from './journal-log.js';
 import type { RateWindows } from './rate-windows.js';
 
@@ -31,6 +32,8 @@ export interface Store {
   readonly journal: JournalLog;
   /** Rate-limit windows, shared by every instance on this store. */
   readonly rateWindows: RateWindows;
+  /** Webhook deliveries; new ones are written by insertPayment and updatePayment with their change. */
+  readonly deliveries: DeliveryLog;
   open(): Promise<void>;
   /** Writes everything out and releases files; the store is unusable afterwards. */
   close(): Promise<void>;
@@ -53,9 +56,13 @@ export interface Store {
   payment(payeeId: string, paymentId: string): Promise<Payment | undefined>;
   paymentByRef(payeeId: string, merchantRefNo: string): Promise<Payment | undefined>;
   paymentByToken(token: string): Promise<Payment | undefined>;
-  insertPayment(payment: Payment): Promise<InsertResult>;
-  /** Stores `payment` when the stored one is still at `expectedVersion`; false when another change won. */
-  updatePayment(payment: Payment, expectedVersion: number): Promise<boolean>;
+  /** Stores a new payment and, with it, the webhook deliveries its creation causes (the outbox). */
+  insertPayment(payment: Payment, outbox?: readonly Delivery[]): Promise<InsertResult>;
+  /**
+   * Stores `payment` when the stored one is still at `expectedVersion`, and with it the
+   * deliveries the change causes: both or neither. False when another change won.
+   */
+  updatePayment(payment: Payment, expectedVersion: number, outbox?: readonly Delivery[]): Promise<boolean>;
   listPayments(payeeId: string, query: PaymentQuery): Promise<PaymentPage>;
   countPayments(payeeId: string): Promise<number>;
   /**

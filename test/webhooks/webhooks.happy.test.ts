@@ -29,9 +29,9 @@ async function receiver(): Promise<{ url: string; received: Received[]; replies:
   return { url: `http://127.0.0.1:${port}/hooks`, received, replies, close: () => new Promise((r) => server.close(() => r())) };
 }
 
-async function until<T>(check: () => T | undefined, what: string): Promise<T> {
+async function until<T>(check: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {
   for (let i = 0; i < 200; i++) {
-    const value = check();
+    const value = await check();
     if (value !== undefined) return value;
     await new Promise((r) => setTimeout(r, 10));
   }
@@ -87,7 +87,7 @@ describe('webhooks', () => {
     hook.replies.push(500, 503);
     const id = await create();
     // The receiver sees a request before the sandbox sees its answer: wait for the sandbox's verdict.
-    await until(() => sandbox.services.webhooks.deliveries(merchant.payeeId, 10).find((d) => d.paymentId === id && d.state !== 'pending'), 'a final state');
+    await until(async () => (await sandbox.services.webhooks.deliveries(merchant.payeeId, 10)).find((d) => d.paymentId === id && d.state !== 'pending'), 'a final state');
     expect(hook.received.filter((r) => r.body.payment_id === id)).toHaveLength(3);
     const log = (await (await sandbox.fetch(jsonRequest('GET', '/sandbox/v1/webhook/deliveries?limit=5', undefined, headers))).json()) as {
       deliveries: { payment_id: string; state: string; attempts: { status: number }[] }[];
@@ -100,13 +100,13 @@ describe('webhooks', () => {
   it('gives up after the last retry and marks the delivery failed', async () => {
     hook.replies.push(500, 500, 500);
     const id = await create();
-    const entry = await until(() => sandbox.services.webhooks.deliveries(merchant.payeeId, 10).find((d) => d.paymentId === id && d.state !== 'pending'), 'a final state');
+    const entry = await until(async () => (await sandbox.services.webhooks.deliveries(merchant.payeeId, 10)).find((d) => d.paymentId === id && d.state !== 'pending'), 'a final state');
     expect(entry.state).toBe('failed');
     expect(entry.attempts).toHaveLength(3);
   });
 
   it('replays a delivery with the same event id', async () => {
-    const [latest] = sandbox.services.webhooks.deliveries(merchant.payeeId, 1);
+    const [latest] = await sandbox.services.webhooks.deliveries(merchant.payeeId, 1);
     const before = hook.received.length;
     const res = await sandbox.fetch(jsonRequest('POST', `/sandbox/v1/webhook/deliveries/${latest!.id}/replay`, undefined, headers));
     expect(res.status).toBe(200);
@@ -115,7 +115,7 @@ describe('webhooks', () => {
   });
 
   it('another merchant sees none of these deliveries and cannot replay them', async () => {
-    const [latest] = sandbox.services.webhooks.deliveries(merchant.payeeId, 1);
+    const [latest] = await sandbox.services.webhooks.deliveries(merchant.payeeId, 1);
     const list = (await (await sandbox.fetch(jsonRequest('GET', '/sandbox/v1/webhook/deliveries'))).json()) as { deliveries: unknown[] };
     expect(list.deliveries).toEqual([]);
     const replay = await sandbox.fetch(jsonRequest('POST', `/sandbox/v1/webhook/deliveries/${latest!.id}/replay`));
@@ -124,10 +124,10 @@ describe('webhooks', () => {
 
   it('PUT {url: null} turns webhooks off', async () => {
     await sandbox.fetch(jsonRequest('PUT', '/sandbox/v1/webhook', { url: null }, headers));
-    const before = sandbox.services.webhooks.deliveries(merchant.payeeId, 200).length;
+    const before = (await sandbox.services.webhooks.deliveries(merchant.payeeId, 200)).length;
     await create();
     await new Promise((r) => setTimeout(r, 50));
-    expect(sandbox.services.webhooks.deliveries(merchant.payeeId, 200).length).toBe(before);
+    expect((await sandbox.services.webhooks.deliveries(merchant.payeeId, 200)).length).toBe(before);
   });
 });
 

@@ -56,7 +56,7 @@ describe('SANDBOX_WEBHOOK_PRIVATE=deny (a hosted sandbox)', () => {
       let delivery;
       for (let i = 0; i < 200 && !delivery; i++) {
         await new Promise((r) => setTimeout(r, 10));
-        delivery = sandbox.services.webhooks.deliveries(DEMO_PAYEE, 20).find((d) => d.paymentId === id && d.state !== 'pending');
+        delivery = (await sandbox.services.webhooks.deliveries(DEMO_PAYEE, 20)).find((d) => d.paymentId === id && d.state !== 'pending');
       }
       expect(delivery?.state).toBe('failed');
       expect(delivery?.attempts[0]?.error).toMatch(/private address/);

@@ -35,14 +35,14 @@ export function webhookRoutes(): Hono<AppEnv> {
     return ok(c, url ? `Each state change will be POSTed to ${url}, signed like requests (sign_type SHA512, sign).` : 'Webhooks turned off.', { url });
   });
 
-  routes.get('/webhook/deliveries', (c) => {
+  routes.get('/webhook/deliveries', async (c) => {
     const { limit } = validateQuery(deliveriesQuerySchema, c.req.query());
-    const deliveries = c.get('services').webhooks.deliveries(c.get('merchant').payeeId, limit);
+    const deliveries = await c.get('services').webhooks.deliveries(c.get('merchant').payeeId, limit);
     return ok(c, `${deliveries.length} webhook deliver${deliveries.length === 1 ? 'y' : 'ies'}, newest first.`, { deliveries: deliveries.map(deliveryView) });
   });
 
-  routes.post('/webhook/deliveries/:delivery_id/replay', (c) => {
-    const delivery = c.get('services').webhooks.replay(c.get('merchant').payeeId, c.req.param('delivery_id'));
+  routes.post('/webhook/deliveries/:delivery_id/replay', async (c) => {
+    const delivery = await c.get('services').webhooks.replay(c.get('merchant').payeeId, c.req.param('delivery_id'));
     return ok(c, `Delivery ${delivery.id} is being sent again to ${delivery.url}.`, { delivery: deliveryView(delivery) });
   });
 

@@ -1,0 +1,118 @@
+/**
+ * Where webhook deliveries are kept: written with the payment change that causes them (an
+ * outbox), claimed for sending under a lease, so that whichever instance is alive sends each
+ * one and its retries, also after the instance that started them died.
+ */
+export interface DeliveryAttempt {
+  readonly at: number;
+  readonly status: number | null;
+  readonly error: string | null;
+  readonly latencyMs: number;
+}
+
+export type DeliveryState = 'pending' | 'delivered' | 'failed';
+
+export interface Delivery {
+  readonly id: string;
+  readonly payeeId: string;
+  readonly eventId: string;
+  readonly eventType: string;
+  readonly paymentId: string;
+  readonly url: string;
+  /** The signed JSON body, sent as is on every attempt. */
+  readonly body: string;
+  readonly state: DeliveryState;
+  readonly attempts: readonly DeliveryAttempt[];
+  /** Index of the next attempt in the retry schedule. */
+  readonly attempt: number;
+  /** Real ms of the next attempt; null once delivered or failed. */
+  readonly nextAttemptAt: number | null;
+  readonly createdAt: number;
+}
+
+/** Deliveries kept per merchant; the oldest go first. */
+export const DELIVERY_LOG_CAP = 200;
+
+export interface DeliveryLog {
+  /** Newest first, at most `limit`. */
+  list(payeeId: string, limit: number): Promise<readonly Delivery[]>;
+  get(payeeId: string, id: string): Promise<Delivery | undefined>;
+  /**
+   * Pending deliveries due by `now` that nobody holds, at most `max`, each now held for
+   * `leaseMs`: no other instance claims it until the lease ends or the attempt is recorded.
+   */
+  claimDue(now: number, leaseMs: number, max: number): Promise<readonly Delivery[]>;
+  /** Records an attempt of a claimed delivery and what comes next; releases the lease. */
+  recordAttempt(id: string, attempt: DeliveryAttempt, next: { readonly state: DeliveryState; readonly attempt: number; readonly nextAttemptAt: number | null }): Promise<void>;
+  /** Makes a delivered or failed delivery pending again from the first attempt; answers it, or undefined when unknown, or 'pending' when it still is. */
+  resend(payeeId: string, id: string, now: number): Promise<Delivery | 'pending' | undefined>;
+  /** Erases the merchant's deliveries, pending ones included. */
+  clear(payeeId: string): Promise<void>;
+}
+
+/** The deliveries of one process. */
+export class MemoryDeliveryLog implements DeliveryLog {
+  private readonly byMerchant = new Map<string, Delivery[]>();
+  private readonly pending = new Map<string, { delivery: Delivery; leaseUntil: number }>();
+
+  /** Called by the store once the change that caused them is stored. */
+  add(deliveries: readonly Delivery[]): void {
+    for (const d of deliveries) {
+      let log = this.byMerchant.get(d.payeeId);
+      if (!log) this.byMerchant.set(d.payeeId, (log = []));
+      log.unshift(d);
+      if (d.state === 'pending') this.pending.set(d.id, { delivery: d, leaseUntil: 0 });
+      // Trimmed deliveries are gone, pending ones included: work stays bounded too.
+      while (log.length > DELIVERY_LOG_CAP) this.pending.delete(log.pop()!.id);
+    }
+  }
+
+  async list(payeeId: string, limit: number): Promise<readonly Delivery[]> {
+    return (this.byMerchant.get(payeeId) ?? []).slice(0, limit);
+  }
+
+  async get(payeeId: string, id: string): Promise<Delivery | undefined> {
+    return this.byMerchant.get(payeeId)?.find((d) => d.id === id);
+  }
+
+  async claimDue(now: number, leaseMs: number, max: number): Promise<readonly Delivery[]> {
+    const out: Delivery[] = [];
+    for (const held of this.pending.values()) {
+      if (out.length >= max) break;
+      if (held.leaseUntil > now || held.delivery.nextAttemptAt === null || held.delivery.nextAttemptAt > now) continue;
+      held.leaseUntil = now + leaseMs;
+      out.push(held.delivery);
+    }
+    return out;
+  }
+
+  async recordAttempt(id: string, attempt: DeliveryAttempt, next: { readonly state: DeliveryState; readonly attempt: number; readonly nextAttemptAt: number | null }): Promise<void> {
+    const held = this.pending.get(id);
+    if (!held) return; // erased by a reset, or trimmed, while it was being sent
+    const updated: Delivery = { ...held.delivery, attempts: [...held.delivery.attempts, attempt], ...next };
+    this.replace(updated);
+    if (updated.state === 'pending') this.pending.set(id, { delivery: updated, leaseUntil: 0 });
+    else this.pending.delete(id);
+  }
+
+  async resend(payeeId: string, id: string, now: number): Promise<Delivery | 'pending' | undefined> {
+    const current = await this.get(payeeId, id);
+    if (!current) return undefined;
+    if (current.state === 'pending') return 'pending';
+    const again: Delivery = { ...current, state: 'pending', attempt: 0, nextAttemptAt: now };
+    this.replace(again);
+    this.pending.set(id, { delivery: again, leaseUntil: 0 });
+    return again;
+  }
+
+  async clear(payeeId: string): Promise<void> {
+    for (const d of this.byMerchant.get(payeeId) ?? []) this.pending.delete(d.id);
+    this.byMerchant.delete(payeeId);
+  }
+
+  private replace(d: Delivery): void {
+    const log = this.byMerchant.get(d.payeeId);
+    const at = log?.findIndex((x) => x.id === d.id) ?? -1;
+    if (at >= 0) log![at] = d;
+  }
+}
