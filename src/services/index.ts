@@ -96,11 +96,11 @@ export function startScheduler(services: Services, everyMs = 1000): () => void {
     if (running) return;
     running = true;
     try {
-      if (Date.now() - prunedAt >= HOUR_MS) {
-        prunedAt = Date.now();
+      if (services.merchants.realNow() - prunedAt >= HOUR_MS) {
+        prunedAt = services.merchants.realNow();
         await pruneOldPayments(services);
       }
-      for (const payeeId of await services.store.merchantIds()) {
+      for (const payeeId of await services.store.merchantsWithDueWork(services.merchants.realNow())) {
         const merchant = await services.store.merchant(payeeId);
         if (merchant) await services.payments.runDue(merchant);
       }

@@ -46,8 +46,8 @@ const MIGRATIONS: readonly string[] = [
     CONSTRAINT payreq_payments_code UNIQUE (code)
   );
   CREATE INDEX payreq_payments_newest ON payreq_payments (payee_id, seq DESC);
-  CREATE INDEX payreq_payments_due ON payreq_payments (due_at) WHERE due_at IS NOT NULL;
-  CREATE INDEX payreq_payments_settle ON payreq_payments (settle_at) WHERE settle_at IS NOT NULL;
+  CREATE INDEX payreq_payments_due ON payreq_payments (payee_id, due_at) WHERE due_at IS NOT NULL;
+  CREATE INDEX payreq_payments_settle ON payreq_payments (payee_id, settle_at) WHERE settle_at IS NOT NULL;
   CREATE INDEX payreq_payments_live ON payreq_payments (payee_id) WHERE live;
   CREATE TABLE payreq_journal (
     id       bigserial PRIMARY KEY,

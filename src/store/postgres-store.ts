@@ -199,6 +199,16 @@ export class PostgresStore implements Store {
     });
   }
 
+  merchantsWithDueWork(realNow: number): Promise<readonly string[]> {
+    return this.run(async (sql) => {
+      const rows = await sql<{ payee_id: string }[]>`
+        SELECT m.payee_id FROM payreq_merchants m
+         WHERE EXISTS (SELECT 1 FROM payreq_payments p WHERE p.payee_id = m.payee_id AND p.due_at <= ${realNow} + m.clock_offset_ms)
+            OR (m.auto_settle AND EXISTS (SELECT 1 FROM payreq_payments p WHERE p.payee_id = m.payee_id AND p.settle_at <= ${realNow} + m.clock_offset_ms))`;
+      return rows.map((r) => r.payee_id);
+    });
+  }
+
   livePayments(payeeId: string): Promise<readonly Payment[]> {
     return this.run(async (sql) => (await sql<{ doc: string }[]>`SELECT doc FROM payreq_payments WHERE payee_id = ${payeeId} AND live ORDER BY seq`).map((r) => JSON.parse(r.doc) as Payment));
   }

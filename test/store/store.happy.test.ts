@@ -159,6 +159,15 @@ describe.each(KINDS)('the Store contract: %s', (_kind, make) => {
     expect(await store.dueIds('M2', 86_400_000, false)).toEqual([theirs.id]);
   });
 
+  it('names the merchants with work due on their own clock', async () => {
+    await store.insertPayment(payment('M1', { expiresAt: 5_000 }));
+    await store.insertPayment(payment('M2', { expiresAt: 50_000 }));
+    expect(await store.merchantsWithDueWork(5_000)).toContain('M1');
+    // M2's clock runs 60 s ahead: its payment is due by its own clock already.
+    await store.updateMerchant('M2', (m) => [{ ...m, clockOffsetMs: 60_000 }, null] as const);
+    expect([...(await store.merchantsWithDueWork(5_000))].sort()).toEqual(['M1', 'M2']);
+  });
+
   it('keeps the journal per merchant, newest first, filtered and bounded', async () => {
     const entry = (path: string, status: number) => ({
       at: 1, method: 'GET', path, alias: false, status, code: status, requestBody: null, responseBody: '{"code":200}', latencyMs: 1, fault: null, warnings: [],
