@@ -1,12 +1,18 @@
 /** Shared test set-up: an in-process sandbox on the memory store, and request helpers. */
+import { freshDatabase } from './support/databases.js';
 import { createSandbox } from '../src/index.js';
 import type { Sandbox, SandboxOptions } from '../src/index.js';
 
 export const DEMO_KEY = 'sk_sandbox_demo_merchant_key';
 export const DEMO_PAYEE = 'DEMO-MERCHANT-1';
 
+/**
+ * An in-process sandbox without background work. In memory; with SANDBOX_TEST_STORE=postgres, on
+ * a fresh database of the run's PostgreSQL instead, so the same tests check the shared store.
+ */
 export async function memorySandbox(options: SandboxOptions = {}): Promise<Sandbox> {
-  return createSandbox({ store: 'memory', scheduler: false, ...options });
+  const store: SandboxOptions = process.env.SANDBOX_TEST_STORE === 'postgres' ? { store: 'postgres', url: await freshDatabase() } : { store: 'memory' };
+  return createSandbox({ ...store, scheduler: false, ...options });
 }
 
 let counter = 0;

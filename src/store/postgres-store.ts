@@ -20,7 +20,7 @@ import { nextDueAt } from '../domain/transitions.js';
 import { DELIVERY_LOG_CAP } from './delivery-log.js';
 import type { Delivery, DeliveryAttempt, DeliveryLog, DeliveryState } from './delivery-log.js';
 import type { JournalEntry, JournalFilter, JournalLog, NewJournalEntry } from './journal-log.js';
-import { JOURNAL_CAP } from './journal-log.js';
+import { JOURNAL_CAP, journalEntryMatches } from './journal-log.js';
 import { migrate } from './postgres-schema.js';
 import type { RateWindows } from './rate-windows.js';
 import type { InsertResult, MerchantChange, PaymentPage, PaymentQuery, Store } from './store.js';
@@ -88,6 +88,7 @@ export class PostgresStore implements Store {
   }
 
   merchantByKey(apiKey: string): Promise<Merchant | undefined> {
+    if (cannotBeStored(apiKey)) return Promise.resolve(undefined);
     return this.run(async (sql) => {
       const [row] = await sql<{ doc: string }[]>`
         SELECT m.doc FROM payreq_merchant_keys k JOIN payreq_merchants m USING (payee_id) WHERE k.api_key = ${apiKey}`;
@@ -123,14 +124,17 @@ export class PostgresStore implements Store {
   }
 
   payment(payeeId: string, paymentId: string): Promise<Payment | undefined> {
+    if (cannotBeStored(paymentId)) return Promise.resolve(undefined);
     return this.one((sql) => sql`SELECT doc FROM payreq_payments WHERE id = ${paymentId} AND payee_id = ${payeeId}`);
   }
 
   paymentByRef(payeeId: string, merchantRefNo: string): Promise<Payment | undefined> {
+    if (cannotBeStored(merchantRefNo)) return Promise.resolve(undefined);
     return this.one((sql) => sql`SELECT doc FROM payreq_payments WHERE payee_id = ${payeeId} AND merchant_ref_no = ${merchantRefNo}`);
   }
 
   paymentByToken(token: string): Promise<Payment | undefined> {
+    if (cannotBeStored(token)) return Promise.resolve(undefined);
     return this.one((sql) => sql`SELECT doc FROM payreq_payments WHERE token = ${token}`);
   }
 
@@ -234,6 +238,11 @@ export class PostgresStore implements Store {
   }
 }
 
+/** PostgreSQL text cannot hold NUL: a key with one matches nothing stored (and must not reach the server, which refuses it). */
+function cannotBeStored(text: string): boolean {
+  return text.includes('\0');
+}
+
 async function writeMerchant(tx: Sql, m: Merchant): Promise<void> {
   await tx`
     INSERT INTO payreq_merchants (payee_id, doc, clock_offset_ms, auto_settle)
@@ -303,20 +312,19 @@ class PostgresJournalLog implements JournalLog {
     }
   }
 
+  /** Filtered here, like the in-process journal, over the newest JOURNAL_CAP entries (what the journal holds). */
   list(payeeId: string, filter: JournalFilter): Promise<JournalEntry[]> {
-    const method = filter.method ?? null;
-    const path = filter.path ?? null;
-    const status = filter.status ?? null;
     return this.store.run(async (sql) => {
+      const out: JournalEntry[] = [];
       const rows = await sql<{ id: string; entry: string }[]>`
-        SELECT id, entry FROM (
-          SELECT id, entry FROM payreq_journal WHERE payee_id = ${payeeId} ORDER BY id DESC LIMIT ${JOURNAL_CAP}
-        ) newest
-        WHERE (${method}::text IS NULL OR entry::json->>'method' = ${method})
-          AND (${path}::text IS NULL OR strpos(entry::json->>'path', ${path}) > 0)
-          AND (${status}::int IS NULL OR entry::json->>'status' = ${status === null ? null : String(status)})
-        ORDER BY id DESC LIMIT ${filter.limit}`;
-      return rows.map((r) => ({ id: Number(r.id), ...(JSON.parse(r.entry) as NewJournalEntry) }));
+        SELECT id, entry FROM payreq_journal WHERE payee_id = ${payeeId} ORDER BY id DESC LIMIT ${JOURNAL_CAP}`;
+      for (const row of rows) {
+        const entry: JournalEntry = { id: Number(row.id), ...(JSON.parse(row.entry) as NewJournalEntry) };
+        if (!journalEntryMatches(entry, filter)) continue;
+        out.push(entry);
+        if (out.length >= filter.limit) break;
+      }
+      return out;
     });
   }
 
@@ -378,7 +386,7 @@ class PostgresDeliveryLog implements DeliveryLog {
       const doc: DeliveryDoc = { id: d.id, payeeId: d.payeeId, eventId: d.eventId, eventType: d.eventType, paymentId: d.paymentId, url: d.url, body: d.body, createdAt: d.createdAt };
       await tx`
         INSERT INTO payreq_deliveries (id, payee_id, doc, state, attempts, attempt, next_attempt_at)
-        VALUES (${d.id}, ${d.payeeId}, ${JSON.stringify(doc)}, ${d.state}, ${JSON.stringify(d.attempts)}::jsonb, ${d.attempt}, ${d.nextAttemptAt})`;
+        VALUES (${d.id}, ${d.payeeId}, ${JSON.stringify(doc)}, ${d.state}, ${JSON.stringify(d.attempts)}::text::jsonb, ${d.attempt}, ${d.nextAttemptAt})`;
     }
     const payeeId = deliveries[0]?.payeeId;
     if (payeeId === undefined) return;
@@ -403,6 +411,7 @@ class PostgresDeliveryLog implements DeliveryLog {
   }
 
   get(payeeId: string, id: string): Promise<Delivery | undefined> {
+    if (cannotBeStored(id)) return Promise.resolve(undefined);
     return this.store.run(async (sql) => {
       const [row] = await sql<DeliveryRow[]>`
         SELECT id, doc, state, attempts, attempt, next_attempt_at FROM payreq_deliveries WHERE payee_id = ${payeeId} AND id = ${id}`;
@@ -429,13 +438,14 @@ class PostgresDeliveryLog implements DeliveryLog {
     await this.store.run(
       (sql) => sql`
         UPDATE payreq_deliveries
-           SET attempts = attempts || ${JSON.stringify([attempt])}::jsonb, state = ${next.state}, attempt = ${next.attempt},
+           SET attempts = attempts || ${JSON.stringify([attempt])}::text::jsonb, state = ${next.state}, attempt = ${next.attempt},
                next_attempt_at = ${next.nextAttemptAt}, lease_until = NULL
          WHERE id = ${id} AND state = 'pending'`,
     );
   }
 
   resend(payeeId: string, id: string, now: number): Promise<Delivery | 'pending' | undefined> {
+    if (cannotBeStored(id)) return Promise.resolve(undefined);
     return this.store.run((sql) =>
       sql.begin(async (tx) => {
         const [row] = await tx<DeliveryRow[]>`

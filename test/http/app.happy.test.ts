@@ -12,7 +12,7 @@ describe('GET /healthz', () => {
   it('answers 200 without a key and names the store', async () => {
     const answer = await call(sandbox, 'GET', '/healthz', { key: null });
     expectEnvelope(answer, 200);
-    expect(answer.body.store).toBe('memory');
+    expect(answer.body.store).toBe(sandbox.services.store.kind);
   });
 
   it('answers 200 with any key too, known or not', async () => {
