@@ -39,3 +39,9 @@ export const DEFAULT_SETTINGS: MerchantSettings = {
   rateLimitPerSecond: 0,
   inlineQrImage: false,
 };
+
+/** The merchant as a reset leaves it (no fault rules, its clock at real time), or null when it already is so. */
+export function afterReset(m: Merchant): Merchant | null {
+  if (m.clockOffsetMs === 0 && (m.faultRules?.length ?? 0) === 0) return null;
+  return { ...m, clockOffsetMs: 0, faultRules: [] };
+}

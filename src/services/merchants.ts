@@ -128,13 +128,6 @@ export class MerchantService {
     });
   }
 
-  resetClock(merchant: Merchant): Promise<Merchant> {
-    return this.update(merchant.payeeId, (current) => {
-      if (current.clockOffsetMs === 0) return [null, current] as const;
-      const next = { ...current, clockOffsetMs: 0 };
-      return [next, next] as const;
-    });
-  }
 }
 
 function settingsFrom(input: EnrollInput, defaultRateLimit: number): MerchantSettings {

@@ -1,4 +1,5 @@
 /** The in-memory store: the indexes every store keeps, and the store of tests and in-process use. */
+import { afterReset } from '../domain/merchant.js';
 import type { Merchant } from '../domain/merchant.js';
 import { isLive, isOpen } from '../domain/payment.js';
 import type { Payment } from '../domain/payment.js';
@@ -145,9 +146,14 @@ export class MemoryStore implements Store {
     return [...ids].map((id) => this.payments.get(id)!);
   }
 
-  async resetMerchant(payeeId: string): Promise<void> {
+  async resetMerchant(payeeId: string): Promise<number> {
+    const erased = this.paymentOrder.get(payeeId)?.length ?? 0;
     this.persistReset(payeeId);
     this.applyReset(payeeId);
+    await this.journal.clear(payeeId);
+    await this.deliveries.clear(payeeId);
+    await this.updateMerchant(payeeId, (m) => [afterReset(m), null] as const);
+    return erased;
   }
 
   async prunePayments(payeeId: string, createdBefore: number): Promise<number> {

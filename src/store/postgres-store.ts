@@ -13,6 +13,7 @@
  *   the client reconnects by itself on the next call.
  */
 import postgres from 'postgres';
+import { afterReset } from '../domain/merchant.js';
 import type { Merchant } from '../domain/merchant.js';
 import { isLive, isOpen } from '../domain/payment.js';
 import type { Payment } from '../domain/payment.js';
@@ -222,8 +223,18 @@ export class PostgresStore implements Store {
     return undefined;
   }
 
-  async resetMerchant(payeeId: string): Promise<void> {
-    await this.run((sql) => sql`DELETE FROM payreq_payments WHERE payee_id = ${payeeId}`);
+  resetMerchant(payeeId: string): Promise<number> {
+    return this.run((sql) =>
+      sql.begin(async (tx) => {
+        const [row] = await tx<{ doc: string }[]>`SELECT doc FROM payreq_merchants WHERE payee_id = ${payeeId} FOR UPDATE`;
+        const erased = (await tx`DELETE FROM payreq_payments WHERE payee_id = ${payeeId}`).count;
+        await tx`DELETE FROM payreq_journal WHERE payee_id = ${payeeId}`;
+        await tx`DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId}`;
+        const fresh = row ? afterReset(JSON.parse(row.doc) as Merchant) : null;
+        if (fresh) await writeMerchant(tx, fresh);
+        return erased;
+      }),
+    ) as Promise<number>;
   }
 
   prunePayments(payeeId: string, createdBefore: number): Promise<number> {

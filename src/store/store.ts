@@ -81,8 +81,12 @@ export interface Store {
    * that may have read such a change waits for it, and must not claim success if it rejects.
    */
   pendingWrites(): Promise<void> | undefined;
-  /** Erases the merchant's payments; the merchant itself stays. */
-  resetMerchant(payeeId: string): Promise<void>;
+  /**
+   * Erases the merchant's payments, journal, webhook deliveries and fault rules and sets its
+   * clock back to real time, together (one transaction where the store has them); its keys and
+   * settings stay. Answers how many payments went.
+   */
+  resetMerchant(payeeId: string): Promise<number>;
   /** Deletes the merchant's payments created before `createdBefore` (its sandbox ms) that can no longer change; answers how many. */
   prunePayments(payeeId: string, createdBefore: number): Promise<number>;
 }

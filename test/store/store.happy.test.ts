@@ -119,7 +119,11 @@ describe.each(KINDS)('the Store contract: %s', (_kind, make) => {
     const theirs = payment('M2');
     await store.insertPayment(mine);
     await store.insertPayment(theirs);
-    await store.resetMerchant('M1');
+    await store.journal.append('M1', { at: 1, method: 'GET', path: '/x', alias: false, status: 200, code: 200, requestBody: null, responseBody: null, latencyMs: 1, fault: null, warnings: [] });
+    await store.updateMerchant('M1', (m) => [{ ...m, clockOffsetMs: 5000, faultRules: [{ id: 'fr_1', match: { method: 'GET', path: '*' }, fault: 'error=500', probability: 1, timesLeft: null, seed: 1, matched: 0, fired: 0, createdAt: 0 }] }, null] as const);
+    expect(await store.resetMerchant('M1')).toBe(1);
+    expect(await store.journal.list('M1', { limit: 10 })).toEqual([]);
+    expect(await store.merchant('M1')).toMatchObject({ clockOffsetMs: 0, faultRules: [] });
     expect(await store.countPayments('M1')).toBe(0);
     expect(await store.payment('M1', mine.id)).toBeUndefined();
     expect(await store.paymentByToken(mine.token)).toBeUndefined();
