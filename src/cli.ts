@@ -66,15 +66,17 @@ interface ServeOptions {
   seed: number;
 }
 
-/** --store / SANDBOX_STORE: file, memory, or the URL of a PostgreSQL database. */
+/**
+ * --store / SANDBOX_STORE: file, memory, or the URL of a PostgreSQL database. Checked here, not
+ * by commander, whose message would repeat the value, and it may be a URL with a password.
+ */
 function storeChoice(value: string): string {
   if (value === 'file' || value === 'memory' || isPostgresUrl(value)) return value;
-  // The value may be a URL with a password: never echo it.
-  throw new InvalidArgumentError('SANDBOX_STORE / --store must be file, memory, or a postgres:// or postgresql:// URL such as postgres://user:pass@localhost:5432/sandbox.');
+  throw new Error('SANDBOX_STORE / --store must be file, memory, or a postgres:// or postgresql:// URL such as postgres://user:pass@localhost:5432/sandbox.');
 }
 
 async function serveCommand(options: ServeOptions): Promise<void> {
-  const chosen = options.memory ? 'memory' : options.store;
+  const chosen = options.memory ? 'memory' : storeChoice(options.store);
   const postgresUrl = isPostgresUrl(chosen) ? chosen : undefined;
   const storeKind = postgresUrl ? 'postgres' : chosen === 'memory' ? 'memory' : 'file';
   const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, url: postgresUrl, seed: options.seed, config: configFromEnv(process.env) });
@@ -131,8 +133,7 @@ export function buildProgram(): Command {
     .addOption(
       new Option('--store <store>', 'file, memory, or postgres://user:pass@host:port/db to share one sandbox between instances')
         .env('SANDBOX_STORE')
-        .default('file')
-        .argParser(storeChoice),
+        .default('file'),
     )
     .addOption(new Option('--seed <n>', 'seed of generated names and fault randomness').default(42).argParser(wholeNumber('--seed', 0)))
     .action((options: ServeOptions) => serveCommand(options));

@@ -2,6 +2,7 @@
 import { DAY_MS } from '../domain/transitions.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Store } from '../store/store.js';
+import { StoreUnavailableError } from '../store/unavailable.js';
 import { SandboxClock } from './clock.js';
 import type { Clock } from './clock.js';
 import type { SandboxConfig } from './config.js';
@@ -23,7 +24,7 @@ export interface Services {
   readonly faultRules: FaultRuleService;
   readonly journal: RequestJournal;
   readonly webhooks: WebhookService;
-  /** Moves the merchant's clock forward and applies what falls due; answers the merchant and how many payments changed. */
+  /** Moves the merchant's clock forward and applies what falls due; answers the merchant and how many payments had work due by the new time. */
   advanceClock(merchant: Merchant, seconds: number): Promise<{ merchant: Merchant; changed: number }>;
   /** Erases a merchant's payments, journal, fault rules and deliveries and resets its clock; its key and settings stay. Answers how many payments went. */
   resetMerchant(merchant: Merchant): Promise<number>;
@@ -59,8 +60,13 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
     journal,
     webhooks,
     async advanceClock(merchant, seconds) {
+      // Counted before the clock moves: the background scheduler (of any instance) may apply some
+      // of this work before runDue below does, and the answer must not depend on who was first.
+      const current = await merchants.current(merchant);
+      const due = await store.countDue(current.payeeId, merchants.now(current) + seconds * 1000, current.settings.autoSettle);
       const advanced = await merchants.advanceClock(merchant, seconds);
-      return { merchant: advanced, changed: await payments.runDue(advanced) };
+      await payments.runDue(advanced);
+      return { merchant: advanced, changed: due };
     },
     resetMerchant(merchant) {
       return store.resetMerchant(merchant.payeeId);
@@ -99,7 +105,8 @@ export function startScheduler(services: Services, everyMs = 1000): () => void {
         if (merchant) await services.payments.runDue(merchant);
       }
     } catch (err) {
-      console.error('scheduler tick failed:', err instanceof Error ? err.message : err);
+      // The store says once when its database goes away and comes back; a tick need not repeat it.
+      if (!(err instanceof StoreUnavailableError)) console.error('scheduler tick failed:', err instanceof Error ? err.message : err);
     } finally {
       running = false;
     }

@@ -13,6 +13,7 @@ import type { Merchant } from '../domain/merchant.js';
 import type { Payment, PaymentEvent } from '../domain/payment.js';
 import { signBody } from '../domain/signature.js';
 import type { Delivery, DeliveryAttempt, DeliveryLog } from '../store/delivery-log.js';
+import { StoreUnavailableError } from '../store/unavailable.js';
 import type { MerchantService } from './merchants.js';
 
 /** Writes the JSON body of one event (without sign); the HTTP layer owns the wire format. */
@@ -149,7 +150,9 @@ export class WebhookService {
       return;
     }
     this.pumping = this.pump()
-      .catch((err: unknown) => console.error('webhook delivery pass failed:', err instanceof Error ? err.message : err))
+      .catch((err: unknown) => {
+        if (!(err instanceof StoreUnavailableError)) console.error('webhook delivery pass failed:', err instanceof Error ? err.message : err);
+      })
       .finally(() => {
         this.pumping = null;
         if (this.pumpAgain) {

@@ -2,6 +2,7 @@
 import { afterReset } from '../domain/merchant.js';
 import type { Merchant } from '../domain/merchant.js';
 import { isLive, isOpen } from '../domain/payment.js';
+import { nextDueAt } from '../domain/transitions.js';
 import type { Payment } from '../domain/payment.js';
 import { MemoryDeliveryLog } from './delivery-log.js';
 import type { Delivery } from './delivery-log.js';
@@ -71,6 +72,15 @@ export class MemoryStore implements Store {
       if (this.merchantQueues.get(payeeId) === tail) this.merchantQueues.delete(payeeId);
     });
     return run;
+  }
+
+  async countDue(payeeId: string, now: number, autoSettle: boolean): Promise<number> {
+    let due = 0;
+    for (const id of this.live.get(payeeId) ?? []) {
+      const at = nextDueAt(this.payments.get(id)!, autoSettle);
+      if (at !== null && at <= now) due++;
+    }
+    return due;
   }
 
   /** Every merchant: each one's index answers cheaply when nothing is due. */

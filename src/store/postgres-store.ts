@@ -9,8 +9,8 @@
  * - Merchants: a change reads the row FOR UPDATE in a transaction, so concurrent changes from
  *   several instances (fault rules, webhook URL, clock) never overwrite each other.
  * - Journal and rate-limit windows: tables, shared by every instance.
- * - Unreachable database: every call throws StoreUnavailableError (the HTTP layer answers 503);
- *   the client reconnects by itself on the next call.
+ * - Unreachable database: every call throws StoreUnavailableError (the HTTP layer answers 503)
+ *   until the database answers again (postgres-connection.ts).
  */
 import postgres from 'postgres';
 import { afterReset } from '../domain/merchant.js';
@@ -25,7 +25,8 @@ import { JOURNAL_CAP, journalEntryMatches } from './journal-log.js';
 import { migrate } from './postgres-schema.js';
 import type { RateWindows } from './rate-windows.js';
 import type { InsertResult, MerchantChange, PaymentPage, PaymentQuery, Store } from './store.js';
-import { redactedUrl, StoreUnavailableError } from './unavailable.js';
+import { PostgresConnection } from './postgres-connection.js';
+import { redactedUrl } from './unavailable.js';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// URL. */
@@ -46,46 +47,31 @@ export class PostgresStore implements Store {
   readonly deliveries: PostgresDeliveryLog;
   /** The URL with its password masked: for banners, logs and errors. */
   readonly shownUrl: string;
-  private readonly sql: postgres.Sql;
-  private closed = false;
+  private readonly connection: PostgresConnection;
 
   constructor(options: PostgresStoreOptions) {
     this.shownUrl = redactedUrl(options.url);
-    this.sql = postgres(options.url, {
-      max: options.maxConnections ?? 10,
-      // Fail a call in seconds while the database is away, instead of holding the request for 30 s.
-      connect_timeout: 5,
-      idle_timeout: 60,
-      onnotice: () => {},
-      connection: { application_name: 'payreq-sandbox' },
-    });
+    this.connection = new PostgresConnection(options.url, this.shownUrl, options.maxConnections ?? 10);
     this.journal = new PostgresJournalLog(this);
     this.rateWindows = new PostgresRateWindows(this);
     this.deliveries = new PostgresDeliveryLog(this);
   }
 
-  /** Runs `query`, turning a lost or refused connection into StoreUnavailableError. */
-  async run<T>(query: (sql: postgres.Sql) => Promise<T>): Promise<T> {
-    if (this.closed) throw new StoreUnavailableError('the PostgreSQL store is closed', false);
-    try {
-      return await query(this.sql);
-    } catch (err) {
-      throw asUnavailable(err, this.shownUrl) ?? err;
-    }
+  /** Runs `query`, turning a lost, refused or silent database into StoreUnavailableError. */
+  run<T>(query: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+    return this.connection.run(query);
   }
 
   async open(): Promise<void> {
     await this.run((sql) => migrate(sql, this.shownUrl));
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    await this.sql.end({ timeout: 5 });
+  close(): Promise<void> {
+    return this.connection.close();
   }
 
-  async ready(): Promise<void> {
-    await this.run((sql) => sql`SELECT 1`);
+  ready(): Promise<void> {
+    return this.connection.ready();
   }
 
   merchantByKey(apiKey: string): Promise<Merchant | undefined> {
@@ -204,6 +190,15 @@ export class PostgresStore implements Store {
     });
   }
 
+  countDue(payeeId: string, now: number, autoSettle: boolean): Promise<number> {
+    return this.run(async (sql) => {
+      const [row] = await sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM payreq_payments
+         WHERE payee_id = ${payeeId} AND (due_at <= ${now} OR (${autoSettle}::boolean AND settle_at <= ${now}))`;
+      return row?.n ?? 0;
+    });
+  }
+
   merchantsWithDueWork(realNow: number): Promise<readonly string[]> {
     return this.run(async (sql) => {
       const rows = await sql<{ payee_id: string }[]>`
@@ -282,26 +277,6 @@ function paymentRow(p: Payment) {
     version: p.version,
     doc: JSON.stringify(p),
   };
-}
-
-/** Error codes of a connection that failed or was lost (postgres.js and Node's socket errors). */
-const CONNECTION_ERRORS = new Set([
-  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
-  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
-]);
-
-/** The StoreUnavailableError for a connection failure, or undefined for any other error. */
-function asUnavailable(err: unknown, shownUrl: string): StoreUnavailableError | undefined {
-  if (err instanceof StoreUnavailableError) return err;
-  if (!(err instanceof Error)) return undefined;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code !== 'string') return undefined;
-  // SQLSTATE class 08 (connection exception), 57P01-03 (shut down, crashed, starting), 53300 (too many connections).
-  const serverRefused = err instanceof postgres.PostgresError && (code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300');
-  if (!serverRefused && !CONNECTION_ERRORS.has(code)) return undefined;
-  // A connection lost mid-call may have committed; one never made cannot have.
-  const unknown = code === 'CONNECTION_CLOSED' || code === 'ECONNRESET' || code === 'EPIPE' || code === '57P01' || code === '57P02';
-  return new StoreUnavailableError(`the database ${shownUrl} cannot be reached (${code})`, unknown);
 }
 
 class PostgresJournalLog implements JournalLog {

@@ -71,6 +71,8 @@ export interface Store {
    * re-reads each and decides; an id may come up that has nothing due any more.
    */
   dueIds(payeeId: string, now: number, autoSettle: boolean): Promise<readonly string[]>;
+  /** How many of the merchant's payments have work due by `now` (exact, unlike dueIds; nothing is taken). */
+  countDue(payeeId: string, now: number, autoSettle: boolean): Promise<number>;
   /** The merchants that may have work due now (`realNow` plus each one's clock offset); a superset is allowed. */
   merchantsWithDueWork(realNow: number): Promise<readonly string[]>;
   /** Payments that may still change without a request: P, W, and A not yet settled. */

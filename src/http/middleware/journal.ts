@@ -1,6 +1,7 @@
 /** Journals every keyed request of a merchant: what was sent, what was answered, how long it took. */
 import { createMiddleware } from 'hono/factory';
 import { bodyToKeep } from '../../services/journal.js';
+import { StoreUnavailableError } from '../../store/unavailable.js';
 import type { AppEnv } from '../context.js';
 import { holdUntilWritten } from '../durable.js';
 import { isDroppedResponse } from '../faults.js';
@@ -20,6 +21,7 @@ export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
   const dropped = isDroppedResponse(c.res);
   const responseBody = c.get('responseBody') ?? null;
   const warnings = c.get('warnings');
+  // The answer stands whatever happens to its journal entry: a change it reports is already made.
   await journal.record(merchant.payeeId, {
     at: c.get('services').merchants.realNow(),
     method: c.req.method,
@@ -32,6 +34,8 @@ export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
     latencyMs: Math.round((performance.now() - started) * 10) / 10,
     fault: c.get('fault') ?? null,
     warnings: warnings.length === 0 ? NO_WARNINGS : [...warnings],
+  }).catch((err: unknown) => {
+    if (!(err instanceof StoreUnavailableError)) console.error('journal entry lost:', err instanceof Error ? err.message : err);
   });
 });
 

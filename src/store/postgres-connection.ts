@@ -1,0 +1,135 @@
+/**
+ * The connection pool of the PostgreSQL store, and what it does while the database is away.
+ *
+ * postgres.js queues calls while it reconnects and backs off up to 20 s between attempts, so
+ * without care a request would hang for as long as the database is down. Instead: the first
+ * lost or refused connection marks the database down; from then on every call fails at once
+ * (nothing was sent, so nothing changed) until a probe on a fresh connection succeeds, every
+ * second; then a fresh pool takes over. A call that gets no answer within the deadline fails
+ * too, saying that its outcome is unknown (it may have been sent).
+ */
+import postgres from 'postgres';
+import { StoreUnavailableError } from './unavailable.js';
+
+/** A call without an answer by then fails with 503 (its outcome unknown). */
+export const CALL_DEADLINE_MS = 5_000;
+const PROBE_EVERY_MS = 1_000;
+
+export class PostgresConnection {
+  private sql: postgres.Sql;
+  private downSince: number | null = null;
+  private downReason = '';
+  private probe: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(
+    private readonly url: string,
+    /** The URL with its password masked. */
+    private readonly shownUrl: string,
+    private readonly maxConnections: number,
+  ) {
+    this.sql = this.pool();
+  }
+
+  /** Runs `query` on the pool, turning a lost, refused or silent database into StoreUnavailableError. */
+  async run<T>(query: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+    if (this.closed) throw new StoreUnavailableError('the PostgreSQL store is closed', false);
+    if (this.downSince !== null) {
+      throw new StoreUnavailableError(`the database ${this.shownUrl} cannot be reached since ${new Date(this.downSince).toISOString()} (${this.downReason})`, false);
+    }
+    const sql = this.sql;
+    let deadline: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      deadline = setTimeout(
+        () => reject(new StoreUnavailableError(`the database ${this.shownUrl} did not answer within ${CALL_DEADLINE_MS / 1000} s`, true)),
+        CALL_DEADLINE_MS,
+      );
+    });
+    try {
+      return await Promise.race([query(sql), late]);
+    } catch (err) {
+      const unavailable = connectionFailure(err, this.shownUrl);
+      // An error from a pool already replaced (its queued calls rejected) says nothing of the new one.
+      if (unavailable && !(err instanceof StoreUnavailableError) && sql === this.sql) this.markDown(unavailable.code);
+      throw unavailable?.error ?? err;
+    } finally {
+      clearTimeout(deadline);
+    }
+  }
+
+  /** Rejects, saying why, while the database is known to be away or does not answer. */
+  async ready(): Promise<void> {
+    await this.run((sql) => sql`SELECT 1`);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.probe) clearInterval(this.probe);
+    await this.sql.end({ timeout: 5 });
+  }
+
+  private pool(max = this.maxConnections): postgres.Sql {
+    return postgres(this.url, {
+      max,
+      connect_timeout: CALL_DEADLINE_MS / 1000,
+      idle_timeout: 60,
+      onnotice: () => {},
+      connection: { application_name: 'payreq-sandbox' },
+    });
+  }
+
+  private markDown(reason: string): void {
+    if (this.downSince !== null || this.closed) return;
+    this.downSince = Date.now();
+    this.downReason = reason;
+    console.error(`store: the database ${this.shownUrl} cannot be reached (${reason}); answering 503 and trying again every second`);
+    this.probe = setInterval(() => void this.tryAgain(), PROBE_EVERY_MS);
+    this.probe.unref();
+  }
+
+  private probing = false;
+
+  private async tryAgain(): Promise<void> {
+    if (this.probing || this.closed) return;
+    this.probing = true;
+    const probe = this.pool(1);
+    try {
+      await probe`SELECT 1`;
+    } catch {
+      return; // still away
+    } finally {
+      this.probing = false;
+      await probe.end({ timeout: 0 }).catch(() => undefined);
+    }
+    if (this.closed || this.downSince === null) return;
+    // The old pool may sit in a long back-off: a fresh one serves from now on.
+    const old = this.sql;
+    this.sql = this.pool();
+    void old.end({ timeout: 0 }).catch(() => undefined);
+    console.error(`store: the database ${this.shownUrl} is reachable again after ${Math.round((Date.now() - this.downSince) / 1000)} s`);
+    this.downSince = null;
+    if (this.probe) clearInterval(this.probe);
+    this.probe = null;
+  }
+}
+
+/** Error codes of a connection that failed or was lost (postgres.js and Node's socket errors). */
+const CONNECTION_ERRORS = new Set([
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN',
+]);
+
+/** The StoreUnavailableError for a connection failure (and its code), or undefined for any other error. */
+function connectionFailure(err: unknown, shownUrl: string): { error: StoreUnavailableError; code: string } | undefined {
+  if (err instanceof StoreUnavailableError) return { error: err, code: 'deadline' };
+  if (!(err instanceof Error)) return undefined;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code !== 'string') return undefined;
+  // SQLSTATE class 08 (connection exception), 57P01-03 (shut down, crashed, starting), 53300 (too many connections).
+  const serverRefused = err instanceof postgres.PostgresError && (code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300');
+  if (!serverRefused && !CONNECTION_ERRORS.has(code)) return undefined;
+  // A connection lost mid-call may have committed; one never made cannot have.
+  const unknown = code === 'CONNECTION_CLOSED' || code === 'ECONNRESET' || code === 'EPIPE' || code === '57P01' || code === '57P02';
+  return { error: new StoreUnavailableError(`the database ${shownUrl} cannot be reached (${code})`, unknown), code };
+}
