@@ -1,33 +1,8 @@
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/domain/signature.js';
 import type { EnrolledMerchant, Sandbox } from '../../src/index.js';
 import { createBody, jsonRequest, memorySandbox } from '../helpers.js';
-
-interface Received {
-  headers: Record<string, string | string[] | undefined>;
-  body: Record<string, unknown>;
-}
-
-/** A real receiver on loopback; answers the statuses queued in `replies`, then 200. */
-async function receiver(): Promise<{ url: string; received: Received[]; replies: number[]; close(): Promise<void> }> {
-  const received: Received[] = [];
-  const replies: number[] = [];
-  const server: Server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
-    req.on('end', () => {
-      received.push({ headers: req.headers, body: JSON.parse(text) as Record<string, unknown> });
-      res.statusCode = replies.shift() ?? 200;
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/hooks`, received, replies, close: () => new Promise((r) => server.close(() => r())) };
-}
+import { receiver } from '../support/webhook-receiver.js';
 
 async function until<T>(check: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {
   for (let i = 0; i < 200; i++) {
