@@ -9,7 +9,9 @@ import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startBenchPostgres } from './lib/postgres.js';
 import { killAllChildren, runLoad, startServer } from './lib/processes.js';
+import { startRoundRobinProxy } from './lib/round-robin-proxy.js';
 import { seedStore } from './lib/seed.js';
 import { printTable } from './lib/report.js';
 import { checkTargets } from './lib/targets.js';
@@ -23,7 +25,10 @@ function parseArgs(argv) {
     return i === -1 ? undefined : argv[i + 1];
   };
   const quick = argv.includes('--quick');
+  const stores = (value('--stores') ?? 'file').split(',');
+  for (const s of stores) if (s !== 'file' && s !== 'postgres') throw new Error(`--stores takes file, postgres or file,postgres, not ${JSON.stringify(s)}`);
   return {
+    stores,
     quick,
     rounds: Number(value('--rounds') ?? (quick ? 1 : 3)),
     duration: Number(value('--duration') ?? (quick ? 2 : 6)),
@@ -47,6 +52,9 @@ const WORKLOADS = [
   { name: 'bare-get', label: 'bare Hono GET (600 B JSON)', server: 'bare', load: 'bare-get', key: true },
   { name: 'bare-post', label: 'bare Hono POST (200 B JSON)', server: 'bare', load: 'bare-post', key: true },
   { name: 'bare-png', label: 'bare Hono GET (3.3 KB QR PNG)', server: 'bare', load: 'bare-png' },
+  // The base of the 2-instance rows: two bare servers behind the same round-robin proxy (a new upstream connection per request).
+  { name: 'bare-get-proxy', label: 'bare Hono GET, 2 behind the proxy', server: 'bare', load: 'bare-get', vs: 'bare-get', instances: 2, proxy: true, key: true },
+  { name: 'bare-post-proxy', label: 'bare Hono POST, 2 behind the proxy', server: 'bare', load: 'bare-post', vs: 'bare-post', instances: 2, proxy: true, key: true },
   { name: 'status', label: 'status GET', seed: 'small', load: 'status', vs: 'bare-get', key: true },
   { name: 'create', label: 'create (100 stored)', seed: 'small', load: 'create', vs: 'bare-post', key: true },
   { name: 'create-50k', label: 'create (50,000 stored)', seed: '50k', load: 'create', vs: 'bare-post', key: true },
@@ -59,6 +67,11 @@ const WORKLOADS = [
   { name: 'qr-png-cached', label: 'QR PNG cached', seed: 'qr', load: 'qr', params: { format: 'png', distinct: 8 }, vs: 'bare-get' },
   { name: 'qr-svg-cold', label: 'QR SVG cold', seed: 'qr', load: 'qr', params: { format: 'svg' }, vs: 'bare-get' },
   { name: 'qr-svg-cached', label: 'QR SVG cached', seed: 'qr', load: 'qr', params: { format: 'svg', distinct: 8 }, vs: 'bare-get' },
+  // PostgreSQL store (issue 9, `--stores file,postgres`): a fresh database per run, seeded with the same 100 payments.
+  { name: 'status-pg', label: 'status GET, PostgreSQL', store: 'postgres', seed: 'small', load: 'status', vs: 'bare-get', key: true },
+  { name: 'create-pg', label: 'create (100 stored), PostgreSQL', store: 'postgres', seed: 'small', load: 'create', vs: 'bare-post', key: true },
+  { name: 'status-pg-2', label: 'status GET, PostgreSQL, 2 via proxy', store: 'postgres', seed: 'small', load: 'status', vs: 'bare-get', vsProxy: 'bare-get-proxy', instances: 2, proxy: true, key: true },
+  { name: 'create-pg-2', label: 'create, PostgreSQL, 2 via proxy', store: 'postgres', seed: 'small', load: 'create', vs: 'bare-post', vsProxy: 'bare-post-proxy', instances: 2, proxy: true, key: true },
 ];
 
 const STARTUPS = [
@@ -96,16 +109,23 @@ async function storedPayments(url) {
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (!existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first (npm run bench does).');
-  const selected = (w) =>
-    w.server === 'bare' ? !opts.noBare && (!opts.only || opts.only.some((n) => !n.startsWith('startup'))) : !opts.only || opts.only.includes(w.name);
-  const workloads = WORKLOADS.filter(selected);
-  const startups = STARTUPS.filter((s) => !opts.only || opts.only.includes(s.name));
+  // --only names workloads (of any store); otherwise --stores picks them (file by default).
+  const wanted = (w) => (opts.only ? opts.only.includes(w.name) : opts.stores.includes(w.store ?? 'file'));
+  const measured = WORKLOADS.filter((w) => w.server !== 'bare' && wanted(w));
+  const bareWanted = (w) =>
+    !opts.noBare &&
+    (!opts.only || opts.only.some((n) => !n.startsWith('startup'))) &&
+    // The proxied bare rows only as the base of a proxied row (or when named).
+    (!w.proxy || measured.some((m) => m.vsProxy === w.name) || Boolean(opts.only?.includes(w.name)));
+  const workloads = WORKLOADS.filter((w) => (w.server === 'bare' ? bareWanted(w) : wanted(w)));
+  const startups = STARTUPS.filter((s) => (opts.only ? opts.only.includes(s.name) : opts.stores.includes('file')));
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'payreq-bench-'));
   const profileDir = path.join(RESULTS, `profiles-${stamp}`);
   const nodeFlags = opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const began = performance.now();
   const log = (line) => process.stderr.write(`[${((performance.now() - began) / 1000).toFixed(0).padStart(3)}s] ${line}\n`);
+  let pg = null;
 
   try {
     // Seed once; each server gets its own copy, so every run starts from the same store.
@@ -114,11 +134,18 @@ async function main() {
     for (const name of needed) {
       const file = path.join(tmp, `seed-${name}.json`);
       const t = performance.now();
-      const { ids, tokens } = await seedStore(file, SEEDS[name]);
+      const { ids, tokens, merchants, payments } = await seedStore(file, SEEDS[name]);
       const listFile = path.join(tmp, `seed-${name}.lists.json`);
       writeFileSync(listFile, JSON.stringify({ ids: ids.slice(0, 5000), tokens: tokens.slice(0, 5000) }));
-      seeds[name] = { file, listFile };
+      // PostgreSQL runs get the same merchants and payments, written into each fresh database.
+      const forPostgres = workloads.some((w) => w.store === 'postgres' && w.seed === name);
+      seeds[name] = { file, listFile, ...(forPostgres ? { merchants, payments } : {}) };
       log(`seeded ${SEEDS[name]} payments in ${Math.round(performance.now() - t)} ms`);
+    }
+    if (workloads.some((w) => w.store === 'postgres')) {
+      const t = performance.now();
+      pg = await startBenchPostgres();
+      log(`PostgreSQL cluster up in ${Math.round(performance.now() - t)} ms (fsync on), postmaster pid ${pg.postmasterPid}`);
     }
 
     let serial = 0;
@@ -132,27 +159,50 @@ async function main() {
 
     const runs = Object.fromEntries(workloads.map((w) => [w.name, []]));
     const runOne = async (w) => {
-      const server = await startServer({ kind: w.server === 'bare' ? 'bare' : 'sandbox', dataFile: freshStore(w.seed), nodeFlags, env: w.env });
+      const instances = w.instances ?? 1;
+      const store = w.store === 'postgres' ? await pg.freshDatabase(w.seed ? seeds[w.seed] : undefined) : undefined;
+      const servers = [];
+      let proxy;
       try {
+        // Several instances share one database; each gets a data file it never uses on PostgreSQL.
+        for (let i = 0; i < instances; i++) {
+          servers.push(await startServer({ kind: w.server === 'bare' ? 'bare' : 'sandbox', dataFile: freshStore(store ? null : w.seed), store, nodeFlags, env: w.env }));
+        }
+        if (w.proxy) proxy = await startRoundRobinProxy(servers.map((x) => x.url));
+        const url = proxy?.url ?? servers[0].url;
         const spec = {
-          url: server.url,
+          url,
           workload: w.load,
           connections: opts.connections,
           rate: opts.rate,
           params: { ...w.params, ...(w.seed ? { listFile: seeds[w.seed].listFile } : {}) },
         };
         if (opts.warmup > 0) await runLoad({ ...spec, duration: opts.warmup });
-        const cpuBefore = server.cpuMs();
+        const serversCpu = () => servers.reduce((sum, x) => sum + x.cpuMs(), 0);
+        const cpuBefore = serversCpu();
+        const pgBefore = store ? pg.cpuMs() : 0;
+        // The proxy runs in this process, which otherwise only waits for the load run.
+        const proxyBefore = proxy ? process.cpuUsage() : undefined;
         const result = await runLoad({ ...spec, duration: opts.duration });
-        // Server CPU per request: steadier than req/s when other work shares the cores.
-        result.cpuUsPerReq = ((server.cpuMs() - cpuBefore) * 1000) / Math.max(result.total, 1);
-        result.memory = server.memory();
-        if (w.server !== 'bare') result.stored = await storedPayments(server.url);
+        const perReq = (ms) => (ms * 1000) / Math.max(result.total, 1);
+        // Server CPU per request (all instances): steadier than req/s when other work shares the cores.
+        result.cpuUsPerReq = perReq(serversCpu() - cpuBefore);
+        if (store) result.pgCpuUsPerReq = perReq(pg.cpuMs() - pgBefore);
+        if (proxy) {
+          const used = process.cpuUsage(proxyBefore);
+          result.proxyCpuUsPerReq = perReq((used.user + used.system) / 1000);
+        }
+        const memories = servers.map((x) => x.memory());
+        result.memory = { rssMB: Math.max(...memories.map((m) => m.rssMB)), peakMB: Math.max(...memories.map((m) => m.peakMB)) };
+        if (w.server !== 'bare') result.stored = await storedPayments(url);
         runs[w.name].push(result);
         const bad = result.non2xx + result.errors;
-        log(`${w.name.padEnd(16)} ${Math.round(result.reqPerSec).toString().padStart(6)} req/s  p99 ${result.latency.p99} ms  CPU ${result.cpuUsPerReq.toFixed(0)} us/req  RSS ${result.memory.rssMB.toFixed(0)} MB${result.stored === undefined ? '' : ` (${result.stored} payments)`}${bad ? `  !! ${bad} non-2xx/errors ${JSON.stringify(result.statusCounts)}` : ''}`);
+        const extra = `${result.pgCpuUsPerReq === undefined ? '' : `  PG ${result.pgCpuUsPerReq.toFixed(0)} us/req`}${result.proxyCpuUsPerReq === undefined ? '' : `  proxy ${result.proxyCpuUsPerReq.toFixed(0)} us/req`}`;
+        const pids = opts.profile ? `  pid ${servers.map((x) => x.pid).join(',')}` : '';
+        log(`${w.name.padEnd(16)} ${Math.round(result.reqPerSec).toString().padStart(6)} req/s  p99 ${result.latency.p99} ms  CPU ${result.cpuUsPerReq.toFixed(0)} us/req${extra}  RSS ${result.memory.rssMB.toFixed(0)} MB${result.stored === undefined ? '' : ` (${result.stored} payments)`}${pids}${bad ? `  !! ${bad} non-2xx/errors ${JSON.stringify(result.statusCounts)}` : ''}`);
       } finally {
-        await server.stop({ graceful: opts.profile });
+        await proxy?.close();
+        for (const x of servers) await x.stop({ graceful: opts.profile });
       }
     };
 
@@ -178,14 +228,20 @@ async function main() {
     for (const w of workloads) {
       const rs = runs[w.name];
       if (rs.length === 0) continue;
+      const medianOf = (key) => (rs.every((r) => r[key] === undefined) ? undefined : median(rs.map((r) => r[key])));
       figures[w.name] = {
         label: w.label,
         vs: w.vs ?? null,
+        vsProxy: w.vsProxy ?? null,
+        store: w.server === 'bare' ? null : (w.store ?? 'file'),
+        instances: w.instances ?? 1,
         rounds: rs.length,
         reqPerSec: median(rs.map((r) => r.reqPerSec)),
         p50: median(rs.map((r) => r.latency.p50)),
         p99: median(rs.map((r) => r.latency.p99)),
         cpuUsPerReq: median(rs.map((r) => r.cpuUsPerReq)),
+        pgCpuUsPerReq: medianOf('pgCpuUsPerReq'),
+        proxyCpuUsPerReq: medianOf('proxyCpuUsPerReq'),
         rssMB: median(rs.map((r) => r.memory.rssMB)),
         peakMB: Math.max(...rs.map((r) => r.memory.peakMB)),
         stored: median(rs.map((r) => r.stored)),
@@ -193,7 +249,10 @@ async function main() {
         spread: rs.length > 1 ? (Math.max(...rs.map((r) => r.reqPerSec)) - Math.min(...rs.map((r) => r.reqPerSec))) / median(rs.map((r) => r.reqPerSec)) : 0,
       };
     }
-    for (const f of Object.values(figures)) f.ratio = f.vs && figures[f.vs] ? f.reqPerSec / figures[f.vs].reqPerSec : null;
+    for (const f of Object.values(figures)) {
+      f.ratio = f.vs && figures[f.vs] ? f.reqPerSec / figures[f.vs].reqPerSec : null;
+      if (f.vsProxy) f.ratioProxy = figures[f.vsProxy] ? f.reqPerSec / figures[f.vsProxy].reqPerSec : null;
+    }
     for (const s of startups) {
       const rs = startupRuns[s.name];
       if (rs.length === 0) continue;
@@ -228,6 +287,7 @@ async function main() {
     console.log(`\nresults: bench/results/${stamp}.json (and latest.json); ${((performance.now() - began) / 1000).toFixed(0)} s in all`);
     if (opts.profile) console.log(`CPU profiles: ${path.relative(ROOT, profileDir)}  (summarise with: node bench/profile.js <file.cpuprofile>)`);
   } finally {
+    await pg?.stop().catch(() => undefined);
     killAllChildren();
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -59,13 +59,14 @@ function serverEnv(extra = {}) {
 /**
  * Starts a server the way `npm start` does (node dist/cli.js serve), or the bare Hono server,
  * and resolves once GET /healthz answers 200, with the time that took from spawn.
+ * `store`: a postgres:// URL for `--store` (the file store on `dataFile` when absent).
  */
-export async function startServer({ kind, dataFile, nodeFlags = [], env = {}, timeoutMs = 30_000 }) {
+export async function startServer({ kind, dataFile, store, nodeFlags = [], env = {}, timeoutMs = 30_000 }) {
   const port = await freePort();
   const args =
     kind === 'bare'
       ? [...nodeFlags, 'bench/bare-server.js', '--port', String(port), '--host', '127.0.0.1']
-      : [...nodeFlags, 'dist/cli.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', dataFile];
+      : [...nodeFlags, 'dist/cli.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', dataFile, ...(store ? ['--store', store] : [])];
   const started = performance.now();
   const child = spawn(process.execPath, args, { cwd: ROOT, env: serverEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = track(child);

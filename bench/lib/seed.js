@@ -52,7 +52,8 @@ export const SEED_PAYEE = 'DEMO-MERCHANT-1';
 
 /**
  * Writes the snapshot and answers the ids and tokens of the payments (for status and QR
- * workloads). `now` is the real time the payments are created around; they stay live for the
+ * workloads), and the merchants and payments themselves (the bench writes the same into
+ * PostgreSQL). `now` is the real time the payments are created around; they stay live for the
  * default 15-minute time-to-live, longer than a bench run.
  */
 export async function seedStore(file, count, { now = Date.now(), ttlMs = 15 * 60_000 } = {}) {
@@ -96,7 +97,7 @@ export async function seedStore(file, count, { now = Date.now(), ttlMs = 15 * 60
   mkdirSync(path.dirname(file), { recursive: true });
   // Written by the store's own snapshot writer, so the file has the layout a running sandbox leaves.
   await new SnapshotFile(file).write({ format: SNAPSHOT_FORMAT, walSegment: 0, merchants, payments });
-  return { ids, tokens };
+  return { ids, tokens, merchants, payments };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
