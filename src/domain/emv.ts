@@ -2,6 +2,16 @@
 
 export const SANDBOX_GUID = 'COM.PAYREQ.SANDBOX';
 
+/** Point of initiation (tag 01): a static QR may be shown to many payers, a dynamic one to one. */
+export type EmvInitiation = 'static' | 'dynamic';
+
+const INITIATION_CODES: Readonly<Record<EmvInitiation, string>> = { static: '11', dynamic: '12' };
+
+/** The product type QR_STATIC is a static QR; every other product type is dynamic. */
+export function initiationOf(productType: string): EmvInitiation {
+  return productType === 'QR_STATIC' ? 'static' : 'dynamic';
+}
+
 export interface EmvPaymentFields {
   readonly payeeId: string;
   readonly mcc: string;
@@ -11,6 +21,8 @@ export interface EmvPaymentFields {
   readonly merchantName: string;
   readonly merchantCity: string;
   readonly paymentCode: string;
+  /** Tag 01; dynamic when left out. */
+  readonly initiation?: EmvInitiation;
 }
 
 /** The CRC of each byte value: one lookup per character instead of eight shifts. */
@@ -63,7 +75,7 @@ function cleanEmvText(text: string, maxLength: number): string {
 export function toEmvPayload(fields: EmvPaymentFields): string {
   const body =
     tlv('00', '01') +
-    tlv('01', '12') +
+    tlv('01', INITIATION_CODES[fields.initiation ?? 'dynamic']) +
     tlv('26', tlv('00', SANDBOX_GUID) + tlv('01', fields.payeeId)) +
     tlv('52', fields.mcc) +
     tlv('53', fields.currencyNumeric) +

@@ -1,7 +1,7 @@
 /** QR images of EMV payloads. The image is a pure function of the payload, so it is cached. */
 import { createHash } from 'node:crypto';
 import { findCurrency } from '../domain/currencies.js';
-import { toEmvPayload } from '../domain/emv.js';
+import { initiationOf, toEmvPayload } from '../domain/emv.js';
 import type { Merchant } from '../domain/merchant.js';
 import { formatMinorUnits } from '../domain/money.js';
 import type { Payment } from '../domain/payment.js';
@@ -24,6 +24,7 @@ export function emvPayloadOf(payment: Payment, merchant: Merchant): string {
     merchantName: merchant.name,
     merchantCity: merchant.city,
     paymentCode: payment.code,
+    initiation: initiationOf(payment.productType),
   });
 }
 
@@ -63,8 +64,10 @@ let qrcodeModule: Promise<typeof import('qrcode')> | undefined;
 
 async function render(payload: string, format: QrFormat): Promise<QrImage> {
   const QRCode = await (qrcodeModule ??= import('qrcode'));
-  const etag = `"${createHash('sha256').update(`${format}:${payload}`).digest('base64url').slice(0, 22)}"`;
-  const options = { errorCorrectionLevel: 'M' as const, margin: 2 };
+  // The QR standard asks for a quiet zone of 4 modules; scanners miss codes drawn with less.
+  const options = { errorCorrectionLevel: 'M' as const, margin: 4 };
+  // The drawing options are part of the ETag: images cached before a change of margin go stale.
+  const etag = `"${createHash('sha256').update(`${format}:m${options.margin}:${payload}`).digest('base64url').slice(0, 22)}"`;
   if (format === 'svg') {
     return { body: await QRCode.toString(payload, { ...options, type: 'svg' }), contentType: 'image/svg+xml', etag };
   }
