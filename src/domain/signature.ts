@@ -4,6 +4,7 @@
  * then "&" and the merchant's signing salt; sign is the lowercase hex SHA-512 of that text.
  */
 import { createHash } from 'node:crypto';
+import { ApiError } from './codes.js';
 import { formatMinorUnits, toMinorUnits } from './money.js';
 
 export const SIGN_TYPES = ['SHA512'] as const;
@@ -21,12 +22,14 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-function isEmpty(value: unknown): boolean {
+/** A field whose value is null, "" or {} is left out of the string to sign. */
+export function isLeftOut(value: unknown): boolean {
   if (value === null || value === undefined || value === '') return true;
   return typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
-function fieldText(name: string, value: unknown): string {
+/** A field's value as written (before encoding): amount with two decimals, objects as canonical JSON. */
+export function signedValueText(name: string, value: unknown): string {
   if (name === 'amount' && typeof value === 'number') {
     const minor = toMinorUnits(value);
     return minor === undefined ? String(value) : formatMinorUnits(minor);
@@ -38,10 +41,23 @@ function fieldText(name: string, value: unknown): string {
 /** The fields part of the string to sign, without the salt. */
 export function fieldsToSign(body: Readonly<Record<string, unknown>>): string {
   return Object.keys(body)
-    .filter((name) => name !== 'sign' && name !== 'sign_type' && !isEmpty(body[name]))
+    .filter((name) => name !== 'sign' && name !== 'sign_type' && !isLeftOut(body[name]))
     .sort()
-    .map((name) => `${name}=${encodeURIComponent(fieldText(name, body[name]))}`)
+    .map((name) => `${name}=${encodeField(name, signedValueText(name, body[name]))}`)
     .join('&');
+}
+
+/** A lone surrogate is valid JSON but no Unicode text, and cannot be encoded: refused, naming the field. */
+function encodeField(name: string, text: string): string {
+  try {
+    return encodeURIComponent(text);
+  } catch (err) {
+    if (!(err instanceof URIError)) throw err;
+    const field = JSON.stringify(name.slice(0, 64)).slice(1, -1);
+    throw ApiError.invalid(`${field} is not valid Unicode text: it holds half of a surrogate pair (such as \\ud800) alone; send whole characters only.`, [
+      { field, message: 'not valid Unicode text (a lone surrogate)' },
+    ]);
+  }
 }
 
 export function stringToSign(body: Readonly<Record<string, unknown>>, salt: string): string {

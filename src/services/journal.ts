@@ -25,8 +25,21 @@ function mask(value: string): string {
 export function bodyToKeep(text: string): string {
   // A whole body is masked when it is read out (maskedBody); only one about to be cut needs it now.
   if (text.length <= JOURNAL_BODY_CAP) return text;
-  return text.replace(SECRET_IN_TEXT, (_m, head: string, value: string) => `${head}"${mask(value)}"`).slice(0, JOURNAL_BODY_CAP);
+  return ownCopy(text.replace(SECRET_IN_TEXT, (_m, head: string, value: string) => `${head}"${mask(value)}"`).slice(0, JOURNAL_BODY_CAP));
 }
+
+/**
+ * `text` in memory of its own: V8 keeps a slice of a long string as a view of the whole, so a
+ * kept 8 KiB cut held the whole body (or a journal read's whole answer). Decoding fresh bytes
+ * makes a new string; UTF-8 keeps ASCII at a byte a character, UTF-16 keeps a lone surrogate
+ * (a cut through a pair) as it was, where UTF-8 would change it to U+FFFD.
+ */
+function ownCopy(text: string): string {
+  const encoding = LONE_SURROGATE.test(text) ? 'utf16le' : 'utf8';
+  return Buffer.from(text, encoding).toString(encoding);
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** A kept body as shown: parsed when it is JSON, secret fields masked once more (escaped names too). */
 export function maskedBody(text: string | null): unknown {

@@ -10,8 +10,9 @@
  * resets and prunes (rare) are written at once, with whatever is pending, before memory changes.
  *
  * The log is folded into the lowdb snapshot in the background once it holds as many records
- * as the snapshot (so the amortised cost per write stays flat), and at shutdown. A process
- * killed at any moment restarts with every acknowledged change.
+ * as the snapshot (so the amortised cost per write stays flat), and at shutdown; a background
+ * fold that fails waits 30 s before the next, doubling to 10 min. A process killed at any moment
+ * restarts with every acknowledged change.
  *
  * Files: `<dataFile>` (the lowdb snapshot, replaced atomically) and `<dataFile>.wal.<n>`
  * segments. The snapshot names the first segment it does not include, so a crash between
@@ -19,7 +20,7 @@
  * A failed append is cut back to the last whole line; a torn last line (a crash mid-write,
  * never acknowledged) is skipped on replay, and any other damage stops start-up loudly.
  */
-import { closeSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
 import type { Merchant } from '../domain/merchant.js';
@@ -47,7 +48,13 @@ export interface FileStoreOptions {
   readonly dataFile: string;
   /** Fold the log into the snapshot once it holds this many records, or as many as the snapshot, whichever is more. */
   readonly compactAfter?: number;
+  /** Milliseconds, for the wait after a failed fold; tests move it by hand. */
+  readonly clock?: () => number;
 }
+
+/** After a failed background fold, the first wait before the next; it doubles up to the most. */
+export const FOLD_RETRY_FIRST_MS = 30_000;
+export const FOLD_RETRY_MOST_MS = 10 * 60_000;
 
 export class FileStore extends MemoryStore {
   override readonly kind = 'file' as const;
@@ -58,6 +65,8 @@ export class FileStore extends MemoryStore {
   private segmentBytes = 0;
   private logRecords = 0;
   private compacting: Promise<void> | null = null;
+  /** No background fold before `at` (clock ms): a fold that fails is not retried on every write. */
+  private foldRetry = { at: -Infinity, waitMs: 0 };
   private closed = false;
   /** Payment changes of this turn: in memory already, written together at its end. */
   private batch: Batch | null = null;
@@ -75,12 +84,17 @@ export class FileStore extends MemoryStore {
   readonly counters = { bytesAppended: 0, recordsAppended: 0, writes: 0, compactions: 0 };
 
   override async open(): Promise<void> {
-    mkdirSync(path.dirname(this.options.dataFile), { recursive: true });
-    await this.db.read();
-    const snapshot = this.db.data;
-    if (snapshot.format !== SNAPSHOT_FORMAT) {
-      throw new Error(`${this.options.dataFile} is not a payreq-sandbox store (format ${String(snapshot.format)})`);
+    const file = this.options.dataFile;
+    mkdirSync(path.dirname(file), { recursive: true });
+    // Through the adapter, not Low: Low takes a file holding null (or false, 0, "") for no file.
+    const stored: unknown = await this.db.adapter.read();
+    if (stored === null && existsSync(file)) throw damagedSnapshot(file, 'it holds null, not a store snapshot');
+    const snapshot = (stored ?? emptySnapshot()) as Snapshot;
+    if (isObject(snapshot) && !Array.isArray(snapshot) && snapshot.format !== SNAPSHOT_FORMAT) {
+      throw new Error(`${file} is not a payreq-sandbox store (format ${String(snapshot.format)}): point --data at a payreq-sandbox store, or move ${file} away to start with an empty one`);
     }
+    const problem = snapshotProblem(snapshot);
+    if (problem) throw damagedSnapshot(file, problem);
     for (const m of snapshot.merchants) this.applyMerchant(m);
     for (const p of snapshot.payments) this.applyPayment(this.withSharedPayee(p));
     const segments = this.segments().filter((n) => n >= snapshot.walSegment);
@@ -171,6 +185,21 @@ export class FileStore extends MemoryStore {
     }
     for (const n of this.segments()) if (n < next) unlinkSync(this.segmentFile(n));
     this.counters.compactions++;
+    this.foldRetry = { at: -Infinity, waitMs: 0 };
+  }
+
+  /** Starts a background fold, unless one failed too recently. */
+  private foldInBackground(): void {
+    if (this.compacting || this.now() < this.foldRetry.at) return;
+    this.compact().catch((err: unknown) => {
+      const waitMs = Math.min(Math.max(FOLD_RETRY_FIRST_MS, this.foldRetry.waitMs * 2), FOLD_RETRY_MOST_MS);
+      this.foldRetry = { at: this.now() + waitMs, waitMs };
+      console.error(`store compaction failed (the log keeps every change; next try in ${waitMs / 1000} s):`, errorText(err));
+    });
+  }
+
+  private now(): number {
+    return this.options.clock ? this.options.clock() : performance.now();
   }
 
   /** The end of a turn: writes its batch; a failure is already answered to every waiting request. */
@@ -222,9 +251,7 @@ export class FileStore extends MemoryStore {
     this.counters.writes++;
     this.logRecords += records;
     const threshold = Math.max(this.options.compactAfter ?? 10_000, this.payments.size);
-    if (this.logRecords >= threshold && !this.compacting) {
-      setImmediate(() => void this.compact().catch((err: unknown) => console.error('store compaction failed:', errorText(err))));
-    }
+    if (this.logRecords >= threshold && !this.compacting && this.now() >= this.foldRetry.at) setImmediate(() => this.foldInBackground());
   }
 
   /** After a failed append: truncate the segment to its last whole line, or start a fresh one. */
@@ -251,8 +278,11 @@ export class FileStore extends MemoryStore {
       } catch {
         // A torn last line is a write cut short by a crash, never acknowledged; anywhere else it is damage.
         if (index === last) continue;
-        throw new Error(`${file} line ${index + 1} is not a whole log record: the store is damaged; restore it from a copy or move the file away to start empty`);
+        throw this.damagedLog(file, index + 1, 'is not a whole log record');
       }
+      // A line that parses is whole, last or not: a wrong shape is damage, never a torn write.
+      const problem = logRecordProblem(record);
+      if (problem) throw this.damagedLog(file, index + 1, problem);
       if (record.t === 'merchant') this.applyMerchant(record.v);
       else if (record.t === 'payment') this.applyPayment(this.withSharedPayee(record.v));
       else if (record.t === 'reset') this.applyReset(record.payeeId);
@@ -260,6 +290,12 @@ export class FileStore extends MemoryStore {
       count++;
     }
     return count;
+  }
+
+  private damagedLog(file: string, line: number, problem: string): Error {
+    return new Error(
+      `${file} line ${line} ${problem}: the store is damaged; restore ${file} from a copy, or move it away to start without the changes it holds (moving ${this.options.dataFile} and all its .wal.* files away starts an empty store)`,
+    );
   }
 
   /**
@@ -306,6 +342,69 @@ function newBatch(): Batch {
   // Nobody may be waiting (a change whose caller gave up); a failure is logged where it happens.
   written.catch(() => undefined);
   return { text: '', records: 0, undo: [], written, resolve, reject };
+}
+
+function damagedSnapshot(file: string, problem: string): Error {
+  return new Error(`${file} is damaged: ${problem}. Restore ${file} from a copy, or move it and its .wal.* files away to start with an empty store`);
+}
+
+/** What makes a parsed snapshot unusable, or undefined: checked before anything is applied. */
+function snapshotProblem(s: unknown): string | undefined {
+  if (!isObject(s) || Array.isArray(s)) return `it holds ${kindOf(s)}, not a store snapshot`;
+  if (!Number.isSafeInteger(s.walSegment) || (s.walSegment as number) < 0) return `walSegment is ${kindOf(s.walSegment)}, not a segment number`;
+  for (const [key, problemOf] of [['merchants', merchantProblem], ['payments', paymentProblem]] as const) {
+    const list = s[key];
+    if (!Array.isArray(list)) return `${key} is not a list`;
+    for (const [i, item] of list.entries()) {
+      const problem = problemOf(item);
+      if (problem) return `${key}[${i}] ${problem}`;
+    }
+  }
+  return undefined;
+}
+
+/** What makes a parsed log line unusable, said of the line ("is ..."), or undefined. */
+function logRecordProblem(r: unknown): string | undefined {
+  if (!isObject(r) || Array.isArray(r)) return `is ${kindOf(r)}, not a log record`;
+  switch (r.t) {
+    case 'merchant':
+    case 'payment': {
+      const problem = (r.t === 'merchant' ? merchantProblem : paymentProblem)(r.v);
+      return problem && `is a ${r.t} record whose v ${problem}`;
+    }
+    case 'reset':
+      return typeof r.payeeId === 'string' ? undefined : 'is a reset record without its payeeId';
+    case 'prune':
+      return typeof r.payeeId === 'string' && typeof r.createdBefore === 'number' ? undefined : 'is a prune record without its payeeId or createdBefore';
+    default:
+      return `has type t=${JSON.stringify(r.t) ?? 'missing'}, none of merchant, payment, reset, prune`;
+  }
+}
+
+function merchantProblem(m: unknown): string | undefined {
+  if (!isObject(m)) return `is ${kindOf(m)}, not a merchant`;
+  if (typeof m.payeeId !== 'string') return 'is a merchant without its payeeId';
+  if (!Array.isArray(m.apiKeys) || !m.apiKeys.every((k) => typeof k === 'string')) return `is merchant ${m.payeeId} without its apiKeys`;
+  return undefined;
+}
+
+/** The fields the store indexes a payment by: without them it cannot be held at all. */
+const PAYMENT_KEYS = ['id', 'payeeId', 'token', 'code', 'merchantRefNo', 'status'] as const;
+
+function paymentProblem(p: unknown): string | undefined {
+  if (!isObject(p)) return `is ${kindOf(p)}, not a payment`;
+  const missing = PAYMENT_KEYS.find((key) => typeof p[key] !== 'string');
+  return missing && `is a payment without its ${missing}`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (value === undefined) return 'missing';
+  return Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value).slice(0, 40)}`;
 }
 
 function emptySnapshot(): Snapshot {

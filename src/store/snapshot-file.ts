@@ -14,7 +14,7 @@
  * parses the elements of each array in batches of lines and the rest of the object on its own,
  * so no text much larger than a batch exists. Any other text (lowdb's one-line file, a
  * hand-edited one, damage) is parsed whole, as lowdb does. Either way the answer is exactly
- * JSON.parse of the text, or its error.
+ * JSON.parse of the text, or its SyntaxError, told with the file name.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
@@ -50,7 +50,20 @@ export class SnapshotFile<T extends object> implements Adapter<T> {
     } finally {
       closeSync(fd);
     }
-    return (read ? read.value : JSON.parse(readFileSync(this.file, 'utf-8'))) as T;
+    return (read ? read.value : this.parseWhole()) as T;
+  }
+
+  /** JSON.parse of the whole file; its error names the file and what to do. */
+  private parseWhole(): unknown {
+    try {
+      return JSON.parse(readFileSync(this.file, 'utf-8'));
+    } catch (err) {
+      if (!(err instanceof SyntaxError)) throw err;
+      throw new SyntaxError(
+        `${this.file} is not valid JSON (${err.message}): the store snapshot is damaged; restore ${this.file} from a copy, or move it and its .wal.* files away to start with an empty store`,
+        { cause: err },
+      );
+    }
   }
 
   /** Writes JSON text whose JSON.parse equals JSON.parse(JSON.stringify(data)), in batches. */
