@@ -6,6 +6,8 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { decodeEmvPayload } from './domain/emv.js';
 import { createSandbox, isPostgresUrl } from './index.js';
 import { redactedUrl } from './store/unavailable.js';
+import { pino } from 'pino';
+import type { Logger } from 'pino';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS } from './scenarios/defaults.js';
 import type { ReplayCommandOptions } from './scenarios/replay-command.js';
 import type { HttpStatusMode, SandboxConfig } from './services/config.js';
@@ -53,6 +55,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxConfig> {
     journal: env.SANDBOX_JOURNAL !== 'off',
     retentionDays: retention,
     webhookPrivateTargets: privateTargets === 'allow',
+    metrics: envChoice(env, 'SANDBOX_METRICS', ['on', 'off']) === 'on',
+    enrollLimitPerMinute: env.SANDBOX_ENROLL_LIMIT === undefined ? 10 : envWholeNumber(env, 'SANDBOX_ENROLL_LIMIT', 'a whole number of enrolments per client per minute (0 is no limit)'),
+    trustProxy: envChoice(env, 'SANDBOX_TRUST_PROXY', ['0', '1']) === '1',
     ...(productTypes ? { productTypes } : {}),
   };
 }
@@ -79,12 +84,19 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   const chosen = options.memory ? 'memory' : storeChoice(options.store);
   const postgresUrl = isPostgresUrl(chosen) ? chosen : undefined;
   const storeKind = postgresUrl ? 'postgres' : chosen === 'memory' ? 'memory' : 'file';
-  const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, url: postgresUrl, seed: options.seed, config: configFromEnv(process.env) });
+  const config = configFromEnv(process.env);
+  const log = envChoice(process.env, 'SANDBOX_LOG', ['on', 'off']) === 'on' ? requestLogger() : undefined;
+  // A hosted sandbox (admin token set) does not open the public demo keys unless asked to.
+  const demos = envChoice(process.env, 'SANDBOX_DEMO_MERCHANTS', config.adminToken ? ['off', 'on'] : ['on', 'off']) === 'on';
+  const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, url: postgresUrl, seed: options.seed, config, log, processMetrics: true, demoMerchants: demos });
   const server = await sandbox.listen(options.port, options.host);
-  const base = sandbox.services.config.publicBaseUrl ?? `http://localhost:${server.port}`;
+  const everywhere = options.host === '0.0.0.0' || options.host === '::';
+  const bound = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${server.port}`;
+  const base = sandbox.services.config.publicBaseUrl ?? (everywhere ? `http://localhost:${server.port}` : bound);
   const [demo, signed] = sandbox.demoMerchants;
   const where = storeKind === 'file' ? ` ${options.data}` : postgresUrl ? ` ${redactedUrl(postgresUrl)}` : '';
-  console.log(`payreq-sandbox listening on ${base}  (store: ${storeKind}${where})`);
+  console.log(`payreq-sandbox listening on ${bound}${everywhere ? ' (every interface)' : ''}  (store: ${storeKind}${where})`);
+  if (sandbox.services.config.publicBaseUrl) console.log(`public base URL:      ${base}`);
   if (demo) console.log(`demo merchant:        payee ${demo.payeeId}  Service-Api-Key: ${demo.apiKey}`);
   if (signed) console.log(`demo merchant signed: payee ${signed.payeeId}  Service-Api-Key: ${signed.apiKey}  (signing salt: see README)`);
   console.log(`try: curl -H 'Service-Api-Key: ${demo?.apiKey ?? '<key>'}' ${base}/sandbox/v1/payments`);
@@ -108,6 +120,15 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
+/** One JSON line per request on stdout (pino); secrets are redacted should any ever be logged. */
+function requestLogger(): Logger {
+  return pino({
+    level: process.env.LOG_LEVEL ?? 'info',
+    base: { service: 'payreq-sandbox' },
+    redact: { paths: ['*.api_key', '*.signing_salt', '*.salt', '*.sign', '*.password', 'headers["service-api-key"]', 'headers.authorization'], censor: '***' },
+  });
+}
+
 function qrDecodeCommand(payload: string): void {
   const decoded = decodeEmvPayload(payload);
   for (const tag of decoded.tags) {
@@ -127,7 +148,7 @@ export function buildProgram(): Command {
     .command('serve', { isDefault: true })
     .description('serve the sandbox over HTTP')
     .addOption(new Option('-p, --port <port>', 'port to listen on').env('PORT').default(8080).argParser(wholeNumber('--port', 0)))
-    .addOption(new Option('--host <host>', 'address to listen on').env('HOST').default('0.0.0.0'))
+    .addOption(new Option('--host <host>', 'address to listen on (0.0.0.0 for every interface, as a hosted sandbox needs)').env('HOST').default('127.0.0.1'))
     .addOption(new Option('-d, --data <file>', 'file of the file store').env('SANDBOX_DATA').default('data/sandbox.json'))
     .option('--memory', 'keep everything in memory (same as --store memory)', false)
     .addOption(

@@ -17,6 +17,8 @@ import type { Clock } from './services/clock.js';
 import { defaultConfig } from './services/config.js';
 import type { SandboxConfig } from './services/config.js';
 import { createServices, startScheduler } from './services/index.js';
+import { SandboxMetrics } from './services/metrics.js';
+import type { Logger } from 'pino';
 import type { Services } from './services/index.js';
 import type { EnrollInput } from './services/merchants.js';
 import { FileStore } from './store/file-store.js';
@@ -40,6 +42,10 @@ export interface SandboxOptions {
   /** Run expiries and settlements in the background (default true). */
   readonly scheduler?: boolean;
   readonly config?: Partial<SandboxConfig>;
+  /** A pino logger for one JSON line per request; none by default (the CLI passes one). */
+  readonly log?: Logger;
+  /** Also export the process's own metrics (CPU, memory, event loop) at /metrics: once per process. */
+  readonly processMetrics?: boolean;
 }
 
 export interface EnrolledMerchant {
@@ -75,7 +81,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const config = defaultConfig({ ...(options.seed !== undefined ? { seed: options.seed } : {}), ...options.config });
   const store = storeOf(options);
   await store.open();
-  const services = createServices(store, config, options.clock, { webhookBody: webhookEventBody, json: toJsonText });
+  const metrics = config.metrics ? new SandboxMetrics() : undefined;
+  if (metrics && options.processMetrics) metrics.withProcessMetrics();
+  const services = createServices(store, config, options.clock, { webhookBody: webhookEventBody, json: toJsonText }, { log: options.log, metrics });
   const demos = options.demoMerchants === false ? [] : await services.merchants.ensureDemoMerchants();
   const stopScheduler = options.scheduler === false ? () => {} : startScheduler(services);
   const app = createApp(services);

@@ -52,6 +52,7 @@ export const newSigningSalt = (): string => randomBase64url(24);
 export const newPayeeId = (): string => `payee_${randomText(BASE62, 16)}`;
 export const newEventId = (): string => `evt_${randomBase64url(12)}`;
 export const newDeliveryId = (): string => `whd_${randomBase64url(12)}`;
+export const newRequestId = (): string => `req_${randomBase64url(12)}`;
 /** 72 bits: it names a rule within one merchant's list of rules, it grants nothing by itself. */
 export const newFaultRuleId = (): string => `flt_${randomBase64url(9)}`;
 

@@ -12,6 +12,7 @@ import { requireApiKey } from './middleware/auth.js';
 import { injectFaults } from './middleware/faults.js';
 import { journalRequests } from './middleware/journal.js';
 import { limitRate } from './middleware/rate-limit.js';
+import { observeRequests } from './middleware/observe.js';
 import { keyedCatalogueRoutes, openCatalogueRoutes } from './sandbox/catalogue.js';
 import { clockRoutes } from './sandbox/clock.js';
 import { controlRoutes } from './sandbox/control.js';
@@ -28,6 +29,7 @@ export const PUBLIC_PREFIXES = ['/openapi/v1', '/v1'] as const;
 export function createApp(services: Services): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
+  app.use('*', observeRequests);
   app.use('*', async (c, next) => {
     c.set('services', services);
     c.set('warnings', []);
@@ -45,6 +47,12 @@ export function createApp(services: Services): Hono<AppEnv> {
       return c.body(toJsonText(body), 503, { 'content-type': 'application/json; charset=UTF-8' });
     }
     return ok(c, `ok: the ${services.store.kind} store can be read and written.`, { store: services.store.kind });
+  });
+
+  app.get('/metrics', async (c) => {
+    const { metrics } = services;
+    if (!metrics) return send(c, { code: Code.NOT_FOUND, description: 'Metrics are turned off on this sandbox (SANDBOX_METRICS=off).' });
+    return c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType });
   });
 
   // Filled once every route is registered; read at request time.

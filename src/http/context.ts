@@ -16,6 +16,8 @@ export interface AppEnv {
     responseBody: string | undefined;
     /** Set once the answer has waited for the store's pending write (http/durable.ts). */
     heldUntilWritten: boolean | undefined;
+    /** Names this request in the Request-Id header, the log line and the journal. */
+    requestId: string;
     /** The faults applied to this request, for the journal. */
     fault: string | undefined;
   };

@@ -37,6 +37,8 @@ export function sendText(c: Context<AppEnv>, code: ResponseCode, text: string, h
   // A plain record, not a Headers object: @hono/node-server then writes it without copying it
   // into a Headers and back (names are lower-cased as Headers would).
   const out: Record<string, string> = { 'content-type': 'application/json; charset=UTF-8' };
+  const requestId = c.get('requestId');
+  if (requestId) out['request-id'] = requestId;
   for (const name of Object.keys(headers)) out[name.toLowerCase()] = headers[name]!;
   if (warnings?.length) out['sandbox-warning'] = asciiHeaderValue(warnings.join('; '));
   c.set('responseBody', text);

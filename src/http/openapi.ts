@@ -140,7 +140,8 @@ function routeDocs(productTypes: readonly string[]): RouteDoc[] {
     { method: 'get', path: '/sandbox/pay/{payment_token}', summary: 'Payer page (HTML)', tag: 'Pages', auth: 'none', codes: [200, 404], produces: 'text/html' },
     { method: 'post', path: '/sandbox/pay/{payment_token}/pay', summary: 'Payer page: pay (form post, redirects)', tag: 'Pages', auth: 'none', codes: [303, 404], produces: 'text/html' },
     { method: 'post', path: '/sandbox/pay/{payment_token}/decline', summary: 'Payer page: decline (form post, redirects)', tag: 'Pages', auth: 'none', codes: [303, 404], produces: 'text/html' },
-    { method: 'get', path: '/healthz', summary: 'Liveness and store readiness', tag: 'Service', auth: 'none', codes: [200] },
+    { method: 'get', path: '/healthz', summary: 'Liveness and store readiness', tag: 'Service', auth: 'none', codes: [200, 503] },
+    { method: 'get', path: '/metrics', summary: 'Prometheus metrics (SANDBOX_METRICS=off turns them off)', tag: 'Service', auth: 'none', codes: [200, 404], produces: 'text/plain' },
     { method: 'get', path: '/openapi.json', summary: 'This document', tag: 'Service', auth: 'none', codes: [200] },
     { method: 'get', path: '/docs', summary: 'Reference page (works offline)', tag: 'Service', auth: 'none', codes: [200], produces: 'text/html' },
   ];
@@ -239,7 +240,8 @@ export function openApiRoutes(productTypes: readonly string[]): Hono<AppEnv> {
   routes.get('/docs', (c) => c.html(DOCS_PAGE));
   routes.get('/docs/assets/:file', (c) => {
     const file = c.req.param('file');
-    const type = ASSETS[file];
+    // Own keys only: the map's inherited ones (constructor, toString, ...) are no assets.
+    const type = Object.hasOwn(ASSETS, file) ? ASSETS[file] : undefined;
     if (!type) return c.notFound();
     return c.body(new Uint8Array(asset(file)), 200, { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400' });
   });

@@ -143,7 +143,13 @@ class ScenarioRun {
   /** Enrolls the file's own merchant; answers why it could not, or undefined. */
   private async enrollScenarioMerchant(): Promise<string | undefined> {
     const settings = { name: `replay ${basename(this.loaded.file)}`.slice(0, 64), ...this.loaded.scenario.merchant };
-    const seen = await this.send({ method: 'POST', path: '/sandbox/v1/merchants', json: settings }, undefined, this.options.timeoutMs);
+    let seen = await this.send({ method: 'POST', path: '/sandbox/v1/merchants', json: settings }, undefined, this.options.timeoutMs);
+    // A sandbox limits enrolments per client (SPEC 15): wait as told and try again, as a client should.
+    for (let attempt = 0; attempt < 5 && seen.outcome === 'response' && seen.status === 429; attempt++) {
+      const wait = Number(seen.headers?.get('retry-after') ?? 1);
+      await sleep(Math.min(Number.isFinite(wait) && wait > 0 ? wait : 1, 61) * 1000);
+      seen = await this.send({ method: 'POST', path: '/sandbox/v1/merchants', json: settings }, undefined, this.options.timeoutMs);
+    }
     const merchant = merchantFrom(seen.json);
     if (seen.outcome !== 'response' || !merchant) {
       const what = seen.outcome === 'response' ? `HTTP ${seen.status}: ${seen.text?.slice(0, 500)}` : seen.error;

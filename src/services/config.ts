@@ -30,6 +30,12 @@ export interface SandboxConfig {
   readonly webhookRetryDelaysMs: readonly number[];
   /** Deliver webhooks to loopback and private addresses (SANDBOX_WEBHOOK_PRIVATE=deny turns it off, for a hosted sandbox). */
   readonly webhookPrivateTargets: boolean;
+  /** Enrolments per client address per minute when no admin token is set; 0 is no limit. */
+  readonly enrollLimitPerMinute: number;
+  /** Take the client address from the left-most X-Forwarded-For (only behind a proxy that sets it). */
+  readonly trustProxy: boolean;
+  /** Serve GET /metrics (SANDBOX_METRICS=off turns it off). */
+  readonly metrics: boolean;
 }
 
 export const DEFAULT_PRODUCT_TYPES = ['QR_DYNAMIC', 'QR_STATIC', 'IN_APP'] as const;
@@ -64,6 +70,10 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     retentionDays: 0,
     webhookRetryDelaysMs: [0, 1000, 5000, 30_000, 120_000],
     webhookPrivateTargets: true,
+    metrics: true,
+    // The server's default is 10 (SANDBOX_ENROLL_LIMIT, SPEC 15); an in-process sandbox has no strangers.
+    enrollLimitPerMinute: 0,
+    trustProxy: false,
     ...overrides,
   };
 }

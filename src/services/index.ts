@@ -13,10 +13,16 @@ import { WebhookService } from './webhooks.js';
 import type { JsonWriter, WebhookBodyWriter } from './webhooks.js';
 import { PaymentService } from './payments.js';
 import { QrImageCache } from './qr-images.js';
+import type { SandboxMetrics } from './metrics.js';
+import type { Logger } from 'pino';
 
 /** Everything one sandbox instance runs on; the HTTP layer reaches it through the context. */
 export interface Services {
   readonly config: SandboxConfig;
+  /** One JSON line per request and per notable event; undefined logs nothing (the library's default). */
+  readonly log: Logger | undefined;
+  /** Undefined when SANDBOX_METRICS=off. */
+  readonly metrics: SandboxMetrics | undefined;
   readonly store: Store;
   readonly merchants: MerchantService;
   readonly payments: PaymentService;
@@ -42,16 +48,26 @@ const PLAIN_WIRE: WireFormat = {
   json: (value) => JSON.stringify(value),
 };
 
-export function createServices(store: Store, config: SandboxConfig, clock?: Clock, wire: WireFormat = PLAIN_WIRE): Services {
+/** What a sandbox reports through: its logger and metrics (both optional). */
+export interface Observability {
+  readonly log?: Logger | undefined;
+  readonly metrics?: SandboxMetrics | undefined;
+}
+
+export function createServices(store: Store, config: SandboxConfig, clock?: Clock, wire: WireFormat = PLAIN_WIRE, observe: Observability = {}): Services {
+  const { log, metrics } = observe;
   const sandboxClock = new SandboxClock(clock);
   const merchants = new MerchantService(store, sandboxClock, config);
-  const webhooks = new WebhookService(merchants, store.deliveries, wire.webhookBody, wire.json, config.webhookRetryDelaysMs, config.webhookPrivateTargets);
-  const payments = new PaymentService(store, merchants, config, webhooks.deliveriesFor);
+  const webhooks = new WebhookService(merchants, store.deliveries, wire.webhookBody, wire.json, config.webhookRetryDelaysMs, config.webhookPrivateTargets, metrics);
+  const payments = new PaymentService(store, merchants, config, webhooks.deliveriesFor, metrics);
   payments.onChange(webhooks.onPaymentChange);
+  if (metrics) payments.onChange((_merchant, _payment, events) => metrics.countEvents(events));
   const faultRules = new FaultRuleService(merchants, sandboxClock, config.seed);
   const journal = new RequestJournal(store.journal, config.journal);
   return {
     config,
+    log,
+    metrics,
     store,
     merchants,
     payments,

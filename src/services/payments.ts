@@ -7,12 +7,14 @@ import type { Merchant } from '../domain/merchant.js';
 import { MAX_AMOUNT_MINOR } from '../domain/money.js';
 import type { Actor, Payer, Payment, PaymentEvent, PaymentStatus } from '../domain/payment.js';
 import { maskedStringToSign, signBody, SIGN_TYPES } from '../domain/signature.js';
+import { diagnoseSignature, signatureHint } from '../domain/signature-doctor.js';
 import { dueWork, feesFor, transition } from '../domain/transitions.js';
 import type { PaymentAction } from '../domain/transitions.js';
 import type { Delivery } from '../store/delivery-log.js';
 import type { PaymentPage, Store } from '../store/store.js';
 import type { SandboxConfig } from './config.js';
 import type { MerchantService } from './merchants.js';
+import type { SandboxMetrics } from './metrics.js';
 import { generatedPayer, payerFor, walletSourceFor } from './people.js';
 
 export interface CreatePaymentInput {
@@ -53,6 +55,7 @@ export class PaymentService {
     private readonly merchants: MerchantService,
     private readonly config: SandboxConfig,
     private readonly outbox: OutboxWriter = NO_OUTBOX,
+    private readonly metrics?: SandboxMetrics,
   ) {}
 
   async create(merchant: Merchant, input: CreatePaymentInput): Promise<{ payment: Payment; fault: CommittedFault }> {
@@ -66,14 +69,8 @@ export class PaymentService {
     if (magic?.fault === 'error=500') throw new ApiError(Code.INTERNAL, 'Injected fault: amount 900.01 makes create answer 500 and store nothing (a sandbox magic value).');
     if (magic?.fault === 'error=503') throw new ApiError(Code.UNAVAILABLE, 'Injected fault: amount 900.02 makes create answer 503 and store nothing (a sandbox magic value).');
 
-    const existing = await this.store.paymentByRef(merchant.payeeId, input.merchantRefNo);
-    if (existing) {
-      throw ApiError.refused(
-        `Duplicate merchant_ref_no ${JSON.stringify(input.merchantRefNo)}: payment ${existing.id} already uses it; query that payment or send a new merchant_ref_no.`,
-        { payment_id: existing.id },
-      );
-    }
-    if ((await this.store.countPayments(merchant.payeeId)) >= this.config.maxPaymentsPerMerchant) {
+    // A duplicate merchant_ref_no is found by the insert itself (the store's unique index), not by a read before it.
+    if (!(await this.store.belowPaymentCap(merchant.payeeId, this.config.maxPaymentsPerMerchant))) {
       throw ApiError.refused(`This merchant holds ${this.config.maxPaymentsPerMerchant} payments, the sandbox cap: erase them with POST /sandbox/v1/reset.`);
     }
 
@@ -110,13 +107,16 @@ export class PaymentService {
     }
 
     for (let attempt = 0; ; attempt++) {
+      const started = performance.now();
       const result = await this.store.insertPayment(payment, this.outbox(merchant, payment, payment.history));
+      this.metrics?.storeWrites.observe({ store: this.store.kind, operation: 'insert' }, (performance.now() - started) / 1000);
       if (result === 'inserted') break;
       if (result === 'duplicate_ref') {
-        const winner = await this.store.paymentByRef(merchant.payeeId, input.merchantRefNo);
-        throw ApiError.refused(`Duplicate merchant_ref_no ${JSON.stringify(input.merchantRefNo)}: another request created payment ${winner?.id} with it a moment ago.`, {
-          payment_id: winner?.id,
-        });
+        const existing = await this.store.paymentByRef(merchant.payeeId, input.merchantRefNo);
+        throw ApiError.refused(
+          `Duplicate merchant_ref_no ${JSON.stringify(input.merchantRefNo)}: payment ${existing?.id} already uses it; query that payment or send a new merchant_ref_no.`,
+          { payment_id: existing?.id },
+        );
       }
       if (attempt > 5) throw new Error('could not draw a unique payment code');
       payment = { ...payment, id: newPaymentId(), token: newPaymentToken(), code: newPaymentCode() };
@@ -243,7 +243,10 @@ export class PaymentService {
   private async commit(merchant: Merchant, next: Payment, expectedVersion: number): Promise<boolean> {
     // Each transition adds one event and one version, so the new events are the last ones.
     const events = next.history.slice(-(next.version - expectedVersion));
-    if (!(await this.store.updatePayment(next, expectedVersion, this.outbox(merchant, next, events)))) return false;
+    const started = performance.now();
+    const stored = await this.store.updatePayment(next, expectedVersion, this.outbox(merchant, next, events));
+    this.metrics?.storeWrites.observe({ store: this.store.kind, operation: 'update' }, (performance.now() - started) / 1000);
+    if (!stored) return false;
     this.committed(merchant, next, events);
     return true;
   }
@@ -300,7 +303,10 @@ export class PaymentService {
     if (input.sign !== expected) {
       throw ApiError.unauthenticated(
         'Signature mismatch: sign is not the SHA-512 of the string the sandbox signed; compare it with yours (string_to_sign, salt masked).',
-        { string_to_sign: maskedStringToSign(input.body) },
+        {
+          string_to_sign: maskedStringToSign(input.body),
+          signature_hint: signatureHint(diagnoseSignature(input.body, merchant.signingSalt, input.sign)),
+        },
       );
     }
   }

@@ -15,6 +15,7 @@ import { signBody } from '../domain/signature.js';
 import type { Delivery, DeliveryAttempt, DeliveryLog } from '../store/delivery-log.js';
 import { StoreUnavailableError } from '../store/unavailable.js';
 import type { MerchantService } from './merchants.js';
+import type { SandboxMetrics } from './metrics.js';
 
 /** Writes the JSON body of one event (without sign); the HTTP layer owns the wire format. */
 export type WebhookBodyWriter = (merchant: Merchant, payment: Payment, event: PaymentEvent, eventId: string) => Record<string, unknown>;
@@ -67,6 +68,7 @@ export class WebhookService {
     private readonly retryDelaysMs: readonly number[],
     /** Deliver to loopback, private and link-local addresses (local use); a hosted sandbox denies them. */
     private readonly allowPrivateTargets = true,
+    private readonly metrics?: SandboxMetrics,
   ) {
     this.poller = setInterval(() => this.kick(), POLL_MS);
     this.poller.unref();
@@ -200,14 +202,17 @@ export class WebhookService {
     const now = this.merchants.realNow();
     const record: DeliveryAttempt = { at: now, status, error, latencyMs: Math.round(performance.now() - started) };
     if (status !== null && status >= 200 && status < 300) {
+      this.metrics?.deliveries.inc({ outcome: 'delivered' });
       await this.log.recordAttempt(delivery.id, record, { state: 'delivered', attempt: delivery.attempt + 1, nextAttemptAt: null });
       return;
     }
     const delay = this.retryDelaysMs[delivery.attempt + 1];
     if (delay === undefined) {
+      this.metrics?.deliveries.inc({ outcome: 'failed' });
       await this.log.recordAttempt(delivery.id, record, { state: 'failed', attempt: delivery.attempt + 1, nextAttemptAt: null });
       return;
     }
+    this.metrics?.deliveries.inc({ outcome: 'retry' });
     await this.log.recordAttempt(delivery.id, record, { state: 'pending', attempt: delivery.attempt + 1, nextAttemptAt: now + delay });
     this.wakeAfter(delay);
   }

@@ -17,6 +17,8 @@ export interface JournalEntry {
   readonly latencyMs: number;
   readonly fault: string | null;
   readonly warnings: readonly string[];
+  /** The request's Request-Id (absent on entries kept before it existed). */
+  readonly requestId?: string;
 }
 
 export type NewJournalEntry = Omit<JournalEntry, 'id'>;

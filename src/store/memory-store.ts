@@ -146,6 +146,10 @@ export class MemoryStore implements Store {
     return { items, total };
   }
 
+  async belowPaymentCap(payeeId: string, cap: number): Promise<boolean> {
+    return (this.paymentOrder.get(payeeId)?.length ?? 0) < cap;
+  }
+
   async countPayments(payeeId: string): Promise<number> {
     return this.paymentOrder.get(payeeId)?.length ?? 0;
   }

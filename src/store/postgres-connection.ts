@@ -11,6 +11,16 @@
 import postgres from 'postgres';
 import { StoreUnavailableError } from './unavailable.js';
 
+/** The pool, or a transaction of it. */
+export type Sql = postgres.Sql | postgres.TransactionSql;
+/** Runs a query on the pool, as PostgresConnection.run does. */
+export type Run = <T>(query: (sql: postgres.Sql) => Promise<T>) => Promise<T>;
+
+/** PostgreSQL text cannot hold NUL: a key with one matches nothing stored (and must not reach the server, which refuses it). */
+export function cannotBeStored(text: string): boolean {
+  return text.includes('\0');
+}
+
 /** A call without an answer by then fails with 503 (its outcome unknown). */
 export const CALL_DEADLINE_MS = 5_000;
 const PROBE_EVERY_MS = 1_000;

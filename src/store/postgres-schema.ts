@@ -69,9 +69,9 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX payreq_deliveries_newest ON payreq_deliveries (payee_id, seq DESC);
   CREATE INDEX payreq_deliveries_due ON payreq_deliveries (next_attempt_at) WHERE state = 'pending';
   CREATE TABLE payreq_rate_windows (
-    payee_id text PRIMARY KEY,
-    second   bigint NOT NULL,
-    count    integer NOT NULL
+    key    text PRIMARY KEY,
+    slot   bigint NOT NULL,
+    count  integer NOT NULL
   );
   `,
 ];

@@ -18,14 +18,16 @@ import type { Merchant } from '../domain/merchant.js';
 import { isLive, isOpen } from '../domain/payment.js';
 import type { Payment } from '../domain/payment.js';
 import { nextDueAt } from '../domain/transitions.js';
-import { DELIVERY_LOG_CAP } from './delivery-log.js';
-import type { Delivery, DeliveryAttempt, DeliveryLog, DeliveryState } from './delivery-log.js';
-import type { JournalEntry, JournalFilter, JournalLog, NewJournalEntry } from './journal-log.js';
-import { JOURNAL_CAP, journalEntryMatches } from './journal-log.js';
+import type { Delivery } from './delivery-log.js';
+import type { JournalLog } from './journal-log.js';
+import { PostgresDeliveryLog } from './postgres-deliveries.js';
+import { PostgresJournalLog, PostgresRateWindows } from './postgres-journal.js';
 import { migrate } from './postgres-schema.js';
 import type { RateWindows } from './rate-windows.js';
 import type { InsertResult, MerchantChange, PaymentPage, PaymentQuery, Store } from './store.js';
 import { PostgresConnection } from './postgres-connection.js';
+import { cannotBeStored } from './postgres-connection.js';
+import type { Sql } from './postgres-connection.js';
 import { redactedUrl } from './unavailable.js';
 
 export interface PostgresStoreOptions {
@@ -35,10 +37,11 @@ export interface PostgresStoreOptions {
   readonly maxConnections?: number;
 }
 
-type Sql = postgres.Sql | postgres.TransactionSql;
 
-/** Trim a merchant's journal to the cap after this many appends of this instance. */
-const JOURNAL_TRIM_EVERY = 50;
+/** How long a merchant's payment count serves the cap check, and how near the cap it is counted afresh. */
+const CAP_COUNT_TTL_MS = 10_000;
+const CAP_COUNT_MARGIN = 1_000;
+
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
@@ -48,6 +51,8 @@ export class PostgresStore implements Store {
   /** The URL with its password masked: for banners, logs and errors. */
   readonly shownUrl: string;
   private readonly connection: PostgresConnection;
+  /** Per merchant, a recent count of its payments (for the cap only). */
+  private readonly counts = new Map<string, { count: number; at: number }>();
 
   constructor(options: PostgresStoreOptions) {
     this.shownUrl = redactedUrl(options.url);
@@ -176,6 +181,21 @@ export class PostgresStore implements Store {
     });
   }
 
+  /**
+   * From a count at most CAP_COUNT_TTL_MS old plus this instance's inserts since: counting on
+   * every create would scan the merchant's payments each time (18 ms at 100,000).
+   */
+  async belowPaymentCap(payeeId: string, cap: number): Promise<boolean> {
+    const now = Date.now();
+    let known = this.counts.get(payeeId);
+    if (!known || now - known.at > CAP_COUNT_TTL_MS || known.count >= cap - CAP_COUNT_MARGIN) {
+      known = { count: await this.countPayments(payeeId), at: now };
+      this.counts.set(payeeId, known);
+    }
+    known.count++;
+    return known.count <= cap;
+  }
+
   countPayments(payeeId: string): Promise<number> {
     return this.run(async (sql) => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM payreq_payments WHERE payee_id = ${payeeId}`)[0]?.n ?? 0);
   }
@@ -219,6 +239,7 @@ export class PostgresStore implements Store {
   }
 
   resetMerchant(payeeId: string): Promise<number> {
+    this.counts.delete(payeeId);
     return this.run((sql) =>
       sql.begin(async (tx) => {
         const [row] = await tx<{ doc: string }[]>`SELECT doc FROM payreq_merchants WHERE payee_id = ${payeeId} FOR UPDATE`;
@@ -242,11 +263,6 @@ export class PostgresStore implements Store {
       return row ? (JSON.parse(row.doc) as Payment) : undefined;
     });
   }
-}
-
-/** PostgreSQL text cannot hold NUL: a key with one matches nothing stored (and must not reach the server, which refuses it). */
-function cannotBeStored(text: string): boolean {
-  return text.includes('\0');
 }
 
 async function writeMerchant(tx: Sql, m: Merchant): Promise<void> {
@@ -277,176 +293,4 @@ function paymentRow(p: Payment) {
     version: p.version,
     doc: JSON.stringify(p),
   };
-}
-
-class PostgresJournalLog implements JournalLog {
-  private readonly appendsSinceTrim = new Map<string, number>();
-
-  constructor(private readonly store: PostgresStore) {}
-
-  async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
-    await this.store.run((sql) => sql`INSERT INTO payreq_journal (payee_id, entry) VALUES (${payeeId}, ${JSON.stringify(entry)})`);
-    const appends = (this.appendsSinceTrim.get(payeeId) ?? 0) + 1;
-    this.appendsSinceTrim.set(payeeId, appends % JOURNAL_TRIM_EVERY);
-    if (appends >= JOURNAL_TRIM_EVERY) {
-      // Reads look at the newest JOURNAL_CAP only, so the trim bounds the table, not what is seen.
-      await this.store.run(
-        (sql) => sql`
-          DELETE FROM payreq_journal WHERE payee_id = ${payeeId} AND id < (
-            SELECT id FROM payreq_journal WHERE payee_id = ${payeeId} ORDER BY id DESC OFFSET ${JOURNAL_CAP - 1} LIMIT 1)`,
-      );
-    }
-  }
-
-  /** Filtered here, like the in-process journal, over the newest JOURNAL_CAP entries (what the journal holds). */
-  list(payeeId: string, filter: JournalFilter): Promise<JournalEntry[]> {
-    return this.store.run(async (sql) => {
-      const out: JournalEntry[] = [];
-      const rows = await sql<{ id: string; entry: string }[]>`
-        SELECT id, entry FROM payreq_journal WHERE payee_id = ${payeeId} ORDER BY id DESC LIMIT ${JOURNAL_CAP}`;
-      for (const row of rows) {
-        const entry: JournalEntry = { id: Number(row.id), ...(JSON.parse(row.entry) as NewJournalEntry) };
-        if (!journalEntryMatches(entry, filter)) continue;
-        out.push(entry);
-        if (out.length >= filter.limit) break;
-      }
-      return out;
-    });
-  }
-
-  clear(payeeId: string): Promise<number> {
-    return this.store.run(async (sql) => {
-      const [row] = await sql<{ n: number }[]>`
-        WITH gone AS (DELETE FROM payreq_journal WHERE payee_id = ${payeeId} RETURNING id)
-        SELECT least(count(*), ${JOURNAL_CAP})::int AS n FROM gone`;
-      return row?.n ?? 0;
-    });
-  }
-}
-
-class PostgresRateWindows implements RateWindows {
-  constructor(private readonly store: PostgresStore) {}
-
-  async take(payeeId: string, limitPerSecond: number, nowMs: number): Promise<number> {
-    if (limitPerSecond <= 0) return 0;
-    const second = Math.floor(nowMs / 1000);
-    // One statement counts the request in the window every instance shares; an instance whose
-    // clock is a little behind counts into the newer window rather than resetting it.
-    const [row] = await this.store.run(
-      (sql) => sql<{ count: number }[]>`
-        INSERT INTO payreq_rate_windows AS w (payee_id, second, count) VALUES (${payeeId}, ${second}, 1)
-        ON CONFLICT (payee_id) DO UPDATE
-          SET count = CASE WHEN excluded.second <= w.second THEN w.count + 1 ELSE 1 END,
-              second = greatest(w.second, excluded.second)
-        RETURNING count`,
-    );
-    return (row?.count ?? 0) > limitPerSecond ? 1 : 0;
-  }
-}
-
-interface DeliveryRow {
-  id: string;
-  doc: string;
-  state: DeliveryState;
-  attempts: DeliveryAttempt[];
-  attempt: number;
-  next_attempt_at: string | null;
-}
-
-/** The parts of a delivery that never change, kept as one document. */
-type DeliveryDoc = Pick<Delivery, 'id' | 'payeeId' | 'eventId' | 'eventType' | 'paymentId' | 'url' | 'body' | 'createdAt'>;
-
-function deliveryOf(row: DeliveryRow): Delivery {
-  const doc = JSON.parse(row.doc) as DeliveryDoc;
-  return { ...doc, state: row.state, attempts: row.attempts, attempt: row.attempt, nextAttemptAt: row.next_attempt_at === null ? null : Number(row.next_attempt_at) };
-}
-
-class PostgresDeliveryLog implements DeliveryLog {
-  private readonly addsSinceTrim = new Map<string, number>();
-
-  constructor(private readonly store: PostgresStore) {}
-
-  /** Writes new deliveries inside the transaction of the change that caused them. */
-  async insert(tx: Sql, deliveries: readonly Delivery[]): Promise<void> {
-    for (const d of deliveries) {
-      const doc: DeliveryDoc = { id: d.id, payeeId: d.payeeId, eventId: d.eventId, eventType: d.eventType, paymentId: d.paymentId, url: d.url, body: d.body, createdAt: d.createdAt };
-      await tx`
-        INSERT INTO payreq_deliveries (id, payee_id, doc, state, attempts, attempt, next_attempt_at)
-        VALUES (${d.id}, ${d.payeeId}, ${JSON.stringify(doc)}, ${d.state}, ${JSON.stringify(d.attempts)}::text::jsonb, ${d.attempt}, ${d.nextAttemptAt})`;
-    }
-    const payeeId = deliveries[0]?.payeeId;
-    if (payeeId === undefined) return;
-    const adds = (this.addsSinceTrim.get(payeeId) ?? 0) + deliveries.length;
-    this.addsSinceTrim.set(payeeId, adds >= JOURNAL_TRIM_EVERY ? 0 : adds);
-    if (adds >= JOURNAL_TRIM_EVERY) {
-      // The oldest beyond the cap go, pending ones too: work stays bounded with the log.
-      await tx`
-        DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId} AND seq < (
-          SELECT seq FROM payreq_deliveries WHERE payee_id = ${payeeId} ORDER BY seq DESC OFFSET ${DELIVERY_LOG_CAP - 1} LIMIT 1)`;
-    }
-  }
-
-  list(payeeId: string, limit: number): Promise<readonly Delivery[]> {
-    return this.store.run(async (sql) =>
-      (
-        await sql<DeliveryRow[]>`
-          SELECT id, doc, state, attempts, attempt, next_attempt_at FROM payreq_deliveries
-           WHERE payee_id = ${payeeId} ORDER BY seq DESC LIMIT ${Math.min(limit, DELIVERY_LOG_CAP)}`
-      ).map(deliveryOf),
-    );
-  }
-
-  get(payeeId: string, id: string): Promise<Delivery | undefined> {
-    if (cannotBeStored(id)) return Promise.resolve(undefined);
-    return this.store.run(async (sql) => {
-      const [row] = await sql<DeliveryRow[]>`
-        SELECT id, doc, state, attempts, attempt, next_attempt_at FROM payreq_deliveries WHERE payee_id = ${payeeId} AND id = ${id}`;
-      return row ? deliveryOf(row) : undefined;
-    });
-  }
-
-  claimDue(now: number, leaseMs: number, max: number): Promise<readonly Delivery[]> {
-    return this.store.run(async (sql) =>
-      (
-        await sql<DeliveryRow[]>`
-          UPDATE payreq_deliveries SET lease_until = ${now + leaseMs}
-           WHERE id IN (
-             SELECT id FROM payreq_deliveries
-              WHERE state = 'pending' AND next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now})
-              ORDER BY next_attempt_at LIMIT ${max}
-              FOR UPDATE SKIP LOCKED)
-          RETURNING id, doc, state, attempts, attempt, next_attempt_at`
-      ).map(deliveryOf),
-    );
-  }
-
-  async recordAttempt(id: string, attempt: DeliveryAttempt, next: { readonly state: DeliveryState; readonly attempt: number; readonly nextAttemptAt: number | null }): Promise<void> {
-    await this.store.run(
-      (sql) => sql`
-        UPDATE payreq_deliveries
-           SET attempts = attempts || ${JSON.stringify([attempt])}::text::jsonb, state = ${next.state}, attempt = ${next.attempt},
-               next_attempt_at = ${next.nextAttemptAt}, lease_until = NULL
-         WHERE id = ${id} AND state = 'pending'`,
-    );
-  }
-
-  resend(payeeId: string, id: string, now: number): Promise<Delivery | 'pending' | undefined> {
-    if (cannotBeStored(id)) return Promise.resolve(undefined);
-    return this.store.run((sql) =>
-      sql.begin(async (tx) => {
-        const [row] = await tx<DeliveryRow[]>`
-          SELECT id, doc, state, attempts, attempt, next_attempt_at FROM payreq_deliveries WHERE payee_id = ${payeeId} AND id = ${id} FOR UPDATE`;
-        if (!row) return undefined;
-        if (row.state === 'pending') return 'pending' as const;
-        const [again] = await tx<DeliveryRow[]>`
-          UPDATE payreq_deliveries SET state = 'pending', attempt = 0, next_attempt_at = ${now}, lease_until = NULL WHERE id = ${id}
-          RETURNING id, doc, state, attempts, attempt, next_attempt_at`;
-        return deliveryOf(again!);
-      }),
-    ) as Promise<Delivery | 'pending' | undefined>;
-  }
-
-  async clear(payeeId: string): Promise<void> {
-    await this.store.run((sql) => sql`DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId}`);
-  }
 }

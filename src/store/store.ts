@@ -65,6 +65,8 @@ export interface Store {
   updatePayment(payment: Payment, expectedVersion: number, outbox?: readonly Delivery[]): Promise<boolean>;
   listPayments(payeeId: string, query: PaymentQuery): Promise<PaymentPage>;
   countPayments(payeeId: string): Promise<number>;
+  /** True while the merchant holds fewer than `cap` payments (a shared store may answer from a count a few seconds old). */
+  belowPaymentCap(payeeId: string, cap: number): Promise<boolean>;
   /**
    * Ids of the merchant's payments whose next due work (expiry, a delayed payer, the settlement
    * cut-off when `autoSettle`) falls at or before `now`, its sandbox ms. Hints: the caller

@@ -192,11 +192,15 @@ describe.each(KINDS)('the Store contract: %s', (_kind, make) => {
   it('counts requests per merchant in one-second windows', async () => {
     const at = 1_700_000_000_000;
     const waits = [];
-    for (let i = 0; i < 4; i++) waits.push(await store.rateWindows.take('M1', 3, at + i));
+    for (let i = 0; i < 4; i++) waits.push(await store.rateWindows.take('M1', 3, 1000, at + i));
     expect(waits).toEqual([0, 0, 0, 1]);
-    expect(await store.rateWindows.take('M2', 3, at)).toBe(0);
-    expect(await store.rateWindows.take('M1', 3, at + 1000)).toBe(0);
-    expect(await store.rateWindows.take('M1', 0, at + 1000)).toBe(0);
+    expect(await store.rateWindows.take('M2', 3, 1000, at)).toBe(0);
+    expect(await store.rateWindows.take('M1', 3, 1000, at + 1000)).toBe(0);
+    expect(await store.rateWindows.take('M1', 0, 1000, at + 1000)).toBe(0);
+    // A minute's window: the wait is what is left of it.
+    const minute = 1_700_000_080_000; // 40 s into a minute
+    expect(await store.rateWindows.take('ip:1', 1, 60_000, minute)).toBe(0);
+    expect(await store.rateWindows.take('ip:1', 1, 60_000, minute + 1)).toBe(20);
   });
 
   it('is ready while open, and says so no more once closed', async () => {

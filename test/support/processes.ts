@@ -17,7 +17,8 @@ export async function startServer(dataFile: string, env: Record<string, string> 
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does) before the durability tests`);
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataFile], {
     // NODE_ENV=test on purpose: lowdb's presets would silently keep data in memory under it.
-    env: { ...process.env, NODE_ENV: 'test', SANDBOX_STORE: 'file', ...env },
+    // No enrolment limit: tests enroll a merchant per scenario file from one address (the limit has its own test).
+    env: { ...process.env, NODE_ENV: 'test', SANDBOX_STORE: 'file', SANDBOX_ENROLL_LIMIT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -27,7 +28,7 @@ export async function startServer(dataFile: string, env: Record<string, string> 
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in 20 s:\n${output}`)), 20_000);
     const check = () => {
-      const match = /listening on http:\/\/localhost:(\d+)/.exec(output);
+      const match = /listening on http:\/\/[^\s:]+:(\d+)/.exec(output);
       if (match) {
         clearTimeout(timer);
         child.stdout!.off('data', check);

@@ -34,6 +34,7 @@ export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
     latencyMs: Math.round((performance.now() - started) * 10) / 10,
     fault: c.get('fault') ?? null,
     warnings: warnings.length === 0 ? NO_WARNINGS : [...warnings],
+    requestId: c.get('requestId'),
   }).catch((err: unknown) => {
     if (!(err instanceof StoreUnavailableError)) console.error('journal entry lost:', err instanceof Error ? err.message : err);
   });

@@ -8,7 +8,7 @@ export const limitRate = createMiddleware<AppEnv>(async (c, next) => {
   const limit = merchant?.settings.rateLimitPerSecond ?? 0;
   if (limit > 0) {
     const { store, merchants } = c.get('services');
-    const wait = await store.rateWindows.take(merchant.payeeId, limit, merchants.realNow());
+    const wait = await store.rateWindows.take(`merchant:${merchant.payeeId}`, limit, 1000, merchants.realNow());
     if (wait > 0) {
       throw new ApiError(
         Code.RATE_LIMITED,

@@ -10,6 +10,7 @@ import { journalQuerySchema } from '../schemas.js';
 function entryView(e: JournalEntry): Record<string, unknown> {
   return {
     id: e.id,
+    request_id: e.requestId ?? null,
     at: new Date(e.at).toISOString(),
     method: e.method,
     path: e.path,

@@ -1,7 +1,9 @@
 /** POST /sandbox/v1/merchants: self-service enrolment, optionally behind an admin token. */
 import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
-import { ApiError } from '../../domain/codes.js';
+import type { Context } from 'hono';
+import { ApiError, Code } from '../../domain/codes.js';
+import { clientAddress } from '../client-address.js';
 import { readJsonObject, validate } from '../body.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
@@ -41,6 +43,23 @@ export function ownMerchantRoutes(): Hono<AppEnv> {
   return routes;
 }
 
+/** Without an admin token, each client address may enroll a few merchants a minute (SPEC 15). */
+async function limitEnrolment(c: Context<AppEnv>): Promise<void> {
+  const { config, store, merchants } = c.get('services');
+  if (config.adminToken !== undefined || config.enrollLimitPerMinute <= 0) return;
+  const client = clientAddress(c, config.trustProxy);
+  if (client === 'in-process') return;
+  const wait = await store.rateWindows.take(`enroll:${client}`, config.enrollLimitPerMinute, 60_000, merchants.realNow());
+  if (wait > 0) {
+    throw new ApiError(
+      Code.RATE_LIMITED,
+      `Enrolment limit reached: ${config.enrollLimitPerMinute} merchants per minute from one client; retry after ${wait} s (see Retry-After), or reuse a merchant you enrolled (POST /sandbox/v1/reset erases its payments).`,
+      {},
+      { 'Retry-After': String(wait) },
+    );
+  }
+}
+
 export function merchantRoutes(): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.post('/merchants', async (c) => {
@@ -52,6 +71,7 @@ export function merchantRoutes(): Hono<AppEnv> {
         throw ApiError.unauthenticated('Enrolment on this sandbox needs the admin token: send Authorization: Bearer <SANDBOX_ADMIN_TOKEN>.');
       }
     }
+    await limitEnrolment(c);
     const input = validate(c, enrollSchema, await readJsonObject(c, true));
     const { merchant, apiKey } = await merchants.enroll({
       name: input.name ?? undefined,

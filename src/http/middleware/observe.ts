@@ -1,0 +1,32 @@
+/**
+ * The outermost layer of every request: a request id (taken from the client when it is a sane
+ * one, else drawn), then, once answered, one log line and the request metrics, labelled with
+ * the route pattern, never the raw path.
+ */
+import { createMiddleware } from 'hono/factory';
+import { routePath } from 'hono/route';
+import { newRequestId } from '../../domain/ids.js';
+import type { AppEnv } from '../context.js';
+
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export const observeRequests = createMiddleware<AppEnv>(async (c, next) => {
+  const started = performance.now();
+  const sent = c.req.header('request-id');
+  const requestId = sent !== undefined && CLIENT_REQUEST_ID.test(sent) ? sent : newRequestId();
+  c.set('requestId', requestId);
+  await next();
+  // Envelopes carry it already (sendText); touching c.res.headers would rebuild the light response.
+  if (c.get('responseBody') === undefined) c.res.headers.set('Request-Id', requestId);
+  const { log, metrics } = c.get('services');
+  // After next(), the route index is the one that answered; a pattern ending in * is middleware only.
+  const pattern = routePath(c);
+  const route = pattern && !pattern.endsWith('*') ? pattern : 'unmatched';
+  const seconds = (performance.now() - started) / 1000;
+  const status = c.res.status;
+  if (metrics) {
+    metrics.requests.inc({ method: c.req.method, route, status: String(status) });
+    metrics.latency.observe({ method: c.req.method, route }, seconds);
+  }
+  log?.info({ request_id: requestId, method: c.req.method, route, status, latency_ms: Math.round(seconds * 10_000) / 10, payee_id: c.get('merchant')?.payeeId ?? null }, 'request');
+});

@@ -1,0 +1,55 @@
+/**
+ * The Prometheus metrics of one sandbox (prom-client), in a registry of its own so that two
+ * sandboxes in one process never count into each other. Labels carry route patterns, statuses
+ * and outcomes: never an id, a key or a raw path.
+ */
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import type { PaymentEvent } from '../domain/payment.js';
+
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+export class SandboxMetrics {
+  readonly registry = new Registry();
+  readonly requests = new Counter({
+    name: 'payreq_http_requests_total',
+    help: 'HTTP requests answered, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly latency = new Histogram({
+    name: 'payreq_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by method and route pattern.',
+    labelNames: ['method', 'route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly payments = new Counter({
+    name: 'payreq_payment_events_total',
+    help: 'Payment events committed: created (to P or W) and every transition, by event and the status it led to.',
+    labelNames: ['event', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly deliveries = new Counter({
+    name: 'payreq_webhook_deliveries_total',
+    help: 'Webhook delivery attempts, by outcome (delivered, retry, failed).',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+  readonly storeWrites = new Histogram({
+    name: 'payreq_store_write_duration_seconds',
+    help: 'Time to store a payment change (a create or a transition), by store and operation.',
+    labelNames: ['store', 'operation'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+
+  /** Adds the process's own metrics (CPU, memory, event-loop lag, GC): once per process, by the server. */
+  withProcessMetrics(): this {
+    collectDefaultMetrics({ register: this.registry });
+    return this;
+  }
+
+  countEvents(events: readonly PaymentEvent[]): void {
+    for (const event of events) this.payments.inc({ event: event.type, status: event.to });
+  }
+}

@@ -1,0 +1,115 @@
+/** Webhook deliveries of the PostgreSQL store: written in the transaction of their change, claimed under a lease. */
+import { DELIVERY_LOG_CAP } from './delivery-log.js';
+import type { Delivery, DeliveryAttempt, DeliveryLog, DeliveryState } from './delivery-log.js';
+import { cannotBeStored } from './postgres-connection.js';
+import type { Run, Sql } from './postgres-connection.js';
+
+/** Trim a merchant's deliveries to the cap after this many of this instance. */
+const TRIM_EVERY = 50;
+
+interface DeliveryRow {
+  id: string;
+  doc: string;
+  state: DeliveryState;
+  attempts: DeliveryAttempt[];
+  attempt: number;
+  next_attempt_at: string | null;
+}
+
+/** The parts of a delivery that never change, kept as one document. */
+type DeliveryDoc = Pick<Delivery, 'id' | 'payeeId' | 'eventId' | 'eventType' | 'paymentId' | 'url' | 'body' | 'createdAt'>;
+
+function deliveryOf(row: DeliveryRow): Delivery {
+  const doc = JSON.parse(row.doc) as DeliveryDoc;
+  return { ...doc, state: row.state, attempts: row.attempts, attempt: row.attempt, nextAttemptAt: row.next_attempt_at === null ? null : Number(row.next_attempt_at) };
+}
+
+export class PostgresDeliveryLog implements DeliveryLog {
+  private readonly addsSinceTrim = new Map<string, number>();
+
+  constructor(private readonly store: { run: Run }) {}
+
+  /** Writes new deliveries inside the transaction of the change that caused them. */
+  async insert(tx: Sql, deliveries: readonly Delivery[]): Promise<void> {
+    for (const d of deliveries) {
+      const doc: DeliveryDoc = { id: d.id, payeeId: d.payeeId, eventId: d.eventId, eventType: d.eventType, paymentId: d.paymentId, url: d.url, body: d.body, createdAt: d.createdAt };
+      await tx`
+        INSERT INTO payreq_deliveries (id, payee_id, doc, state, attempts, attempt, next_attempt_at)
+        VALUES (${d.id}, ${d.payeeId}, ${JSON.stringify(doc)}, ${d.state}, ${JSON.stringify(d.attempts)}::text::jsonb, ${d.attempt}, ${d.nextAttemptAt})`;
+    }
+    const payeeId = deliveries[0]?.payeeId;
+    if (payeeId === undefined) return;
+    const adds = (this.addsSinceTrim.get(payeeId) ?? 0) + deliveries.length;
+    this.addsSinceTrim.set(payeeId, adds >= TRIM_EVERY ? 0 : adds);
+    if (adds >= TRIM_EVERY) {
+      // The oldest beyond the cap go, pending ones too: work stays bounded with the log.
+      await tx`
+        DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId} AND seq < (
+          SELECT seq FROM payreq_deliveries WHERE payee_id = ${payeeId} ORDER BY seq DESC OFFSET ${DELIVERY_LOG_CAP - 1} LIMIT 1)`;
+    }
+  }
+
+  list(payeeId: string, limit: number): Promise<readonly Delivery[]> {
+    return this.store.run(async (sql) =>
+      (
+        await sql<DeliveryRow[]>`
+          SELECT id, doc, state, attempts, attempt, next_attempt_at FROM payreq_deliveries
+           WHERE payee_id = ${payeeId} ORDER BY seq DESC LIMIT ${Math.min(limit, DELIVERY_LOG_CAP)}`
+      ).map(deliveryOf),
+    );
+  }
+
+  get(payeeId: string, id: string): Promise<Delivery | undefined> {
+    if (cannotBeStored(id)) return Promise.resolve(undefined);
+    return this.store.run(async (sql) => {
+      const [row] = await sql<DeliveryRow[]>`
+        SELECT id, doc, state, attempts, attempt, next_attempt_at FROM payreq_deliveries WHERE payee_id = ${payeeId} AND id = ${id}`;
+      return row ? deliveryOf(row) : undefined;
+    });
+  }
+
+  claimDue(now: number, leaseMs: number, max: number): Promise<readonly Delivery[]> {
+    return this.store.run(async (sql) =>
+      (
+        await sql<DeliveryRow[]>`
+          UPDATE payreq_deliveries SET lease_until = ${now + leaseMs}
+           WHERE id IN (
+             SELECT id FROM payreq_deliveries
+              WHERE state = 'pending' AND next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now})
+              ORDER BY next_attempt_at LIMIT ${max}
+              FOR UPDATE SKIP LOCKED)
+          RETURNING id, doc, state, attempts, attempt, next_attempt_at`
+      ).map(deliveryOf),
+    );
+  }
+
+  async recordAttempt(id: string, attempt: DeliveryAttempt, next: { readonly state: DeliveryState; readonly attempt: number; readonly nextAttemptAt: number | null }): Promise<void> {
+    await this.store.run(
+      (sql) => sql`
+        UPDATE payreq_deliveries
+           SET attempts = attempts || ${JSON.stringify([attempt])}::text::jsonb, state = ${next.state}, attempt = ${next.attempt},
+               next_attempt_at = ${next.nextAttemptAt}, lease_until = NULL
+         WHERE id = ${id} AND state = 'pending'`,
+    );
+  }
+
+  resend(payeeId: string, id: string, now: number): Promise<Delivery | 'pending' | undefined> {
+    if (cannotBeStored(id)) return Promise.resolve(undefined);
+    return this.store.run((sql) =>
+      sql.begin(async (tx) => {
+        const [row] = await tx<DeliveryRow[]>`
+          SELECT id, doc, state, attempts, attempt, next_attempt_at FROM payreq_deliveries WHERE payee_id = ${payeeId} AND id = ${id} FOR UPDATE`;
+        if (!row) return undefined;
+        if (row.state === 'pending') return 'pending' as const;
+        const [again] = await tx<DeliveryRow[]>`
+          UPDATE payreq_deliveries SET state = 'pending', attempt = 0, next_attempt_at = ${now}, lease_until = NULL WHERE id = ${id}
+          RETURNING id, doc, state, attempts, attempt, next_attempt_at`;
+        return deliveryOf(again!);
+      }),
+    ) as Promise<Delivery | 'pending' | undefined>;
+  }
+
+  async clear(payeeId: string): Promise<void> {
+    await this.store.run((sql) => sql`DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId}`);
+  }
+}

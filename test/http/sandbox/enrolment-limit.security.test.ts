@@ -1,0 +1,57 @@
+/** SPEC 15: enrolment without an admin token is limited per client address, and a forged X-Forwarded-For changes nothing. */
+import { describe, expect, it } from 'vitest';
+import { createSandbox } from '../../../src/index.js';
+import type { SandboxConfig } from '../../../src/index.js';
+
+async function live(config: Partial<SandboxConfig>) {
+  // The windows are whole minutes of real time: do not start a burst at the very end of one.
+  if (Date.now() % 60_000 > 58_000) await new Promise((r) => setTimeout(r, 2_100));
+  const sandbox = await createSandbox({ store: 'memory', scheduler: false, config });
+  const server = await sandbox.listen(0, '127.0.0.1');
+  const enroll = (headers: Record<string, string> = {}) =>
+    fetch(`${server.url}/sandbox/v1/merchants`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{}' });
+  return { sandbox, enroll };
+}
+
+describe('enrolment limit per client', () => {
+  it('lets SANDBOX_ENROLL_LIMIT through a minute, then answers 429 with Retry-After; a forged X-Forwarded-For is ignored', async () => {
+    const { sandbox, enroll } = await live({ enrollLimitPerMinute: 3 });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await enroll({ 'X-Forwarded-For': `203.0.113.${i}` })).status);
+      const refused = await enroll({ 'X-Forwarded-For': '198.51.100.7' });
+      expect(statuses).toEqual([200, 200, 200]);
+      expect(refused.status).toBe(429);
+      const wait = Number(refused.headers.get('retry-after'));
+      expect(wait).toBeGreaterThanOrEqual(1);
+      expect(wait).toBeLessThanOrEqual(60);
+      const body = (await refused.json()) as { code: number; description: string };
+      expect(body.code).toBe(429);
+      expect(body.description).toMatch(/3 merchants per minute from one client; retry after \d+ s/);
+      // Nothing was enrolled by the refused call: the merchant count is unchanged.
+      expect((await sandbox.services.store.merchantIds()).length).toBe(2 + 3);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('with SANDBOX_TRUST_PROXY=1, counts the left-most X-Forwarded-For address', async () => {
+    const { sandbox, enroll } = await live({ enrollLimitPerMinute: 1, trustProxy: true });
+    try {
+      expect((await enroll({ 'X-Forwarded-For': '203.0.113.1, 10.0.0.1' })).status).toBe(200);
+      expect((await enroll({ 'X-Forwarded-For': '203.0.113.1' })).status).toBe(429);
+      expect((await enroll({ 'X-Forwarded-For': '203.0.113.2, 10.0.0.1' })).status).toBe(200);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('does not apply with an admin token (the token is the gate)', async () => {
+    const { sandbox, enroll } = await live({ enrollLimitPerMinute: 1, adminToken: 'tok-123' });
+    try {
+      for (let i = 0; i < 3; i++) expect((await enroll({ Authorization: 'Bearer tok-123' })).status).toBe(200);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
