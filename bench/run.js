@@ -62,6 +62,11 @@ const WORKLOADS = [
   { name: 'status-100k', label: 'status GET (100,000 stored)', seed: '100k', load: 'status', vs: 'bare-get' },
   { name: 'status-nojournal', label: 'status GET, SANDBOX_JOURNAL=off', seed: 'small', load: 'status', vs: 'bare-get', env: { SANDBOX_JOURNAL: 'off' } },
   { name: 'create-nojournal', label: 'create, SANDBOX_JOURNAL=off', seed: 'small', load: 'create', vs: 'bare-post', env: { SANDBOX_JOURNAL: 'off' } },
+  // Issue 10: what /metrics and the request log cost (each measured by turning it off).
+  { name: 'status-nometrics', label: 'status GET, SANDBOX_METRICS=off', seed: 'small', load: 'status', vs: 'bare-get', key: true, env: { SANDBOX_METRICS: 'off' } },
+  { name: 'create-nometrics', label: 'create, SANDBOX_METRICS=off', seed: 'small', load: 'create', vs: 'bare-post', key: true, env: { SANDBOX_METRICS: 'off' } },
+  { name: 'status-nolog', label: 'status GET, SANDBOX_LOG=off', seed: 'small', load: 'status', vs: 'bare-get', env: { SANDBOX_LOG: 'off' } },
+  { name: 'create-nolog', label: 'create, SANDBOX_LOG=off', seed: 'small', load: 'create', vs: 'bare-post', env: { SANDBOX_LOG: 'off' } },
   { name: 'mixed', label: 'mixed (create/assign/pay/status)', seed: 'small', load: 'mixed', vs: 'bare-post' },
   { name: 'qr-png-cold', label: 'QR PNG cold', seed: 'qr', load: 'qr', params: { format: 'png' }, vs: 'bare-get' },
   { name: 'qr-png-cached', label: 'QR PNG cached', seed: 'qr', load: 'qr', params: { format: 'png', distinct: 8 }, vs: 'bare-get' },

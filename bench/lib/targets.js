@@ -23,6 +23,9 @@ export const TARGETS = [
   },
   { name: 'cached QR PNG >= 0.5 x bare GET', unit: 'x', min: 0.5, value: (f) => f['qr-png-cached']?.ratio },
   { name: 'cached QR SVG >= 0.5 x bare GET', unit: 'x', min: 0.5, value: (f) => f['qr-svg-cached']?.ratio },
+  // Issue 10: /metrics costs at most 5 % (throughput with it against the same run without it).
+  { name: 'status with /metrics >= 0.95 x without (issue 10)', unit: 'x', min: 0.95, value: (f) => ratio(f.status, f['status-nometrics']) },
+  { name: 'create with /metrics >= 0.95 x without (issue 10)', unit: 'x', min: 0.95, value: (f) => ratio(f.create, f['create-nometrics']) },
   // Issue 9, PostgreSQL store (`--stores file,postgres`); PostgreSQL, the servers and the load generator share the cores.
   // The ratios are to bare Hono direct, as the issue states them; the 2-instance rows against bare behind the proxy are INFO.
   ...[
@@ -38,6 +41,8 @@ export const TARGETS = [
 
 /** Figures printed for information (issue 2: creates at 50,000 stored against 100 stored). */
 export const INFO = [
+  { name: 'status with the request log / without (SANDBOX_LOG=off)', unit: 'x', value: (f) => ratio(f.status, f['status-nolog']) },
+  { name: 'create with the request log / without (SANDBOX_LOG=off)', unit: 'x', value: (f) => ratio(f.create, f['create-nolog']) },
   { name: 'create with 50k stored / with 100 stored (issue 2)', unit: 'x', value: (f) => ratio(f['create-50k'], f.create) },
   { name: 'RSS after the create@100k run', unit: 'MB', value: (f) => f['create-100k']?.rssMB, note: (f) => `with ${f['create-100k']?.stored} payments` },
   {

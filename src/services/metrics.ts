@@ -10,18 +10,25 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 
 export class SandboxMetrics {
   readonly registry = new Registry();
+  readonly latency = new Histogram({
+    name: 'payreq_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by method, route pattern and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  /** Read from the latency histogram's counts when scraped: one prom-client call per request instead of two. */
   readonly requests = new Counter({
     name: 'payreq_http_requests_total',
     help: 'HTTP requests answered, by method, route pattern and status.',
     labelNames: ['method', 'route', 'status'] as const,
     registers: [this.registry],
-  });
-  readonly latency = new Histogram({
-    name: 'payreq_http_request_duration_seconds',
-    help: 'Time to answer an HTTP request, by method and route pattern.',
-    labelNames: ['method', 'route'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
+    collect: async () => {
+      this.requests.reset();
+      for (const sample of (await this.latency.get()).values) {
+        if (sample.metricName === 'payreq_http_request_duration_seconds_count') this.requests.inc(sample.labels as Record<'method' | 'route' | 'status', string>, sample.value);
+      }
+    },
   });
   readonly payments = new Counter({
     name: 'payreq_payment_events_total',
@@ -42,6 +49,11 @@ export class SandboxMetrics {
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
+
+  /** Counts one answered request (its latency, and so its count). */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    this.latency.observe({ method, route, status: String(status) }, seconds);
+  }
 
   /** Adds the process's own metrics (CPU, memory, event-loop lag, GC): once per process, by the server. */
   withProcessMetrics(): this {

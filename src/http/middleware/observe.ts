@@ -24,9 +24,6 @@ export const observeRequests = createMiddleware<AppEnv>(async (c, next) => {
   const route = pattern && !pattern.endsWith('*') ? pattern : 'unmatched';
   const seconds = (performance.now() - started) / 1000;
   const status = c.res.status;
-  if (metrics) {
-    metrics.requests.inc({ method: c.req.method, route, status: String(status) });
-    metrics.latency.observe({ method: c.req.method, route }, seconds);
-  }
+  metrics?.observeRequest(c.req.method, route, status, seconds);
   log?.info({ request_id: requestId, method: c.req.method, route, status, latency_ms: Math.round(seconds * 10_000) / 10, payee_id: c.get('merchant')?.payeeId ?? null }, 'request');
 });
