@@ -13,6 +13,7 @@ import { injectFaults } from './middleware/faults.js';
 import { journalRequests } from './middleware/journal.js';
 import { limitRate } from './middleware/rate-limit.js';
 import { observeRequests } from './middleware/observe.js';
+import { idempotentPosts } from './middleware/idempotency.js';
 import { keyedCatalogueRoutes, openCatalogueRoutes } from './sandbox/catalogue.js';
 import { clockRoutes } from './sandbox/clock.js';
 import { controlRoutes } from './sandbox/control.js';
@@ -61,12 +62,12 @@ export function createApp(services: Services): Hono<AppEnv> {
 
   const api = publicApi(services.config.productTypes);
   for (const prefix of PUBLIC_PREFIXES) {
-    app.use(`${prefix}/*`, authenticate, journalRequests, limitRate, injectFaults);
+    app.use(`${prefix}/*`, authenticate, journalRequests, limitRate, injectFaults, idempotentPosts);
     app.route(prefix, api);
   }
 
   const keyed = new Hono<AppEnv>();
-  keyed.use('*', authenticate, journalRequests, limitRate);
+  keyed.use('*', authenticate, journalRequests, limitRate, idempotentPosts);
   keyed.route('/', controlRoutes());
   keyed.route('/', clockRoutes());
   keyed.route('/', keyedCatalogueRoutes());

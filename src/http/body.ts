@@ -42,6 +42,22 @@ function hasBody(c: Context<AppEnv>): boolean {
 }
 
 /**
+ * The body's text, read once per request within the size limit (readJsonObject and the
+ * idempotency layer both read it); '' when there is none.
+ */
+export async function readBodyText(c: Context<AppEnv>): Promise<string> {
+  const kept = c.get('bodyText');
+  if (kept !== undefined) return kept;
+  if (!hasBody(c)) return '';
+  const length = Number(c.req.header('content-length'));
+  if (length > BODY_LIMIT_BYTES) throw tooLarge();
+  const text = Number.isFinite(length) ? await c.req.text() : await readLimited(c.req.raw);
+  if (Buffer.byteLength(text) > BODY_LIMIT_BYTES) throw tooLarge();
+  c.set('bodyText', text);
+  return text;
+}
+
+/**
  * The body as a JSON object. With `optional`, an absent body is `{}` (control routes whose
  * fields are all optional); otherwise a body is required.
  */
@@ -60,8 +76,7 @@ export async function readJsonObject(c: Context<AppEnv>, optional = false): Prom
   if (charset && !/^utf-?8$/i.test(charset)) {
     throw new ApiError(Code.UNSUPPORTED_MEDIA_TYPE, `The body must be UTF-8 JSON, got charset ${JSON.stringify(charset)}: send Content-Type: application/json (UTF-8).`);
   }
-  const text = Number.isFinite(length) ? await c.req.text() : await readLimited(c.req.raw);
-  if (Buffer.byteLength(text) > BODY_LIMIT_BYTES) throw tooLarge();
+  const text = await readBodyText(c);
   c.set('requestBody', text);
   if (optional && text.trim() === '') return {};
   let parsed: unknown;

@@ -18,6 +18,10 @@ export interface AppEnv {
     heldUntilWritten: boolean | undefined;
     /** Names this request in the Request-Id header, the log line and the journal. */
     requestId: string;
+    /** The body's text once read (http/body.ts). */
+    bodyText: string | undefined;
+    /** Keeps the answer as it stands as this request's idempotent answer: a committed-change fault calls it before spoiling the answer. */
+    keepCommittedAnswer: (() => Promise<void>) | undefined;
     /** The faults applied to this request, for the journal. */
     fault: string | undefined;
   };

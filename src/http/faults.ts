@@ -43,6 +43,8 @@ export function injectedError(c: Context<AppEnv>, status: ResponseCode, committe
 
 /** After the change is committed: hold the answer, or close the connection without one. */
 export async function applyCommittedFault(c: Context<AppEnv>, fault: 'timeout' | 'drop'): Promise<Response> {
+  // The change is committed: a retry with the same Idempotency-Key gets the answer this one would have had.
+  await c.get('keepCommittedAnswer')?.();
   const socket = socketOf(c);
   if (fault === 'drop') {
     if (!socket) throw new DroppedConnection();

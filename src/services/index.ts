@@ -1,6 +1,8 @@
 /** Wires the services of one sandbox instance. */
 import { DAY_MS } from '../domain/transitions.js';
 import type { Merchant } from '../domain/merchant.js';
+import { MemoryIdempotencyKeys } from '../store/idempotency-keys.js';
+import type { IdempotencyKeys } from '../store/idempotency-keys.js';
 import type { Store } from '../store/store.js';
 import { StoreUnavailableError } from '../store/unavailable.js';
 import { SandboxClock } from './clock.js';
@@ -30,6 +32,8 @@ export interface Services {
   readonly faultRules: FaultRuleService;
   readonly journal: RequestJournal;
   readonly webhooks: WebhookService;
+  /** Idempotency keys: the store's, or this instance's own when the store keeps none. */
+  readonly idempotency: IdempotencyKeys;
   /** Moves the merchant's clock forward and applies what falls due; answers the merchant and how many payments had work due by the new time. */
   advanceClock(merchant: Merchant, seconds: number): Promise<{ merchant: Merchant; changed: number }>;
   /** Erases a merchant's payments, journal, fault rules and deliveries and resets its clock; its key and settings stay. Answers how many payments went. */
@@ -64,6 +68,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
   if (metrics) payments.onChange((_merchant, _payment, events) => metrics.countEvents(events));
   const faultRules = new FaultRuleService(merchants, sandboxClock, config.seed);
   const journal = new RequestJournal(store.journal, config.journal);
+  const idempotency = store.idempotency ?? new MemoryIdempotencyKeys();
   return {
     config,
     log,
@@ -75,6 +80,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
     faultRules,
     journal,
     webhooks,
+    idempotency,
     async advanceClock(merchant, seconds) {
       // Counted before the clock moves: the background scheduler (of any instance) may apply some
       // of this work before runDue below does, and the answer must not depend on who was first.
@@ -84,8 +90,11 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
       await payments.runDue(advanced);
       return { merchant: advanced, changed: due };
     },
-    resetMerchant(merchant) {
-      return store.resetMerchant(merchant.payeeId);
+    async resetMerchant(merchant) {
+      const erased = await store.resetMerchant(merchant.payeeId);
+      // A store that keeps the keys erased them in its reset.
+      if (!store.idempotency) await idempotency.clear(merchant.payeeId);
+      return erased;
     },
   };
 }

@@ -13,7 +13,7 @@ export const SCHEMA_VERSION = 1;
 const MIGRATION_LOCK = 0x7061797265710000n;
 
 const MIGRATIONS: readonly string[] = [
-  // 1: merchants, keys, payments, journal, webhook deliveries, rate-limit windows.
+  // 1: merchants, keys, payments, journal, webhook deliveries, idempotency keys, rate-limit windows.
   `
   CREATE TABLE payreq_merchants (
     payee_id        text PRIMARY KEY,
@@ -68,6 +68,18 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX payreq_deliveries_newest ON payreq_deliveries (payee_id, seq DESC);
   CREATE INDEX payreq_deliveries_due ON payreq_deliveries (next_attempt_at) WHERE state = 'pending';
+  CREATE TABLE payreq_idempotency (
+    seq         bigserial NOT NULL,
+    payee_id    text NOT NULL,
+    key         text NOT NULL,
+    fingerprint text NOT NULL,
+    created_at  bigint NOT NULL,
+    lease_until bigint NOT NULL,
+    code        integer,
+    body        text,
+    PRIMARY KEY (payee_id, key)
+  );
+  CREATE INDEX payreq_idempotency_oldest ON payreq_idempotency (payee_id, seq);
   CREATE TABLE payreq_rate_windows (
     key    text PRIMARY KEY,
     slot   bigint NOT NULL,

@@ -21,6 +21,7 @@ import { nextDueAt } from '../domain/transitions.js';
 import type { Delivery } from './delivery-log.js';
 import type { JournalLog } from './journal-log.js';
 import { PostgresDeliveryLog } from './postgres-deliveries.js';
+import { PostgresIdempotencyKeys } from './postgres-idempotency.js';
 import { PostgresJournalLog, PostgresRateWindows } from './postgres-journal.js';
 import { migrate } from './postgres-schema.js';
 import type { RateWindows } from './rate-windows.js';
@@ -48,6 +49,7 @@ export class PostgresStore implements Store {
   readonly journal: JournalLog;
   readonly rateWindows: RateWindows;
   readonly deliveries: PostgresDeliveryLog;
+  readonly idempotency: PostgresIdempotencyKeys;
   /** The URL with its password masked: for banners, logs and errors. */
   readonly shownUrl: string;
   private readonly connection: PostgresConnection;
@@ -60,6 +62,7 @@ export class PostgresStore implements Store {
     this.journal = new PostgresJournalLog(this);
     this.rateWindows = new PostgresRateWindows(this);
     this.deliveries = new PostgresDeliveryLog(this);
+    this.idempotency = new PostgresIdempotencyKeys(this);
   }
 
   /** Runs `query`, turning a lost, refused or silent database into StoreUnavailableError. */
@@ -246,6 +249,7 @@ export class PostgresStore implements Store {
         const erased = (await tx`DELETE FROM payreq_payments WHERE payee_id = ${payeeId}`).count;
         await tx`DELETE FROM payreq_journal WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId}`;
+        await tx`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}`;
         const fresh = row ? afterReset(JSON.parse(row.doc) as Merchant) : null;
         if (fresh) await writeMerchant(tx, fresh);
         return erased;

@@ -6,6 +6,7 @@
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment, PaymentStatus } from '../domain/payment.js';
 import type { Delivery, DeliveryLog } from './delivery-log.js';
+import type { IdempotencyKeys } from './idempotency-keys.js';
 import type { JournalLog } from './journal-log.js';
 import type { RateWindows } from './rate-windows.js';
 
@@ -34,6 +35,11 @@ export interface Store {
   readonly rateWindows: RateWindows;
   /** Webhook deliveries; new ones are written by insertPayment and updatePayment with their change. */
   readonly deliveries: DeliveryLog;
+  /**
+   * Idempotency keys, when the store keeps them (a shared store must: a retry may reach another
+   * instance); otherwise the services keep them in memory. A reset erases them.
+   */
+  readonly idempotency?: IdempotencyKeys;
   open(): Promise<void>;
   /** Writes everything out and releases files; the store is unusable afterwards. */
   close(): Promise<void>;

@@ -1,0 +1,84 @@
+/**
+ * Idempotency-Key on POSTs (SPEC 16): the first answer is kept per merchant and key, and a
+ * retry with the same key and the same request gets it again (`Idempotent-Replayed: true`)
+ * instead of making a second change, also when the first answer was lost to a fault after the
+ * change committed. The same key with another request is a 400; a retry while the first is still
+ * running is a 402. Answers that committed nothing (5xx) are not kept, so the retry runs.
+ */
+import { createMiddleware } from 'hono/factory';
+import { ApiError } from '../../domain/codes.js';
+import type { ResponseCode } from '../../domain/codes.js';
+import { readBodyText } from '../body.js';
+import type { AppEnv } from '../context.js';
+import { holdUntilWritten } from '../durable.js';
+import { sendText } from '../envelope.js';
+
+const KEY = /^[\x20-\x7E]{1,255}$/;
+
+export const REPLAYED_HEADER = 'Idempotent-Replayed';
+
+export const idempotentPosts = createMiddleware<AppEnv>(async (c, next) => {
+  const key = c.req.method === 'POST' ? c.req.header('idempotency-key') : undefined;
+  const merchant = c.get('merchant');
+  if (key === undefined || !merchant) return next();
+  if (!KEY.test(key)) {
+    throw ApiError.invalid(
+      'Idempotency-Key must be 1 to 255 printable ASCII characters (space to ~), and the one sent is not: send one value per operation (a UUID does) and the same value on every retry of it.',
+    );
+  }
+  const { idempotency, merchants } = c.get('services');
+  const fingerprint = `${c.req.method} ${c.req.path} ${canonicalBody(await readBodyText(c))}`;
+  const verdict = await idempotency.begin(merchant.payeeId, key, fingerprint, merchants.now(merchant), merchants.realNow());
+  if (verdict.kind === 'mismatch') {
+    throw ApiError.invalid(
+      `Idempotency-Key ${JSON.stringify(key)} was already used for another request (another route or body) in the last 24 hours: a retry must repeat the first request exactly; a new operation needs a new key.`,
+    );
+  }
+  if (verdict.kind === 'in_progress') {
+    throw ApiError.refused(`The request with Idempotency-Key ${JSON.stringify(key)} is still in progress: retry later, and you will get its answer.`);
+  }
+  if (verdict.kind === 'done') return sendText(c, verdict.code as ResponseCode, verdict.body, { [REPLAYED_HEADER]: 'true' });
+
+  let settled = false;
+  const keep = async (): Promise<void> => {
+    if (settled) return;
+    settled = true;
+    // Kept only once the change is written: a failed write turns this answer into a 500, not kept.
+    await holdUntilWritten(c);
+    const text = c.get('responseBody');
+    const code = text === undefined ? undefined : codeOf(text);
+    if (text !== undefined && code !== undefined && code < 500) await idempotency.finish(merchant.payeeId, key, code, text);
+    else await idempotency.forget(merchant.payeeId, key);
+  };
+  c.set('keepCommittedAnswer', keep);
+  try {
+    await next();
+  } finally {
+    await keep();
+  }
+});
+
+/** The body as compared: parsed JSON with its keys sorted at every level, or the text as sent. */
+function canonicalBody(text: string): string {
+  if (text.trim() === '') return '';
+  try {
+    return JSON.stringify(sortKeys(JSON.parse(text)));
+  } catch {
+    return text;
+  }
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(value).sort()) Object.defineProperty(out, name, { value: sortKeys((value as Record<string, unknown>)[name]), enumerable: true });
+  return out;
+}
+
+/** Every envelope starts {"code":NNN. */
+function codeOf(text: string): number | undefined {
+  const match = /^\{"code":(\d{3})/.exec(text);
+  return match ? Number(match[1]) : undefined;
+}
+

@@ -1,0 +1,80 @@
+/** Idempotency keys of the PostgreSQL store: a retry may reach any instance, so the claim is a row. */
+import type { IdempotencyBegin, IdempotencyKeys } from './idempotency-keys.js';
+import { IDEMPOTENCY_KEYS_PER_MERCHANT, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, judgeKept } from './idempotency-keys.js';
+import type { Run } from './postgres-connection.js';
+
+/** Trim a merchant's keys to the cap after this many claims of this instance. */
+const TRIM_EVERY = 100;
+
+interface KeyRow {
+  fingerprint: string;
+  created_at: string;
+  lease_until: string;
+  code: number | null;
+  body: string | null;
+}
+
+export class PostgresIdempotencyKeys implements IdempotencyKeys {
+  private readonly claimsSinceTrim = new Map<string, number>();
+
+  constructor(private readonly store: { run: Run }) {}
+
+  async begin(payeeId: string, key: string, fingerprint: string, now: number, realNow: number): Promise<IdempotencyBegin> {
+    const verdict = await this.store.run(async (sql) => {
+      // One statement claims a new key, an expired one or one whose claim was abandoned; it
+      // returns nothing when the key is held, and then the kept row is judged.
+      const claimed = await sql`
+        INSERT INTO payreq_idempotency AS k (payee_id, key, fingerprint, created_at, lease_until)
+        VALUES (${payeeId}, ${key}, ${fingerprint}, ${now}, ${realNow + IDEMPOTENCY_LEASE_MS})
+        ON CONFLICT (payee_id, key) DO UPDATE
+          SET fingerprint = excluded.fingerprint, created_at = excluded.created_at, lease_until = excluded.lease_until, code = NULL, body = NULL
+          WHERE k.created_at <= ${now - IDEMPOTENCY_TTL_MS} OR (k.code IS NULL AND k.lease_until <= ${realNow})
+        RETURNING 1`;
+      if (claimed.count === 1) return { kind: 'started' } as const;
+      const [row] = await sql<KeyRow[]>`SELECT fingerprint, created_at, lease_until, code, body FROM payreq_idempotency WHERE payee_id = ${payeeId} AND key = ${key}`;
+      // Gone between the two statements (a reset): the retry runs as new.
+      if (!row) return { kind: 'in_progress' } as const;
+      const judged = judgeKept(
+        {
+          fingerprint: row.fingerprint,
+          createdAt: Number(row.created_at),
+          leaseUntil: Number(row.lease_until),
+          answer: row.code === null || row.body === null ? null : { code: row.code, body: row.body },
+        },
+        fingerprint,
+        now,
+        realNow,
+      );
+      // Claimable a moment ago but taken by another instance since: wait like any claim in progress.
+      return judged === 'claim' ? ({ kind: 'in_progress' } as const) : judged;
+    });
+    if (verdict.kind === 'started') this.noteClaim(payeeId);
+    return verdict;
+  }
+
+  async finish(payeeId: string, key: string, code: number, body: string): Promise<void> {
+    await this.store.run((sql) => sql`UPDATE payreq_idempotency SET code = ${code}, body = ${body} WHERE payee_id = ${payeeId} AND key = ${key} AND code IS NULL`);
+  }
+
+  async forget(payeeId: string, key: string): Promise<void> {
+    await this.store.run((sql) => sql`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId} AND key = ${key} AND code IS NULL`);
+  }
+
+  async clear(payeeId: string): Promise<void> {
+    await this.store.run((sql) => sql`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}`);
+  }
+
+  private noteClaim(payeeId: string): void {
+    const claims = (this.claimsSinceTrim.get(payeeId) ?? 0) + 1;
+    this.claimsSinceTrim.set(payeeId, claims % TRIM_EVERY);
+    if (claims < TRIM_EVERY) return;
+    // The oldest keys beyond the cap go; nobody waits for it.
+    void this.store
+      .run(
+        (sql) => sql`
+          DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId} AND seq < (
+            SELECT seq FROM payreq_idempotency WHERE payee_id = ${payeeId} ORDER BY seq DESC OFFSET ${IDEMPOTENCY_KEYS_PER_MERCHANT - 1} LIMIT 1)`,
+      )
+      .catch(() => undefined);
+  }
+}
