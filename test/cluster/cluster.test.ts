@@ -233,4 +233,17 @@ describe('two instances on one PostgreSQL database behind a round-robin proxy', 
       expect(listed.body.total).toBe(1);
     }
   });
+
+  it("a fault rule's times counter holds across instances: times 3 fires exactly 3 times through both", async () => {
+    const m = await enroll();
+    const rule = await call(a!.url, 'POST', '/sandbox/v1/faults', m.key, { match: { method: 'GET', path: '/openapi/v1/payments/payment/*' }, fault: 'error=503', times: 3 });
+    expect(rule.status).toBe(200);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => call(i % 2 ? a!.url : b!.url, 'GET', `/openapi/v1/payments/payment/pay_times${String(i).padStart(2, '0')}unknownXXXXXXXX`, m.key)),
+    );
+    expect(answers.filter((r) => r.status === 503)).toHaveLength(3);
+    expect(answers.filter((r) => r.status === 404)).toHaveLength(9);
+    const rules = await call(b!.url, 'GET', '/sandbox/v1/faults', m.key);
+    expect(rules.body.rules[0]).toMatchObject({ fired: 3, times_left: 0 });
+  });
 });
