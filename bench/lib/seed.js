@@ -57,7 +57,11 @@ export const SEED_PAYEE = 'DEMO-MERCHANT-1';
  * default 15-minute time-to-live, longer than a bench run.
  */
 export async function seedStore(file, count, { now = Date.now(), ttlMs = 15 * 60_000 } = {}) {
-  const [{ SNAPSHOT_FORMAT }, { SnapshotFile }] = await Promise.all([import(dist('store/file-store.js')), import(dist('store/snapshot-file.js'))]);
+  const [{ SNAPSHOT_FORMAT }, { SnapshotFile }, { newPayment }] = await Promise.all([
+    import(dist('store/file-store.js')),
+    import(dist('store/snapshot-file.js')),
+    import(dist('domain/payment.js')),
+  ]);
   const merchants = await demoMerchants();
   const ids = randomTexts(BASE62, 22, count).map((s) => `pay_${s}`);
   const codes = randomTexts(CODE_ALPHABET, 12, count);
@@ -68,7 +72,7 @@ export async function seedStore(file, count, { now = Date.now(), ttlMs = 15 * 60
     const createdAt = now - 60_000 + Math.floor((i * 60_000) / Math.max(count, 1));
     const amountMinor = 100 + (i % 99_900);
     tokens[i] = `ptok_${tokenBytes.subarray(i * 24, i * 24 + 24).toString('base64url')}`;
-    payments[i] = {
+    payments[i] = newPayment({
       id: ids[i],
       token: tokens[i],
       code: codes[i],
@@ -77,22 +81,9 @@ export async function seedStore(file, count, { now = Date.now(), ttlMs = 15 * 60
       productType: 'QR_DYNAMIC',
       currency: 'SGD',
       amountMinor,
-      paidCurrency: 'SGD',
-      paidAmountMinor: amountMinor,
-      status: 'P',
-      settled: false,
-      payer: null,
-      source: null,
-      fees: [],
-      metadata: null,
-      createdAt,
-      expiresAt: createdAt + ttlMs,
-      paidAt: null,
-      settledAt: null,
-      payDueAt: null,
-      history: [{ type: 'created', from: null, to: 'P', at: createdAt, reason: null, actor: 'merchant' }],
-      version: 1,
-    };
+      now: createdAt,
+      ttlMs,
+    });
   }
   mkdirSync(path.dirname(file), { recursive: true });
   // Written by the store's own snapshot writer, so the file has the layout a running sandbox leaves.

@@ -70,6 +70,51 @@ export interface Payment {
   readonly version: number;
 }
 
+export interface NewPaymentInput {
+  readonly id: string;
+  readonly token: string;
+  readonly code: string;
+  readonly payeeId: string;
+  readonly merchantRefNo: string;
+  readonly productType: string;
+  readonly currency: string;
+  readonly amountMinor: number;
+  readonly metadata?: Readonly<Record<string, unknown>> | null;
+  /** The merchant's sandbox time of the creation, ms. */
+  readonly now: number;
+  /** How long it stays P or W before it expires, ms. */
+  readonly ttlMs: number;
+}
+
+/** A payment as create makes it: P, its whole amount to pay, nothing happened yet but its creation. */
+export function newPayment(input: NewPaymentInput): Payment {
+  return {
+    id: input.id,
+    token: input.token,
+    code: input.code,
+    payeeId: input.payeeId,
+    merchantRefNo: input.merchantRefNo,
+    productType: input.productType,
+    currency: input.currency,
+    amountMinor: input.amountMinor,
+    paidCurrency: input.currency,
+    paidAmountMinor: input.amountMinor,
+    status: 'P',
+    settled: false,
+    payer: null,
+    source: null,
+    fees: [],
+    metadata: input.metadata ?? null,
+    createdAt: input.now,
+    expiresAt: input.now + input.ttlMs,
+    paidAt: null,
+    settledAt: null,
+    payDueAt: null,
+    history: [{ type: 'created', from: null, to: 'P', at: input.now, reason: null, actor: 'merchant' }],
+    version: 1,
+  };
+}
+
 /** The history keeps its first event and the newest ones, so memory stays bounded. */
 export const HISTORY_CAP = 100;
 

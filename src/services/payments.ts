@@ -5,6 +5,7 @@ import { newPaymentCode, newPaymentId, newPaymentToken } from '../domain/ids.js'
 import { magicPayerOutcome, MAGIC_AMOUNTS, PAY_LATER_DELAY_MS } from '../domain/magic.js';
 import type { Merchant } from '../domain/merchant.js';
 import { MAX_AMOUNT_MINOR } from '../domain/money.js';
+import { newPayment } from '../domain/payment.js';
 import type { Actor, Payer, Payment, PaymentEvent, PaymentStatus } from '../domain/payment.js';
 import { maskedStringToSign, signBody, SIGN_TYPES } from '../domain/signature.js';
 import { diagnoseSignature, signatureHint } from '../domain/signature-doctor.js';
@@ -76,7 +77,7 @@ export class PaymentService {
 
     const now = this.merchants.now(merchant);
     const currency = input.currency ?? merchant.homeCurrency;
-    let payment: Payment = {
+    let payment = newPayment({
       id: newPaymentId(),
       token: newPaymentToken(),
       code: newPaymentCode(),
@@ -85,22 +86,10 @@ export class PaymentService {
       productType: input.productType,
       currency,
       amountMinor: input.amountMinor,
-      paidCurrency: currency,
-      paidAmountMinor: input.amountMinor,
-      status: 'P',
-      settled: false,
-      payer: null,
-      source: null,
-      fees: [],
-      metadata: input.metadata ?? null,
-      createdAt: now,
-      expiresAt: now + merchant.settings.qrTtlSeconds * 1000,
-      paidAt: null,
-      settledAt: null,
-      payDueAt: null,
-      history: [{ type: 'created', from: null, to: 'P', at: now, reason: null, actor: 'merchant' }],
-      version: 1,
-    };
+      metadata: input.metadata,
+      now,
+      ttlMs: merchant.settings.qrTtlSeconds * 1000,
+    });
     if (input.payer !== undefined) {
       payment = { ...payment, status: 'W', history: [{ type: 'created', from: null, to: 'W', at: now, reason: null, actor: 'merchant' }] };
       payment = this.followMagicPayer({ ...payment, payer: payerFor(input.payer) }, merchant, now);

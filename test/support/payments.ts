@@ -1,10 +1,11 @@
 /** Domain fixtures: a payment in any status, built without HTTP or a store. */
+import { newPayment } from '../../src/domain/payment.js';
 import type { Payment, PaymentStatus } from '../../src/domain/payment.js';
 
 export const T0 = Date.UTC(2030, 0, 15, 10, 0, 0);
 
 export function aPayment(overrides: Partial<Payment> = {}): Payment {
-  return {
+  const fresh = newPayment({
     id: 'pay_0123456789ABCDEFGHIJKL',
     token: 'ptok_0123456789abcdefghijklmnopqrstuv',
     code: 'ABCD2345WXYZ',
@@ -13,23 +14,10 @@ export function aPayment(overrides: Partial<Payment> = {}): Payment {
     productType: 'QR_DYNAMIC',
     currency: 'SGD',
     amountMinor: 1050,
-    paidCurrency: 'SGD',
-    paidAmountMinor: 1050,
-    status: 'P',
-    settled: false,
-    payer: null,
-    source: null,
-    fees: [],
-    metadata: null,
-    createdAt: T0,
-    expiresAt: T0 + 15 * 60_000,
-    paidAt: null,
-    settledAt: null,
-    payDueAt: null,
-    history: [{ type: 'created', from: null, to: 'P', at: T0, reason: null, actor: 'merchant' }],
-    version: 1,
-    ...overrides,
-  };
+    now: T0,
+    ttlMs: 15 * 60_000,
+  });
+  return { ...fresh, ...overrides };
 }
 
 /** A payment in one of the seven states the transition table distinguishes. */
