@@ -1,5 +1,6 @@
 /** A merchant (payee) of the sandbox, with its keys and settings. */
 import type { FaultRule } from './faults.js';
+import type { WebhookFaults } from './webhook-drills.js';
 
 export interface MerchantSettings {
   readonly requireSignature: boolean;
@@ -30,6 +31,8 @@ export interface Merchant {
   readonly faultRules?: readonly FaultRule[];
   /** Where each state change is POSTed; absent or null is no webhook. */
   readonly webhookUrl?: string | null;
+  /** Webhook drills: duplicates, reordering, delay (absent: none). */
+  readonly webhookFaults?: WebhookFaults;
 }
 
 export const DEFAULT_SETTINGS: MerchantSettings = {

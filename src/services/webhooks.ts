@@ -8,7 +8,10 @@
 import { lookup } from 'node:dns/promises';
 import { BlockList } from 'node:net';
 import { ApiError } from '../domain/codes.js';
-import { newDeliveryId, newEventId } from '../domain/ids.js';
+import { newDeliveryId, newEventId, newPaymentCode, newPaymentId, newPaymentToken } from '../domain/ids.js';
+import { seedOf } from '../domain/seeded.js';
+import { eventTypeOf, NO_WEBHOOK_FAULTS, sampleEvent, WEBHOOK_EVENT_TYPES } from '../domain/webhook-drills.js';
+import type { WebhookFaults } from '../domain/webhook-drills.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment, PaymentEvent } from '../domain/payment.js';
 import { signBody } from '../domain/signature.js';
@@ -28,6 +31,9 @@ export const WEBHOOK_TIMEOUT_MS = 5000;
 export const DELIVERY_LEASE_MS = 30_000;
 /** Deliveries one instance sends at once; the rest wait for a place. */
 export const MAX_DELIVERIES_IN_FLIGHT = 16;
+/** With reorder, how far apart the events of one change are sent; a duplicate follows its original by this. */
+const REORDER_GAP_MS = 100;
+const DUPLICATE_GAP_MS = 50;
 /** How often an instance looks for deliveries due (other instances' retries, ended leases). */
 const POLL_MS = 500;
 
@@ -74,9 +80,10 @@ export class WebhookService {
     this.poller.unref();
   }
 
-  setUrl(merchant: Merchant, url: string | null): Promise<Merchant> {
+  /** Sets the URL, and the drill faults when given (a URL alone keeps the faults set before). */
+  setUrl(merchant: Merchant, url: string | null, faults?: WebhookFaults): Promise<Merchant> {
     return this.merchants.update(merchant.payeeId, (current) => {
-      const next = { ...current, webhookUrl: url };
+      const next = { ...current, webhookUrl: url, ...(faults ? { webhookFaults: faults } : {}) };
       return [next, next] as const;
     });
   }
@@ -92,29 +99,60 @@ export class WebhookService {
   readonly deliveriesFor = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]): readonly Delivery[] => {
     const url = merchant.webhookUrl;
     if (!url || this.closed) return [];
+    const faults = merchant.webhookFaults ?? NO_WEBHOOK_FAULTS;
     const now = this.merchants.realNow();
-    return events.map((event) => {
-      const eventId = newEventId();
-      const unsigned = this.writeBody(merchant, payment, event, eventId);
-      // Sign what the receiver will parse (amounts as numbers), so it can check with the same function.
-      const parsed = JSON.parse(this.writeJson(unsigned)) as Record<string, unknown>;
-      const signed = { ...unsigned, sign_type: 'SHA512', sign: signBody(parsed, merchant.signingSalt) };
-      return {
-        id: newDeliveryId(),
-        payeeId: merchant.payeeId,
-        eventId,
-        eventType: String(unsigned.type),
-        paymentId: payment.id,
-        url,
-        body: this.writeJson(signed),
-        state: 'pending',
-        attempts: [],
-        attempt: 0,
-        nextAttemptAt: now,
-        createdAt: now,
-      } satisfies Delivery;
+    const due = now + faults.delaySeconds * 1000;
+    // With reorder, the newest event of the change goes first; each a little after the one before.
+    const ordered = faults.reorder ? [...events].reverse() : events;
+    return ordered.flatMap((event, i) => {
+      const delivery = this.delivery(merchant, url, payment, event, due + (faults.reorder ? i * REORDER_GAP_MS : 0), false);
+      // A duplicate is the same event (same event_id and body) sent again a moment later.
+      const twice = faults.duplicate > 0 && seedOf(`${delivery.eventId}:duplicate`) / 2 ** 32 < faults.duplicate;
+      return twice ? [delivery, { ...delivery, id: newDeliveryId(), nextAttemptAt: delivery.nextAttemptAt! + DUPLICATE_GAP_MS }] : [delivery];
     });
   };
+
+  /**
+   * Sends a sample event of `type` (payment.created, payment.paid...) to the merchant's URL now,
+   * signed like real ones, without touching a payment; answers the delivery after its first
+   * attempt (later attempts follow the retry schedule).
+   */
+  async sendTest(merchant: Merchant, type: string): Promise<Delivery> {
+    const current = await this.merchants.current(merchant);
+    const url = current.webhookUrl;
+    if (!url) throw ApiError.refused('No webhook URL is set: PUT /sandbox/v1/webhook {"url": "https://..."} first, then send a test event.');
+    const eventType = eventTypeOf(type);
+    if (!eventType) throw ApiError.invalid(`type ${JSON.stringify(type.slice(0, 64))} is not an event the sandbox sends: use one of ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
+    const now = this.merchants.realNow();
+    const { payment, event } = sampleEvent(eventType, { id: newPaymentId(), token: newPaymentToken(), code: newPaymentCode() }, current, this.merchants.now(current));
+    // Held past the pump's reach until this call has made its own attempt.
+    const delivery = this.delivery(current, url, payment, event, now + DELIVERY_LEASE_MS, true);
+    await this.log.record([delivery]);
+    await this.attempt(delivery);
+    return (await this.log.get(current.payeeId, delivery.id)) ?? delivery;
+  }
+
+  private delivery(merchant: Merchant, url: string, payment: Payment, event: PaymentEvent, nextAttemptAt: number, test: boolean): Delivery {
+    const eventId = newEventId();
+    const unsigned: Record<string, unknown> = { ...this.writeBody(merchant, payment, event, eventId), ...(test ? { test: true } : {}) };
+    // Sign what the receiver will parse (amounts as numbers), so it can check with the same function.
+    const parsed = JSON.parse(this.writeJson(unsigned)) as Record<string, unknown>;
+    const signed = { ...unsigned, sign_type: 'SHA512', sign: signBody(parsed, merchant.signingSalt) };
+    return {
+      id: newDeliveryId(),
+      payeeId: merchant.payeeId,
+      eventId,
+      eventType: String(unsigned.type),
+      paymentId: payment.id,
+      url,
+      body: this.writeJson(signed),
+      state: 'pending',
+      attempts: [],
+      attempt: 0,
+      nextAttemptAt,
+      createdAt: this.merchants.realNow(),
+    };
+  }
 
   /** The payment listener: a change was committed, its deliveries may be due now. */
   readonly onPaymentChange = (): void => this.kick();

@@ -49,6 +49,10 @@ export class PostgresDeliveryLog implements DeliveryLog {
     }
   }
 
+  async record(deliveries: readonly Delivery[]): Promise<void> {
+    await this.store.run((sql) => sql.begin((tx) => this.insert(tx, deliveries)));
+  }
+
   list(payeeId: string, limit: number): Promise<readonly Delivery[]> {
     return this.store.run(async (sql) =>
       (
