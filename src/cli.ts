@@ -180,6 +180,17 @@ export function buildProgram(): Command {
       process.on('SIGTERM', stop);
     });
 
+  program
+    .command('readiness')
+    .description("print a merchant's go-live checklist (GET /sandbox/v1/readiness); exits 1 when a required check does not pass")
+    .addOption(new Option('-u, --base-url <url>', 'the sandbox').env('SANDBOX_BASE_URL').default('http://127.0.0.1:8080').argParser(httpUrl))
+    .requiredOption('-k, --key <key>', "the merchant's Service-Api-Key")
+    .option('--junit <file>', 'also write a JUnit XML report (one testcase per check)')
+    .action(async (options: { baseUrl: string; key: string; junit?: string }) => {
+      const { readinessCommand } = await import('./readiness-command.js');
+      process.exitCode = await readinessCommand(options);
+    });
+
   const qr = program.command('qr').description('EMVCo QR payload tools');
   qr.command('decode')
     .description('print the EMV tags of a payload by name and whether its CRC holds; exits 1 on an invalid payload')

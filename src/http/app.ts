@@ -21,6 +21,7 @@ import { faultRoutes } from './sandbox/faults.js';
 import { journalRoutes } from './sandbox/journal.js';
 import { webhookRoutes } from './sandbox/webhook.js';
 import { merchantRoutes, ownMerchantRoutes } from './sandbox/merchants.js';
+import { readinessRoutes } from './sandbox/readiness.js';
 import { pagesRoutes } from './pages/index.js';
 import { openApiRoutes } from './openapi.js';
 import { StoreUnavailableError } from '../store/unavailable.js';
@@ -75,6 +76,7 @@ export function createApp(services: Services): Hono<AppEnv> {
   keyed.route('/', journalRoutes());
   keyed.route('/', webhookRoutes());
   keyed.route('/', ownMerchantRoutes());
+  keyed.route('/', readinessRoutes());
   app.route('/sandbox/v1', merchantRoutes());
   app.route('/sandbox/v1', openCatalogueRoutes());
   app.route('/sandbox/v1', keyed);

@@ -7,7 +7,8 @@ import type { FileResult } from './run-scenario.js';
 // XML 1.0 allows tab, newline, carriage return and the characters from U+0020 up, minus the surrogates and U+FFFE/U+FFFF.
 const NOT_XML = /[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
-function xmlEscape(text: string): string {
+/** Text as XML character data or an attribute value (characters XML cannot hold become U+FFFD). */
+export function xmlEscape(text: string): string {
   return text
     .replace(NOT_XML, '\uFFFD')
     .replace(/&/g, '&amp;')

@@ -1,6 +1,7 @@
 /**
  * Where the request journal is kept: per merchant, newest first, bounded. The in-process log
- * below serves the memory and file stores; a shared store keeps the same entries in a table.
+ * below serves the memory store, and the file store in front of its files (file-logs.ts); a
+ * shared store keeps the same entries in a table.
  */
 export interface JournalEntry {
   /** Increasing in the order entries were kept (per store, not per merchant). */
@@ -19,6 +20,8 @@ export interface JournalEntry {
   readonly warnings: readonly string[];
   /** The request's Request-Id (absent on entries kept before it existed). */
   readonly requestId?: string;
+  /** The Idempotency-Key the request carried, if any (the readiness report follows retries by it). */
+  readonly idempotencyKey?: string;
 }
 
 export type NewJournalEntry = Omit<JournalEntry, 'id'>;
@@ -64,17 +67,42 @@ class Ring {
   *newestFirst(): Generator<JournalEntry> {
     for (let i = 1; i <= this.size; i++) yield this.items[(this.next - i + JOURNAL_CAP) % JOURNAL_CAP]!;
   }
+
+  *oldestFirst(): Generator<JournalEntry> {
+    for (let i = this.size; i >= 1; i--) yield this.items[(this.next - i + JOURNAL_CAP) % JOURNAL_CAP]!;
+  }
 }
 
 /** The journal of one process: a ring of entries per merchant. */
 export class MemoryJournalLog implements JournalLog {
   private readonly byMerchant = new Map<string, Ring>();
   private sequence = 0;
+  /** Entries held, all merchants together. */
+  size = 0;
 
   async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
+    this.keep(payeeId, entry);
+  }
+
+  /** Keeps `entry` under the next id and answers it as kept. */
+  keep(payeeId: string, entry: NewJournalEntry): JournalEntry {
+    const kept: JournalEntry = { id: ++this.sequence, ...entry };
+    this.restore(payeeId, kept);
+    return kept;
+  }
+
+  /** Keeps an entry read back from a file, under the id it had. */
+  restore(payeeId: string, entry: JournalEntry): void {
     let ring = this.byMerchant.get(payeeId);
     if (!ring) this.byMerchant.set(payeeId, (ring = new Ring()));
-    ring.push({ id: ++this.sequence, ...entry });
+    if (ring.size < JOURNAL_CAP) this.size++;
+    ring.push(entry);
+    if (entry.id > this.sequence) this.sequence = entry.id;
+  }
+
+  /** Every entry with its merchant, oldest first per merchant: restoring them in this order rebuilds the journal. */
+  *entries(): Generator<readonly [string, JournalEntry]> {
+    for (const [payeeId, ring] of this.byMerchant) for (const e of ring.oldestFirst()) yield [payeeId, e];
   }
 
   async list(payeeId: string, filter: JournalFilter): Promise<JournalEntry[]> {
@@ -92,6 +120,7 @@ export class MemoryJournalLog implements JournalLog {
   async clear(payeeId: string): Promise<number> {
     const size = this.byMerchant.get(payeeId)?.size ?? 0;
     this.byMerchant.delete(payeeId);
+    this.size -= size;
     return size;
   }
 }

@@ -199,6 +199,14 @@ describe('dashboard in Chromium', () => {
 
     await page.locator('#journal table').waitFor();
     expect(await page.locator('#journal').textContent()).toContain('/openapi/v1/payments/payment');
+
+    // The readiness panel: the creates count as tried, the /v1 alias is never used, nothing lost yet.
+    await page.locator('#refresh-readiness').click();
+    await page.locator('#readiness li[data-check="create"][data-status="pass"]').waitFor();
+    expect(await page.locator('#readiness-verdict').textContent()).toBe('not ready');
+    expect(await page.locator('#readiness li[data-check="production-path"]').getAttribute('data-status')).toBe('pass');
+    expect(await page.locator('#readiness li[data-check="interrupted-create"]').textContent()).toContain('NOT TRIED');
+    expect(await page.locator('#readiness li[data-check="interrupted-create"]').textContent()).toContain('Sandbox-Fault: timeout');
     await shot(page, 'dashboard');
 
     // The key survives a reload of the tab, and "Forget key" drops it.

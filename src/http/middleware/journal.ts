@@ -35,6 +35,7 @@ export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
     fault: c.get('fault') ?? null,
     warnings: warnings.length === 0 ? NO_WARNINGS : [...warnings],
     requestId: c.get('requestId'),
+    ...idempotencyKeyOf(c.req.header('idempotency-key')),
   }).catch((err: unknown) => {
     if (!(err instanceof StoreUnavailableError)) console.error('journal entry lost:', err instanceof Error ? err.message : err);
   });
@@ -48,4 +49,9 @@ function codeOf(text: string): number | null {
   if (!text.startsWith(CODE_PREFIX)) return null;
   const code = Number(text.slice(CODE_PREFIX.length, CODE_PREFIX.length + 3));
   return Number.isInteger(code) ? code : null;
+}
+
+/** A sane Idempotency-Key as the journal keeps it; none for a missing or malformed one. */
+function idempotencyKeyOf(key: string | undefined): { idempotencyKey?: string } {
+  return key !== undefined && /^[\x20-\x7E]{1,255}$/.test(key) ? { idempotencyKey: key } : {};
 }

@@ -106,6 +106,19 @@ function DashboardDocument({ nonce, basePath }: { nonce: string; basePath: strin
             </div>
           </section>
 
+          <section class="panel readiness">
+            <h2>
+              <span>
+                Go-live readiness <span class="count" id="readiness-verdict"></span>
+              </span>
+              <button type="button" id="refresh-readiness" class="secondary small">
+                Check again
+              </button>
+            </h2>
+            <p class="hint">Judged from what your integration really did here (GET /sandbox/v1/readiness); each open check says what to try.</p>
+            <div id="readiness"></div>
+          </section>
+
           <section class="panel journal">
             <h2>
               <span>

@@ -89,7 +89,7 @@ export const DASHBOARD_SCRIPT = String.raw`
   }
 
   async function refresh() {
-    await Promise.all([loadPayments(), loadJournal(), control('GET', '/clock').then((r) => r.code === 200 && showClock(r.body))]);
+    await Promise.all([loadPayments(), loadJournal(), loadReadiness(), control('GET', '/clock').then((r) => r.code === 200 && showClock(r.body))]);
   }
 
   const PAYMENT_ACTIONS = [
@@ -171,6 +171,19 @@ export const DASHBOARD_SCRIPT = String.raw`
       : [el('tr', null, el('td', { colspan: 7, class: 'empty' }, 'No payments yet: create one with POST /openapi/v1/payments/payment and it shows here.'))]));
   }
 
+  const CHECK_MARK = { pass: 'PASS', fail: 'FAIL', not_tried: 'NOT TRIED' };
+  async function loadReadiness() {
+    const box = $('readiness');
+    const r = await control('GET', '/readiness');
+    if (r.code !== 200) { box.replaceChildren(el('p', { class: 'hint' }, 'The readiness report is not available (' + r.code + ').')); return; }
+    $('readiness-verdict').textContent = r.body.ready ? 'ready' : 'not ready';
+    box.replaceChildren(el('ul', { class: 'checks' }, (r.body.checks || []).map((c) =>
+      el('li', { class: 'check ' + c.status, data: { check: c.id, status: c.status } },
+        el('span', { class: 'status-code ' + (c.status === 'pass' ? 'ok' : c.status === 'fail' ? 'bad' : '') }, CHECK_MARK[c.status] || c.status),
+        ' ', el('strong', null, c.id), c.required ? '' : el('span', { class: 'sub' }, ' optional'), ' ', c.title,
+        c.advice ? el('div', { class: 'sub' }, c.advice) : ''))));
+  }
+
   async function loadJournal() {
     const box = $('journal');
     const r = await control('GET', '/requests?limit=100');
@@ -217,6 +230,7 @@ export const DASHBOARD_SCRIPT = String.raw`
   $('status-filter').addEventListener('change', () => loadPayments());
   $('journal-reads').addEventListener('change', () => loadJournal());
   $('refresh-journal').addEventListener('click', () => run(loadJournal));
+  $('refresh-readiness').addEventListener('click', () => run(loadReadiness));
   $('clear-journal').addEventListener('click', () => run(async () => {
     const r = await control('DELETE', '/requests');
     notice(r.code, r.body.description || '');

@@ -1,0 +1,22 @@
+/** GET /sandbox/v1/readiness: the go-live checklist of this merchant's integration (SPEC 16). */
+import { Hono } from 'hono';
+import { readinessOf } from '../../services/readiness.js';
+import type { AppEnv } from '../context.js';
+import { ok } from '../envelope.js';
+
+export function readinessRoutes(): Hono<AppEnv> {
+  const routes = new Hono<AppEnv>();
+  routes.get('/readiness', async (c) => {
+    const { store, merchants } = c.get('services');
+    const report = await readinessOf(store, await merchants.current(c.get('merchant')));
+    const open = report.checks.filter((check) => check.required && check.status !== 'pass').map((check) => check.id);
+    const description = report.ready
+      ? 'Ready for go-live: every required check passes.'
+      : `Not ready for go-live: ${open.length} required check${open.length === 1 ? '' : 's'} do${open.length === 1 ? 'es' : ''} not pass (${open.join(', ')}); each says what to do.`;
+    return ok(c, description, {
+      ready: report.ready,
+      checks: report.checks.map((check) => ({ id: check.id, title: check.title, status: check.status, required: check.required, evidence: check.evidence, advice: check.advice })),
+    });
+  });
+  return routes;
+}
