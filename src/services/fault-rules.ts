@@ -24,7 +24,12 @@ export interface FaultDraw {
 
 export const MAX_RULES_PER_MERCHANT = 50;
 
+const NO_DRAW: FaultDraw = { faults: [], fired: [] };
+
 export class FaultRuleService {
+  /** Per rule, matches that fired nothing and are not written yet (in this instance). */
+  private readonly unsaved = new Map<string, number>();
+
   constructor(
     private readonly merchants: MerchantService,
     private readonly clock: SandboxClock,
@@ -54,7 +59,13 @@ export class FaultRuleService {
   }
 
   async list(merchant: Merchant): Promise<readonly FaultRule[]> {
-    return (await this.merchants.current(merchant)).faultRules ?? [];
+    return ((await this.merchants.current(merchant)).faultRules ?? []).map((rule) => this.withUnsaved(rule));
+  }
+
+  /** The rule with the matches this instance counted but has not written yet. */
+  private withUnsaved(rule: FaultRule): FaultRule {
+    const unsaved = this.unsaved.get(rule.id);
+    return unsaved ? { ...rule, matched: rule.matched + unsaved } : rule;
   }
 
   /** Deletes one rule, or every rule when `id` is undefined; answers how many went. */
@@ -69,8 +80,18 @@ export class FaultRuleService {
     });
   }
 
-  /** The faults that fire for this request; counts the draw on every matching rule. */
-  draw(merchant: Merchant, method: string, path: string): Promise<FaultDraw> {
+  /**
+   * The faults that fire for this request; counts the draw on every matching rule. A draw that
+   * fires nothing is counted in memory only (a read must not become a write of the merchant);
+   * those counts are written with the next change of the merchant's rules.
+   */
+  async draw(merchant: Merchant, method: string, path: string): Promise<FaultDraw> {
+    const matching = (merchant.faultRules ?? []).filter((rule) => ruleMatches(rule, method, path));
+    if (matching.length === 0) return NO_DRAW;
+    if (!matching.some((rule) => drawRule(this.withUnsaved(rule)).fires)) {
+      for (const rule of matching) this.unsaved.set(rule.id, (this.unsaved.get(rule.id) ?? 0) + 1);
+      return NO_DRAW;
+    }
     return this.merchants.update(merchant.payeeId, (current) => {
       const faults: Fault[] = [];
       const fired: { ruleId: string; faults: Fault[] }[] = [];
@@ -78,7 +99,8 @@ export class FaultRuleService {
       const next = (current.faultRules ?? []).map((rule) => {
         if (!ruleMatches(rule, method, path)) return rule;
         changed = true;
-        const draw = drawRule(rule);
+        const draw = drawRule(this.withUnsaved(rule));
+        this.unsaved.delete(rule.id);
         if (draw.fires) {
           const ruleFaults = parseFaults(rule.fault, 'fault');
           faults.push(...ruleFaults);
