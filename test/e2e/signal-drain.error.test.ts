@@ -3,13 +3,15 @@
  * out, exit 0. A real `serve` process on a file store is stopped during a burst of creates.
  */
 import http from 'node:http';
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { DEMO_KEY, createBody } from '../helpers.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
 import { killQuietly, startServer } from '../support/processes.js';
 import type { ServerProcess } from '../support/processes.js';
-import { httpRequest } from '../support/raw-http.js';
+import { httpRequest, idleSockets, parseReply } from '../support/raw-http.js';
 
 const started: ServerProcess[] = [];
 afterEach(() => {
@@ -36,6 +38,24 @@ async function createOnce(url: string, ref: string, agent: http.Agent | false): 
   }
 }
 
+/** A create whose body is sent in two halves, the second `afterMs` after `start()` is called. */
+function slowCreate(port: number, ref: string) {
+  const body = JSON.stringify(createBody({ merchant_ref_no: ref }));
+  const head = `POST /openapi/v1/payments/payment HTTP/1.1\r\nHost: x\r\nService-Api-Key: ${DEMO_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+  let socket: Socket;
+  let received = '';
+  const closed = new Promise<void>((resolve) => {
+    socket = connect(port, '127.0.0.1', () => socket.write(head + body.slice(0, 20)));
+    socket.on('data', (d: Buffer) => (received += d.toString()));
+    socket.on('close', () => resolve());
+    socket.on('error', () => {});
+  });
+  return {
+    finishAfter: (ms: number) => setTimeout(() => socket.write(body.slice(20)), ms),
+    reply: closed.then(() => parseReply(received, true)),
+  };
+}
+
 async function listAll(url: string): Promise<{ merchant_ref_no: string; payment_id: string; payment_status: string }[]> {
   const all: { merchant_ref_no: string; payment_id: string; payment_status: string }[] = [];
   for (let offset = 0; ; offset += 100) {
@@ -52,6 +72,14 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('%s during a burst of creates', (s
     const dataFile = path.join(tempDir(), 'sandbox.json');
     const server = await startServer(dataFile);
     started.push(server);
+
+    // A client that connected and sent nothing, and an upload that needs 6.5 s more to finish.
+    const port = Number(new URL(server.url).port);
+    const [idle] = await idleSockets(port, 1);
+    const idleClosed = new Promise<number>((resolve) => idle!.once('close', () => resolve(Date.now())));
+    const slow = slowCreate(port, `slow-${signal}`);
+    // Taken in (its headers read and handed to the app) before the burst starts.
+    await new Promise((r) => setTimeout(r, 300));
 
     const outcomes: Promise<Outcome>[] = [];
     let answered = 0;
@@ -77,20 +105,27 @@ describe.each(['SIGTERM', 'SIGINT'] as const)('%s during a burst of creates', (s
     while (answered < 40) await new Promise((r) => setTimeout(r, 2));
     const sentAt = Date.now();
     server.child.kill(signal);
+    slow.finishAfter(6500);
     const { code } = await server.exited;
     const tookMs = Date.now() - sentAt;
     const all = [...(await Promise.all(outcomes)), ...(await Promise.all(loops)).flat()];
     for (const agent of agents) agent.destroy();
 
     expect(code, server.output()).toBe(0);
+    // The upload in flight was let finish (within the 10 s grace), and answered; the idle connection did not hold the stop.
+    const slowReply = await slow.reply;
+    expect(slowReply.status, slowReply.text).toBe(200);
+    expect(slowReply.headers.connection).toBe('close');
+    expect(tookMs).toBeGreaterThanOrEqual(6500);
     expect(tookMs).toBeLessThan(10_000);
+    expect((await idleClosed) - sentAt).toBeLessThan(1000);
     expect(server.output()).toContain(`${signal}: finishing in-flight requests`);
     // Every create got its 200 or no answer at all (refused or reset), never another status.
     const odd = all.filter((o) => o.status !== undefined && o.status !== 200);
     expect(odd).toEqual([]);
     for (const o of all) if (o.status === undefined) expect(o.error).toMatch(/ECONNREFUSED|ECONNRESET|EPIPE|socket hang up/);
-    const ok = all.filter((o) => o.status === 200);
-    // The keep-alive clients were told to go (Connection: close) and then refused, not cut mid-answer.
+    const ok = [...all.filter((o) => o.status === 200), { ref: `slow-${signal}`, status: 200, paymentId: (JSON.parse(slowReply.body) as { payment_id: string }).payment_id }];
+    // The signal came mid-burst, after the first 40 answers.
     expect(ok.length).toBeGreaterThan(40);
 
     // A restart on the same file has every answered payment, whole, and nothing that was not answered.
