@@ -69,6 +69,7 @@ interface ServeOptions {
   memory: boolean;
   store: string;
   seed: number;
+  repair: boolean;
 }
 
 /**
@@ -88,7 +89,7 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   const log = envChoice(process.env, 'SANDBOX_LOG', ['on', 'off']) === 'on' ? requestLogger() : undefined;
   // A hosted sandbox (admin token set) does not open the public demo keys unless asked to.
   const demos = envChoice(process.env, 'SANDBOX_DEMO_MERCHANTS', config.adminToken ? ['off', 'on'] : ['on', 'off']) === 'on';
-  const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, url: postgresUrl, seed: options.seed, config, log, processMetrics: true, demoMerchants: demos });
+  const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, url: postgresUrl, seed: options.seed, config, log, processMetrics: true, demoMerchants: demos, repair: options.repair });
   const server = await sandbox.listen(options.port, options.host);
   const everywhere = options.host === '0.0.0.0' || options.host === '::';
   const bound = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${server.port}`;
@@ -161,6 +162,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--host <host>', 'address to listen on (0.0.0.0 for every interface, as a hosted sandbox needs)').env('HOST').default('127.0.0.1'))
     .addOption(new Option('-d, --data <file>', 'file of the file store').env('SANDBOX_DATA').default('data/sandbox.json'))
     .option('--memory', 'keep everything in memory (same as --store memory)', false)
+    .option('--repair', 'start on a damaged file store: drop what cannot be read, report it on stderr, keep <file>.damaged-<time> copies, fold the rest into a new snapshot', false)
     .addOption(
       new Option('--store <store>', 'file, memory, or postgres://user:pass@host:port/db to share one sandbox between instances')
         .env('SANDBOX_STORE')

@@ -31,6 +31,8 @@ export interface SandboxOptions {
   readonly store?: 'memory' | 'file' | 'postgres';
   /** The file of the file store; default data/sandbox.json. */
   readonly dataFile?: string;
+  /** Start the file store on damaged files: drop what cannot be read, say what on stderr, keep copies. */
+  readonly repair?: boolean;
   /** The postgres:// or postgresql:// URL of the PostgreSQL store. */
   readonly url?: string;
   /** Real time in ms for the whole sandbox; each merchant's clock runs at an offset from it. */
@@ -143,7 +145,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
 }
 
 function storeOf(options: SandboxOptions): Store {
-  if (options.store === 'file') return new FileStore({ dataFile: options.dataFile ?? 'data/sandbox.json' });
+  if (options.store === 'file') return new FileStore({ dataFile: options.dataFile ?? 'data/sandbox.json', repair: options.repair === true });
   if (options.store === 'postgres') {
     if (!options.url || !isPostgresUrl(options.url)) throw new Error('createSandbox({ store: "postgres" }) needs url: a postgres:// or postgresql:// URL of the database.');
     return new PostgresStore({ url: options.url });

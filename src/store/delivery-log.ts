@@ -33,6 +33,13 @@ export interface Delivery {
 /** Deliveries kept per merchant; the oldest go first. */
 export const DELIVERY_LOG_CAP = 200;
 
+/** What comes after an attempt. */
+export interface AttemptOutcome {
+  readonly state: DeliveryState;
+  readonly attempt: number;
+  readonly nextAttemptAt: number | null;
+}
+
 export interface DeliveryLog {
   /** Stores deliveries that no payment change causes (a test event). */
   record(deliveries: readonly Delivery[]): Promise<void>;
@@ -45,14 +52,14 @@ export interface DeliveryLog {
    */
   claimDue(now: number, leaseMs: number, max: number): Promise<readonly Delivery[]>;
   /** Records an attempt of a claimed delivery and what comes next; releases the lease. */
-  recordAttempt(id: string, attempt: DeliveryAttempt, next: { readonly state: DeliveryState; readonly attempt: number; readonly nextAttemptAt: number | null }): Promise<void>;
+  recordAttempt(id: string, attempt: DeliveryAttempt, next: AttemptOutcome): Promise<void>;
   /** Makes a delivered or failed delivery pending again from the first attempt; answers it, or undefined when unknown, or 'pending' when it still is. */
   resend(payeeId: string, id: string, now: number): Promise<Delivery | 'pending' | undefined>;
   /** Erases the merchant's deliveries, pending ones included. */
   clear(payeeId: string): Promise<void>;
 }
 
-/** The deliveries of one process. */
+/** The deliveries of one process: the memory store's, and the file store's in front of its files (file-logs.ts). */
 export class MemoryDeliveryLog implements DeliveryLog {
   private readonly byMerchant = new Map<string, Delivery[]>();
   private readonly pending = new Map<string, { delivery: Delivery; leaseUntil: number }>();
@@ -73,12 +80,30 @@ export class MemoryDeliveryLog implements DeliveryLog {
     this.add(deliveries);
   }
 
+  /** Stores a delivery read back from a file: replaces the one with its id, or adds it as the newest. */
+  put(d: Delivery): void {
+    if (!this.replace(d)) return this.add([d]);
+    if (d.state === 'pending') this.pending.set(d.id, { delivery: d, leaseUntil: 0 });
+    else this.pending.delete(d.id);
+  }
+
+  /** Every delivery, oldest first per merchant: adding them in this order rebuilds the log. */
+  *all(): Generator<Delivery> {
+    for (const log of this.byMerchant.values()) for (let i = log.length - 1; i >= 0; i--) yield log[i]!;
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const log of this.byMerchant.values()) n += log.length;
+    return n;
+  }
+
   async list(payeeId: string, limit: number): Promise<readonly Delivery[]> {
     return (this.byMerchant.get(payeeId) ?? []).slice(0, limit);
   }
 
   async get(payeeId: string, id: string): Promise<Delivery | undefined> {
-    return this.byMerchant.get(payeeId)?.find((d) => d.id === id);
+    return this.find(payeeId, id);
   }
 
   async claimDue(now: number, leaseMs: number, max: number): Promise<readonly Delivery[]> {
@@ -92,23 +117,33 @@ export class MemoryDeliveryLog implements DeliveryLog {
     return out;
   }
 
-  async recordAttempt(id: string, attempt: DeliveryAttempt, next: { readonly state: DeliveryState; readonly attempt: number; readonly nextAttemptAt: number | null }): Promise<void> {
+  async recordAttempt(id: string, attempt: DeliveryAttempt, next: AttemptOutcome): Promise<void> {
+    this.attempted(id, attempt, next);
+  }
+
+  /** Records an attempt; answers the delivery as it now is, or undefined when it is no longer pending here. */
+  attempted(id: string, attempt: DeliveryAttempt, next: AttemptOutcome): Delivery | undefined {
     const held = this.pending.get(id);
-    if (!held) return; // erased by a reset, or trimmed, while it was being sent
+    if (!held) return undefined; // erased by a reset, or trimmed, while it was being sent
     const updated: Delivery = { ...held.delivery, attempts: [...held.delivery.attempts, attempt], ...next };
     this.replace(updated);
     if (updated.state === 'pending') this.pending.set(id, { delivery: updated, leaseUntil: 0 });
     else this.pending.delete(id);
+    return updated;
   }
 
   async resend(payeeId: string, id: string, now: number): Promise<Delivery | 'pending' | undefined> {
-    const current = await this.get(payeeId, id);
+    const again = this.resendable(payeeId, id, now);
+    if (typeof again === 'object') this.put(again);
+    return again;
+  }
+
+  /** The delivery made pending again from the first attempt (not stored yet), or why not: see resend. */
+  resendable(payeeId: string, id: string, now: number): Delivery | 'pending' | undefined {
+    const current = this.find(payeeId, id);
     if (!current) return undefined;
     if (current.state === 'pending') return 'pending';
-    const again: Delivery = { ...current, state: 'pending', attempt: 0, nextAttemptAt: now };
-    this.replace(again);
-    this.pending.set(id, { delivery: again, leaseUntil: 0 });
-    return again;
+    return { ...current, state: 'pending', attempt: 0, nextAttemptAt: now };
   }
 
   async clear(payeeId: string): Promise<void> {
@@ -116,9 +151,15 @@ export class MemoryDeliveryLog implements DeliveryLog {
     this.byMerchant.delete(payeeId);
   }
 
-  private replace(d: Delivery): void {
+  find(payeeId: string, id: string): Delivery | undefined {
+    return this.byMerchant.get(payeeId)?.find((d) => d.id === id);
+  }
+
+  /** Replaces the delivery with `d`'s id; false when there is none. */
+  private replace(d: Delivery): boolean {
     const log = this.byMerchant.get(d.payeeId);
     const at = log?.findIndex((x) => x.id === d.id) ?? -1;
     if (at >= 0) log![at] = d;
+    return at >= 0;
   }
 }

@@ -1,48 +1,47 @@
 /**
- * The durable store: a lowdb JSON snapshot plus an append-only write-ahead log.
+ * The durable store, assembled from three parts:
+ * - the in-memory index (memory-index.ts), with the journal and the deliveries (file-logs.ts),
+ *   which answers every read;
+ * - the write-ahead log (log-writer.ts), where every change is written before anyone is told
+ *   of it: the payment changes of one turn together (group commit), with the webhook
+ *   deliveries they cause in the same write;
+ * - the lowdb snapshot (snapshot-file.ts), into which the log is folded in the background once
+ *   it holds as many records as the snapshot (so the amortised cost per write stays flat), and
+ *   at shutdown; a background fold that fails waits 30 s before the next, doubling to 10 min.
  *
- * Group commit: the payment changes of one event-loop turn are appended to the log together,
- * with one synchronous write at the end of the turn (setImmediate), and nobody is answered
- * before it: the writers wait for their own change, and every other answer of that turn waits
- * for the write (`pendingWrites`), since it may have read one of those changes in memory. If
- * the write fails, the changes of the batch are undone in memory and every one of those
- * answers fails, so no answer ever reports a change the log does not hold. Merchant changes,
- * resets and prunes (rare) are written at once, with whatever is pending, before memory changes.
+ * Every change below is: log first, then memory (or, for a payment change of the turn, memory
+ * at once and undone if the turn's write fails). A process killed at any moment restarts with
+ * every acknowledged change. Start-up reads the snapshot, then the log segments after it, each
+ * checked (store-files.ts): damage refuses the start, unless `repair` drops it and says so.
  *
- * The log is folded into the lowdb snapshot in the background once it holds as many records
- * as the snapshot (so the amortised cost per write stays flat), and at shutdown; a background
- * fold that fails waits 30 s before the next, doubling to 10 min. A process killed at any moment
- * restarts with every acknowledged change.
- *
- * Files: `<dataFile>` (the lowdb snapshot, replaced atomically) and `<dataFile>.wal.<n>`
- * segments. The snapshot names the first segment it does not include, so a crash between
- * writing the snapshot and deleting old segments leaves segments that are simply skipped.
- * A failed append is cut back to the last whole line; a torn last line (a crash mid-write,
- * never acknowledged) is skipped on replay, and any other damage stops start-up loudly.
+ * Files: `<dataFile>` (the snapshot, replaced atomically), `<dataFile>.wal.<n>` segments and
+ * `<dataFile>.wal-end` (how many bytes of each segment were written). The snapshot names the
+ * first segment it does not include, so a crash between writing the snapshot and deleting old
+ * segments leaves segments that are simply skipped. Each log line and the snapshot carry a
+ * CRC-32 (store-records.ts, snapshot-file.ts); files of earlier versions, without, still load.
  */
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
+import { afterReset } from '../domain/merchant.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
-import { MemoryStore } from './memory-store.js';
+import { MemoryDeliveryLog } from './delivery-log.js';
+import type { Delivery } from './delivery-log.js';
+import { FileDeliveryLog, FileJournalLog } from './file-logs.js';
+import { MemoryJournalLog } from './journal-log.js';
+import { LogWriter } from './log-writer.js';
+import type { LogCounters } from './log-writer.js';
+import { MemoryIndex, MerchantQueues } from './memory-index.js';
+import { MemoryRateWindows } from './rate-windows.js';
 import { SnapshotFile } from './snapshot-file.js';
+import type { InsertResult, MerchantChange, PaymentPage, PaymentQuery, Store } from './store.js';
+import { CHECKSUM_KEY, Damage, emptySnapshot, readSnapshot, replaySegment, segmentsToReplay } from './store-files.js';
+import { encodeRecord, SNAPSHOT_FORMAT } from './store-records.js';
+import type { LogRecord, Snapshot } from './store-records.js';
 
-export const SNAPSHOT_FORMAT = 'payreq-sandbox/1';
-
-export interface Snapshot {
-  format: string;
-  /** The first log segment the snapshot does not include. */
-  walSegment: number;
-  merchants: Merchant[];
-  payments: Payment[];
-}
-
-type LogRecord =
-  | { readonly t: 'merchant'; readonly v: Merchant }
-  | { readonly t: 'payment'; readonly v: Payment }
-  | { readonly t: 'reset'; readonly payeeId: string }
-  | { readonly t: 'prune'; readonly payeeId: string; readonly createdBefore: number };
+export { SNAPSHOT_FORMAT };
+export type { Snapshot };
 
 export interface FileStoreOptions {
   readonly dataFile: string;
@@ -50,113 +49,143 @@ export interface FileStoreOptions {
   readonly compactAfter?: number;
   /** Milliseconds, for the wait after a failed fold; tests move it by hand. */
   readonly clock?: () => number;
+  /**
+   * Start on damaged files: drop what cannot be read (reported on stderr and in `repaired`),
+   * keep a copy of each damaged file (`<file>.damaged-<time>`), and fold the rest into a new snapshot.
+   */
+  readonly repair?: boolean;
 }
 
 /** After a failed background fold, the first wait before the next; it doubles up to the most. */
 export const FOLD_RETRY_FIRST_MS = 30_000;
 export const FOLD_RETRY_MOST_MS = 10 * 60_000;
 
-export class FileStore extends MemoryStore {
-  override readonly kind = 'file' as const;
-  private readonly db: Low<Snapshot>;
-  private segment = 0;
-  private fd: number | null = null;
-  /** Bytes in the current segment: where a failed append is cut back to. */
-  private segmentBytes = 0;
-  private logRecords = 0;
+export class FileStore implements Store {
+  readonly kind = 'file' as const;
+  readonly rateWindows = new MemoryRateWindows();
+  readonly journal: FileJournalLog;
+  readonly deliveries: FileDeliveryLog;
+  /** What a start with `repair` dropped, one line each. */
+  repaired: readonly string[] = [];
+  private readonly index = new MemoryIndex();
+  private readonly queues = new MerchantQueues();
+  private readonly log: LogWriter;
+  private readonly snapshot: Low<Snapshot>;
+  /** Records the snapshot holds: the log is folded once it holds as many. */
+  private snapshotRecords = 0;
   private compacting: Promise<void> | null = null;
   /** No background fold before `at` (clock ms): a fold that fails is not retried on every write. */
   private foldRetry = { at: -Infinity, waitMs: 0 };
   private closed = false;
-  /** Payment changes of this turn: in memory already, written together at its end. */
-  private batch: Batch | null = null;
 
   constructor(private readonly options: FileStoreOptions) {
-    super();
-    this.db = new Low<Snapshot>(new SnapshotFile<Snapshot>(options.dataFile), emptySnapshot());
+    this.log = new LogWriter(options.dataFile, () => this.foldIfDue());
+    this.journal = new FileJournalLog(new MemoryJournalLog(), this.log);
+    this.deliveries = new FileDeliveryLog(new MemoryDeliveryLog(), this.log);
+    this.snapshot = new Low<Snapshot>(new SnapshotFile<Snapshot>(options.dataFile, { checksumKey: CHECKSUM_KEY }), emptySnapshot());
   }
 
   get dataFile(): string {
     return this.options.dataFile;
   }
 
-  /** Bytes and records appended to the log since start; tests read it to show a write's cost is flat. */
-  readonly counters = { bytesAppended: 0, recordsAppended: 0, writes: 0, compactions: 0 };
+  /** Bytes and records appended to the log since start, and folds made. */
+  get counters(): LogCounters {
+    return this.log.counters;
+  }
 
-  override async open(): Promise<void> {
+  async open(): Promise<void> {
     const file = this.options.dataFile;
     mkdirSync(path.dirname(file), { recursive: true });
-    // Through the adapter, not Low: Low takes a file holding null (or false, 0, "") for no file.
-    const stored: unknown = await this.db.adapter.read();
-    if (stored === null && existsSync(file)) throw damagedSnapshot(file, 'it holds null, not a store snapshot');
-    const snapshot = (stored ?? emptySnapshot()) as Snapshot;
-    if (isObject(snapshot) && !Array.isArray(snapshot) && snapshot.format !== SNAPSHOT_FORMAT) {
-      throw new Error(`${file} is not a payreq-sandbox store (format ${String(snapshot.format)}): point --data at a payreq-sandbox store, or move ${file} away to start with an empty one`);
+    const damage = new Damage(file, this.options.repair === true);
+    const { snapshot, present } = await readSnapshot(file, damage);
+    this.restore(snapshot);
+    const segments = segmentsToReplay(this.log.segments(), snapshot.walSegment, present, this.log, damage);
+    let replayed = 0;
+    const lengths = new Map<number, number>();
+    for (const { n, written } of segments) {
+      const read = replaySegment(this.log.segmentFile(n), { bytes: written, marker: this.log.endFile }, damage, (record) => this.apply(record));
+      replayed += read.records;
+      lengths.set(n, read.bytes);
     }
-    const problem = snapshotProblem(snapshot);
-    if (problem) throw damagedSnapshot(file, problem);
-    for (const m of snapshot.merchants) this.applyMerchant(m);
-    for (const p of snapshot.payments) this.applyPayment(this.withSharedPayee(p));
-    const segments = this.segments().filter((n) => n >= snapshot.walSegment);
-    for (const n of segments) this.logRecords += this.replay(this.segmentFile(n));
-    // Always start a fresh segment: the last one may end in a torn line.
-    this.segment = Math.max(snapshot.walSegment, ...segments.map((n) => n + 1));
-    this.fd = openSync(this.segmentFile(this.segment), 'a');
-    // Snapshots hold plain arrays; drop them so memory holds each record once.
-    this.db.data = emptySnapshot();
+    // Always a fresh segment: the last one may end in a torn line.
+    this.log.open(Math.max(snapshot.walSegment, ...segments.map(({ n }) => n + 1)), lengths);
+    this.log.records = replayed;
+    if (damage.dropped.length > 0) await this.finishRepair(damage);
   }
 
-  override async ready(): Promise<void> {
-    if (this.closed || this.fd === null) throw new Error(`the file store ${this.options.dataFile} is closed`);
+  async ready(): Promise<void> {
+    if (this.closed || !this.log.isOpen) throw new Error(`the file store ${this.options.dataFile} is closed`);
   }
 
-  override async close(): Promise<void> {
+  async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     try {
       await this.compacting?.catch(() => undefined);
-      this.flushBatch();
+      this.log.flush();
       await this.compact();
     } finally {
       // Whatever the snapshot did, every acknowledged change is already in the log.
-      if (this.fd !== null) closeSync(this.fd);
-      this.fd = null;
+      this.log.close();
     }
   }
 
-  override async saveMerchant(merchant: Merchant): Promise<void> {
-    this.appendNow({ t: 'merchant', v: merchant });
-    this.applyMerchant(merchant);
+  async saveMerchant(merchant: Merchant): Promise<void> {
+    this.log.now(encodeRecord({ t: 'merchant', v: merchant }));
+    this.index.applyMerchant(merchant);
   }
 
-  override pendingWrites(): Promise<void> | undefined {
-    return this.batch?.written;
+  updateMerchant<T>(payeeId: string, change: MerchantChange<T>): Promise<{ readonly result: T } | undefined> {
+    return this.queues.run(payeeId, () => this.index.merchant(payeeId), change, (m) => this.saveMerchant(m));
   }
 
-  protected override persistPayment(payment: Payment, previous: Payment | undefined): Promise<void> {
-    if (this.fd === null) throw new Error('the file store is not open');
-    let batch = this.batch;
-    if (!batch) {
-      batch = this.batch = newBatch();
-      setImmediate(() => {
-        if (this.batch === batch) this.flushBatchOrLog();
-      });
-    }
-    batch.text += `${JSON.stringify({ t: 'payment', v: payment } satisfies LogRecord)}\n`;
-    batch.records++;
-    batch.undo.push(() => this.unapplyPayment(payment, previous));
-    return batch.written;
+  async insertPayment(payment: Payment, outbox: readonly Delivery[] = []): Promise<InsertResult> {
+    const conflict = this.index.insertConflict(payment);
+    if (conflict) return conflict;
+    await this.writePayment(payment, undefined, outbox);
+    return 'inserted';
   }
 
-  protected override persistReset(payeeId: string): void {
-    this.appendNow({ t: 'reset', payeeId });
+  async updatePayment(payment: Payment, expectedVersion: number, outbox: readonly Delivery[] = []): Promise<boolean> {
+    const current = this.index.replaceable(payment, expectedVersion);
+    if (!current) return false;
+    await this.writePayment(payment, current, outbox);
+    return true;
   }
 
-  protected override persistPrune(payeeId: string, createdBefore: number): void {
-    this.appendNow({ t: 'prune', payeeId, createdBefore });
+  /**
+   * Group commit: the change is in memory at once (a second create in the same turn sees its
+   * merchant_ref_no), and in the log, with its deliveries, at the end of the turn.
+   */
+  private async writePayment(payment: Payment, previous: Payment | undefined, outbox: readonly Delivery[]): Promise<void> {
+    let lines = encodeRecord({ t: 'payment', v: payment });
+    for (const d of outbox) lines += encodeRecord({ t: 'delivery', v: d });
+    // The deliveries go to memory once the change is written: a change undone by a failed write sends nothing.
+    const written = this.log.change(lines, 1 + outbox.length, () => this.index.unapplyPayment(payment, previous), () => this.deliveries.memory.add(outbox));
+    this.index.applyPayment(payment);
+    await written;
   }
 
-  /** Folds the log into a new lowdb snapshot and deletes the folded segments. */
+  async resetMerchant(payeeId: string): Promise<number> {
+    this.log.now(encodeRecord({ t: 'reset', payeeId }));
+    const erased = this.index.applyReset(payeeId);
+    await this.journal.clear(payeeId);
+    await this.deliveries.clear(payeeId);
+    await this.updateMerchant(payeeId, (m) => [afterReset(m), null] as const);
+    return erased;
+  }
+
+  async prunePayments(payeeId: string, createdBefore: number): Promise<number> {
+    this.log.now(encodeRecord({ t: 'prune', payeeId, createdBefore }));
+    return this.index.applyPrune(payeeId, createdBefore);
+  }
+
+  pendingWrites(): Promise<void> | undefined {
+    return this.log.pending();
+  }
+
+  /** Folds the log into a new snapshot and deletes the folded segments. */
   async compact(): Promise<void> {
     if (this.compacting) return this.compacting;
     this.compacting = this.compactNow().finally(() => {
@@ -166,26 +195,35 @@ export class FileStore extends MemoryStore {
   }
 
   private async compactNow(): Promise<void> {
-    if (this.fd === null) return;
-    // The snapshot is taken from memory: what memory holds must be in the log first.
-    this.flushBatch();
-    // Rotate first: changes made while the snapshot is written go to the new segment.
-    const next = this.segment + 1;
-    const nextFd = openSync(this.segmentFile(next), 'a');
-    closeSync(this.fd);
-    this.fd = nextFd;
-    this.segment = next;
-    this.segmentBytes = 0;
-    this.logRecords = 0;
-    this.db.data = { format: SNAPSHOT_FORMAT, walSegment: next, merchants: [...this.merchants.values()], payments: [...this.payments.values()] };
+    if (!this.log.isOpen) return;
+    // Rotate first (writing what is pending: the snapshot is taken from memory, which must be in
+    // the log first); changes made while the snapshot is written go to the new segment.
+    const next = this.log.rotate();
+    const data: Snapshot = {
+      format: SNAPSHOT_FORMAT,
+      walSegment: next,
+      merchants: this.index.allMerchants(),
+      payments: this.index.allPayments(),
+      journal: Array.from(this.journal.memory.entries(), ([payeeId, entry]) => ({ payeeId, entry })),
+      deliveries: [...this.deliveries.memory.all()],
+    };
+    this.snapshot.data = data;
     try {
-      await this.db.write();
+      await this.snapshot.write();
     } finally {
-      this.db.data = emptySnapshot();
+      // Snapshots hold plain arrays; drop them so memory holds each record once.
+      this.snapshot.data = emptySnapshot();
     }
-    for (const n of this.segments()) if (n < next) unlinkSync(this.segmentFile(n));
+    this.snapshotRecords = recordsIn(data);
+    this.log.deleteBefore(next);
     this.counters.compactions++;
     this.foldRetry = { at: -Infinity, waitMs: 0 };
+  }
+
+  /** After a write: a fold in the background once the log holds as many records as the snapshot. */
+  private foldIfDue(): void {
+    const threshold = Math.max(this.options.compactAfter ?? 10_000, this.snapshotRecords);
+    if (this.log.records >= threshold && !this.compacting && this.now() >= this.foldRetry.at) setImmediate(() => this.foldInBackground());
   }
 
   /** Starts a background fold, unless one failed too recently. */
@@ -194,7 +232,7 @@ export class FileStore extends MemoryStore {
     this.compact().catch((err: unknown) => {
       const waitMs = Math.min(Math.max(FOLD_RETRY_FIRST_MS, this.foldRetry.waitMs * 2), FOLD_RETRY_MOST_MS);
       this.foldRetry = { at: this.now() + waitMs, waitMs };
-      console.error(`store compaction failed (the log keeps every change; next try in ${waitMs / 1000} s):`, errorText(err));
+      console.error(`store compaction failed (the log keeps every change; next try in ${waitMs / 1000} s):`, err instanceof Error ? err.message : String(err));
     });
   }
 
@@ -202,215 +240,61 @@ export class FileStore extends MemoryStore {
     return this.options.clock ? this.options.clock() : performance.now();
   }
 
-  /** The end of a turn: writes its batch; a failure is already answered to every waiting request. */
-  private flushBatchOrLog(): void {
-    try {
-      this.flushBatch();
-    } catch (err) {
-      console.error('store write failed; the changes of this turn were undone and refused:', errorText(err));
+  /** Memory as the snapshot holds it. */
+  private restore(s: Snapshot): void {
+    for (const m of s.merchants) this.index.applyMerchant(m);
+    for (const p of s.payments) this.index.applyPayment(this.index.withSharedPayee(p));
+    for (const { payeeId, entry } of s.journal ?? []) this.journal.memory.restore(payeeId, entry);
+    this.deliveries.memory.add(s.deliveries ?? []);
+    this.snapshotRecords = recordsIn(s);
+  }
+
+  /** One record of the log, replayed into memory as it was applied when written. */
+  private apply(record: LogRecord): void {
+    switch (record.t) {
+      case 'merchant': return this.index.applyMerchant(record.v);
+      case 'payment': return this.index.applyPayment(this.index.withSharedPayee(record.v));
+      case 'reset': return void this.index.applyReset(record.payeeId);
+      case 'prune': return void this.index.applyPrune(record.payeeId, record.createdBefore);
+      case 'journal': return this.journal.memory.restore(record.payeeId, record.v);
+      case 'journal-clear': return void this.journal.memory.clear(record.payeeId);
+      case 'delivery': return this.deliveries.memory.put(record.v);
+      case 'deliveries-clear': return void this.deliveries.memory.clear(record.payeeId);
     }
   }
 
-  /** Writes the pending batch; on failure undoes its changes in memory, rejects its waiters and throws. */
-  private flushBatch(): void {
-    const batch = this.batch;
-    if (!batch) return;
-    this.batch = null;
-    try {
-      this.write(batch.text, batch.records);
-    } catch (err) {
-      for (let i = batch.undo.length - 1; i >= 0; i--) batch.undo[i]!();
-      batch.reject(err);
-      throw err;
-    }
-    batch.resolve();
-  }
-
-  /** Writes `record` now, with the pending batch before it, so the log keeps the order memory saw. */
-  private appendNow(record: LogRecord): void {
-    if (this.fd === null) throw new Error('the file store is not open');
-    this.flushBatch();
-    this.write(`${JSON.stringify(record)}\n`, 1);
-  }
-
-  private write(text: string, records: number): void {
-    if (this.fd === null) throw new Error('the file store is not open');
-    const bytes = Buffer.from(text, 'utf8');
-    let written = 0;
-    try {
-      while (written < bytes.length) written += writeSync(this.fd, bytes, written);
-    } catch (err) {
-      // Never leave half a line behind (a failed write may still have written some bytes):
-      // the next record would be glued to it and lost on replay.
-      this.cutBack();
-      throw err;
-    }
-    this.segmentBytes += bytes.length;
-    this.counters.bytesAppended += bytes.length;
-    this.counters.recordsAppended += records;
-    this.counters.writes++;
-    this.logRecords += records;
-    const threshold = Math.max(this.options.compactAfter ?? 10_000, this.payments.size);
-    if (this.logRecords >= threshold && !this.compacting && this.now() >= this.foldRetry.at) setImmediate(() => this.foldInBackground());
-  }
-
-  /** After a failed append: truncate the segment to its last whole line, or start a fresh one. */
-  private cutBack(): void {
-    try {
-      ftruncateSync(this.fd!, this.segmentBytes);
-    } catch {
-      closeSync(this.fd!);
-      this.segment++;
-      this.fd = openSync(this.segmentFile(this.segment), 'a');
-      this.segmentBytes = 0;
-    }
-  }
-
-  private replay(file: string): number {
-    const lines = readFileSync(file, 'utf8').split('\n');
-    const last = lines.findLastIndex((line) => line !== '');
-    let count = 0;
-    for (const [index, line] of lines.entries()) {
-      if (!line) continue;
-      let record: LogRecord;
-      try {
-        record = JSON.parse(line) as LogRecord;
-      } catch {
-        // A torn last line is a write cut short by a crash, never acknowledged; anywhere else it is damage.
-        if (index === last) continue;
-        throw this.damagedLog(file, index + 1, 'is not a whole log record');
-      }
-      // A line that parses is whole, last or not: a wrong shape is damage, never a torn write.
-      const problem = logRecordProblem(record);
-      if (problem) throw this.damagedLog(file, index + 1, problem);
-      if (record.t === 'merchant') this.applyMerchant(record.v);
-      else if (record.t === 'payment') this.applyPayment(this.withSharedPayee(record.v));
-      else if (record.t === 'reset') this.applyReset(record.payeeId);
-      else this.applyPrune(record.payeeId, record.createdBefore);
-      count++;
-    }
-    return count;
-  }
-
-  private damagedLog(file: string, line: number, problem: string): Error {
-    return new Error(
-      `${file} line ${line} ${problem}: the store is damaged; restore ${file} from a copy, or move it away to start without the changes it holds (moving ${this.options.dataFile} and all its .wal.* files away starts an empty store)`,
+  /** After a start with repair that dropped something: copies of the damaged files, the report, and a fold without the damage. */
+  private async finishRepair(damage: Damage): Promise<void> {
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const copies = [...damage.files].map((file) => {
+      copyFileSync(file, `${file}.damaged-${stamp}`);
+      return `${file}.damaged-${stamp}`;
+    });
+    this.repaired = damage.dropped;
+    console.error(
+      `${this.options.dataFile}: started with --repair; dropped:\n  ${damage.dropped.join('\n  ')}\n` +
+        (copies.length > 0 ? `copies of the damaged files as they were: ${copies.join(', ')}\n` : '') +
+        'what was read is now folded into a new snapshot.',
     );
+    await this.compact();
   }
 
-  /**
-   * A payment just parsed from the snapshot or the log, its payeeId made the merchant's own
-   * string: JSON.parse gives every record its own copy (~32 bytes each, 3.2 MB at 100,000). The
-   * record is not shared with anything yet, so it is changed in place; the value is the same.
-   */
-  private withSharedPayee(p: Payment): Payment {
-    const merchant = this.merchants.get(p.payeeId);
-    if (merchant) (p as { payeeId: string }).payeeId = merchant.payeeId;
-    return p;
-  }
-
-  private segmentFile(n: number): string {
-    return `${this.options.dataFile}.wal.${n}`;
-  }
-
-  private segments(): number[] {
-    const dir = path.dirname(this.options.dataFile);
-    const prefix = `${path.basename(this.options.dataFile)}.wal.`;
-    return readdirSync(dir)
-      .filter((f) => f.startsWith(prefix) && /^\d+$/.test(f.slice(prefix.length)))
-      .map((f) => Number(f.slice(prefix.length)))
-      .sort((a, b) => a - b);
-  }
+  // Reads: the index answers them all.
+  merchantByKey(apiKey: string): Promise<Merchant | undefined> { return this.index.merchantByKey(apiKey); }
+  merchant(payeeId: string): Promise<Merchant | undefined> { return this.index.merchant(payeeId); }
+  merchantIds(): Promise<readonly string[]> { return this.index.merchantIds(); }
+  payment(payeeId: string, paymentId: string): Promise<Payment | undefined> { return this.index.payment(payeeId, paymentId); }
+  paymentByRef(payeeId: string, ref: string): Promise<Payment | undefined> { return this.index.paymentByRef(payeeId, ref); }
+  paymentByToken(token: string): Promise<Payment | undefined> { return this.index.paymentByToken(token); }
+  listPayments(payeeId: string, query: PaymentQuery): Promise<PaymentPage> { return this.index.listPayments(payeeId, query); }
+  countPayments(payeeId: string): Promise<number> { return this.index.countPayments(payeeId); }
+  belowPaymentCap(payeeId: string, cap: number): Promise<boolean> { return this.index.belowPaymentCap(payeeId, cap); }
+  livePayments(payeeId: string): Promise<readonly Payment[]> { return this.index.livePayments(payeeId); }
+  dueIds(payeeId: string, now: number, autoSettle: boolean): Promise<readonly string[]> { return this.index.dueIds(payeeId, now, autoSettle); }
+  countDue(payeeId: string, now: number, autoSettle: boolean): Promise<number> { return this.index.countDue(payeeId, now, autoSettle); }
+  merchantsWithDueWork(realNow: number): Promise<readonly string[]> { return this.index.merchantsWithDueWork(realNow); }
 }
 
-interface Batch {
-  text: string;
-  records: number;
-  readonly undo: (() => void)[];
-  readonly written: Promise<void>;
-  readonly resolve: () => void;
-  readonly reject: (err: unknown) => void;
-}
-
-function newBatch(): Batch {
-  let resolve!: () => void;
-  let reject!: (err: unknown) => void;
-  const written = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  // Nobody may be waiting (a change whose caller gave up); a failure is logged where it happens.
-  written.catch(() => undefined);
-  return { text: '', records: 0, undo: [], written, resolve, reject };
-}
-
-function damagedSnapshot(file: string, problem: string): Error {
-  return new Error(`${file} is damaged: ${problem}. Restore ${file} from a copy, or move it and its .wal.* files away to start with an empty store`);
-}
-
-/** What makes a parsed snapshot unusable, or undefined: checked before anything is applied. */
-function snapshotProblem(s: unknown): string | undefined {
-  if (!isObject(s) || Array.isArray(s)) return `it holds ${kindOf(s)}, not a store snapshot`;
-  if (!Number.isSafeInteger(s.walSegment) || (s.walSegment as number) < 0) return `walSegment is ${kindOf(s.walSegment)}, not a segment number`;
-  for (const [key, problemOf] of [['merchants', merchantProblem], ['payments', paymentProblem]] as const) {
-    const list = s[key];
-    if (!Array.isArray(list)) return `${key} is not a list`;
-    for (const [i, item] of list.entries()) {
-      const problem = problemOf(item);
-      if (problem) return `${key}[${i}] ${problem}`;
-    }
-  }
-  return undefined;
-}
-
-/** What makes a parsed log line unusable, said of the line ("is ..."), or undefined. */
-function logRecordProblem(r: unknown): string | undefined {
-  if (!isObject(r) || Array.isArray(r)) return `is ${kindOf(r)}, not a log record`;
-  switch (r.t) {
-    case 'merchant':
-    case 'payment': {
-      const problem = (r.t === 'merchant' ? merchantProblem : paymentProblem)(r.v);
-      return problem && `is a ${r.t} record whose v ${problem}`;
-    }
-    case 'reset':
-      return typeof r.payeeId === 'string' ? undefined : 'is a reset record without its payeeId';
-    case 'prune':
-      return typeof r.payeeId === 'string' && typeof r.createdBefore === 'number' ? undefined : 'is a prune record without its payeeId or createdBefore';
-    default:
-      return `has type t=${JSON.stringify(r.t) ?? 'missing'}, none of merchant, payment, reset, prune`;
-  }
-}
-
-function merchantProblem(m: unknown): string | undefined {
-  if (!isObject(m)) return `is ${kindOf(m)}, not a merchant`;
-  if (typeof m.payeeId !== 'string') return 'is a merchant without its payeeId';
-  if (!Array.isArray(m.apiKeys) || !m.apiKeys.every((k) => typeof k === 'string')) return `is merchant ${m.payeeId} without its apiKeys`;
-  return undefined;
-}
-
-/** The fields the store indexes a payment by: without them it cannot be held at all. */
-const PAYMENT_KEYS = ['id', 'payeeId', 'token', 'code', 'merchantRefNo', 'status'] as const;
-
-function paymentProblem(p: unknown): string | undefined {
-  if (!isObject(p)) return `is ${kindOf(p)}, not a payment`;
-  const missing = PAYMENT_KEYS.find((key) => typeof p[key] !== 'string');
-  return missing && `is a payment without its ${missing}`;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
-
-function kindOf(value: unknown): string {
-  if (value === null) return 'null';
-  if (value === undefined) return 'missing';
-  return Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value).slice(0, 40)}`;
-}
-
-function emptySnapshot(): Snapshot {
-  return { format: SNAPSHOT_FORMAT, walSegment: 0, merchants: [], payments: [] };
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+function recordsIn(s: Snapshot): number {
+  return s.merchants.length + s.payments.length + (s.journal?.length ?? 0) + (s.deliveries?.length ?? 0);
 }

@@ -1,0 +1,202 @@
+/**
+ * Reading the file store's files at start: the snapshot, then the log segments after it, each
+ * checked (checksums, shapes, no segment missing). Damage refuses the start with the file, the
+ * place and what to do; with `repair`, what cannot be read is dropped and reported instead.
+ *
+ * The log's end marker (`<dataFile>.wal-end`, see log-writer.ts) holds how many bytes of each
+ * segment were written and acknowledged: a segment shorter than that was cut after it was
+ * written (a file cut short, copied in part), between two records or not; one it names that is
+ * gone is missing. A torn last record beyond those bytes is what a crash leaves of a write it
+ * cut short, never acknowledged: it is skipped, and said. (A store of an earlier version has
+ * no marker: there a cut shows only where it tears a record, and a torn last record is skipped.)
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { SnapshotFile } from './snapshot-file.js';
+import type { SnapshotChecksum } from './snapshot-file.js';
+import { decodeLine, decodeLogEnd, hasChecksum, SNAPSHOT_FORMAT, SNAPSHOT_LISTS, snapshotProblem } from './store-records.js';
+import type { LogRecord, Snapshot } from './store-records.js';
+
+/** The members a snapshot of an earlier version (without a checksum) has. */
+const EARLIER_MEMBERS = new Set(['format', 'walSegment', 'merchants', 'payments']);
+
+export const CHECKSUM_KEY = 'checksum';
+
+/** What a start found damaged: refused, or with `repair` dropped and told. */
+export class Damage {
+  /** What was dropped, one line each (repair only). */
+  readonly dropped: string[] = [];
+  /** Files holding what was dropped: kept aside before the repaired store replaces them. */
+  readonly files = new Set<string>();
+  /** The whole snapshot was dropped (repair): the log is read from its first segment, whatever its number. */
+  snapshotDropped = false;
+
+  constructor(
+    private readonly dataFile: string,
+    readonly repair: boolean,
+  ) {}
+
+  /** Refuses the start, or with repair notes `what` as dropped. `place` is "<file> <where>". */
+  found(file: string, place: string, problem: string, lost: string): void {
+    if (!this.repair) throw new Error(`${place} ${problem}. ${this.remedy(file)}`);
+    this.dropped.push(`${place} ${problem}: ${lost}`);
+    if (existsSync(file)) this.files.add(file);
+  }
+
+  private remedy(file: string): string {
+    return (
+      `The store is damaged: restore ${file} from a copy, or start with --repair to go on without what cannot be read ` +
+      `(it reports what it drops and keeps a copy of each damaged file); moving ${this.dataFile} and all its .wal.* files away starts an empty store`
+    );
+  }
+}
+
+/** The snapshot (an empty one when there is none), checked; with repair, its unreadable parts dropped. */
+export async function readSnapshot(dataFile: string, damage: Damage): Promise<{ snapshot: Snapshot; present: boolean }> {
+  let read: { value: unknown; checksum: SnapshotChecksum } | null;
+  try {
+    // Through the adapter, not Low: Low takes a file holding null (or false, 0, "") for no file.
+    read = await new SnapshotFile<object>(dataFile, { checksumKey: CHECKSUM_KEY }).readChecked();
+  } catch (err) {
+    if (!(err instanceof SyntaxError) || !damage.repair) throw err;
+    return dropSnapshot(dataFile, damage, `is not valid JSON (${err.cause instanceof Error ? err.cause.message : err.message})`);
+  }
+  if (read === null) return { snapshot: emptySnapshot(), present: false };
+  const s = read.value as Snapshot;
+  if (s !== null && typeof s === 'object' && !Array.isArray(s) && s.format !== SNAPSHOT_FORMAT) {
+    throw new Error(`${dataFile} is not a payreq-sandbox store (format ${String(s.format)}): point --data at a payreq-sandbox store, or move ${dataFile} away to start with an empty one`);
+  }
+  const problem = snapshotProblem(s);
+  if (problem) {
+    if (!damage.repair) throw damagedSnapshot(dataFile, problem);
+    return dropSnapshot(dataFile, damage, `is damaged: ${problem}`);
+  }
+  const checksum = read.checksum;
+  if (checksum === 'absent') {
+    const unknown = Object.keys(s).find((key) => !EARLIER_MEMBERS.has(key));
+    if (unknown !== undefined) checkFails(dataFile, damage, `has no checksum, but a member ${JSON.stringify(unknown)} that snapshots without one never have: its checksum member was changed`);
+  } else if (checksum !== 'verified') {
+    checkFails(dataFile, damage, `fails its checksum (stored ${checksum.stored}, computed ${checksum.computed} over its ${checksum.bytes} bytes after it): it was changed after it was written`);
+  }
+  for (const [key, problemOf] of SNAPSHOT_LISTS) {
+    const list = s[key] as unknown[] | undefined;
+    if (!list) continue;
+    const kept = list.filter((item, i) => {
+      const wrong = problemOf(item);
+      if (!wrong) return true;
+      if (!damage.repair) throw damagedSnapshot(dataFile, `${key}[${i}] ${wrong}`);
+      damage.found(dataFile, `${dataFile} ${key}[${i}]`, wrong, 'dropped');
+      return false;
+    });
+    (s as unknown as Record<string, unknown[]>)[key] = kept;
+  }
+  return { snapshot: s, present: true };
+}
+
+function dropSnapshot(dataFile: string, damage: Damage, problem: string): { snapshot: Snapshot; present: boolean } {
+  damage.found(dataFile, dataFile, problem, 'everything folded into it is gone; the start goes on from the log segments alone');
+  damage.snapshotDropped = true;
+  return { snapshot: emptySnapshot(), present: false };
+}
+
+function checkFails(dataFile: string, damage: Damage, problem: string): void {
+  damage.found(dataFile, dataFile, problem, 'loaded as it is (which value was changed cannot be told); check what it serves');
+}
+
+export function damagedSnapshot(file: string, problem: string): Error {
+  return new Error(`${file} is damaged: ${problem}. Restore ${file} from a copy, or move it and its .wal.* files away to start with an empty store, or start with --repair to go on without what cannot be read`);
+}
+
+export function emptySnapshot(): Snapshot {
+  return { format: SNAPSHOT_FORMAT, walSegment: 0, merchants: [], payments: [] };
+}
+
+interface LogFiles {
+  readonly dataFile: string;
+  readonly endFile: string;
+  segmentFile(n: number): string;
+}
+
+/**
+ * Checks that the segments from `first` on are all there, in a row, and every one the end
+ * marker names; answers the ones to replay with how many bytes of each were written. No
+ * snapshot and a log that starts after segment 0 means the snapshot that held the rest is gone.
+ */
+export function segmentsToReplay(segments: readonly number[], first: number, snapshotPresent: boolean, files: LogFiles, damage: Damage): { n: number; written: number }[] {
+  const after = segments.filter((n) => n >= first);
+  const { dataFile } = files;
+  const missing = new Set<number>();
+  if (after.length > 0 && !snapshotPresent && !damage.snapshotDropped && after[0]! > 0) {
+    damage.found(dataFile, dataFile, `is missing, but its log starts at ${files.segmentFile(after[0]!)}`, `everything folded before segment ${after[0]} is gone; the start goes on from the log alone`);
+  } else if (after.length > 0 && after[0]! > first && !damage.snapshotDropped) {
+    missing.add(first);
+    damage.found(files.segmentFile(first), files.segmentFile(first), `is missing: ${dataFile} says the log goes on from it`, 'the changes it held are gone');
+  }
+  for (let i = 1; i < after.length; i++) {
+    for (let gap = after[i - 1]! + 1; gap < after[i]!; gap++) {
+      missing.add(gap);
+      damage.found(files.segmentFile(gap), files.segmentFile(gap), `is missing between ${files.segmentFile(after[i - 1]!)} and ${files.segmentFile(after[i]!)}`, 'the changes it held are gone');
+    }
+  }
+  // Nothing of the store is left but the marker (its files were moved away): a fresh start.
+  if (!snapshotPresent && segments.length === 0) return [];
+  const written = writtenLengths(files);
+  for (const n of written.keys()) {
+    const file = files.segmentFile(n);
+    if (n >= first && !missing.has(n) && !existsSync(file)) {
+      damage.found(file, file, `is missing: ${written.get(n)} bytes were written to it (${files.endFile})`, 'the changes it held are gone');
+    }
+  }
+  return after.map((n) => ({ n, written: written.get(n) ?? 0 }));
+}
+
+/** The lengths the end marker holds; none when there is no marker (a store of an earlier version) or it cannot be read. */
+function writtenLengths(files: LogFiles): Map<number, number> {
+  let text: string;
+  try {
+    text = readFileSync(files.endFile, 'utf8');
+  } catch {
+    return new Map();
+  }
+  if (text === '') return new Map();
+  const lengths = decodeLogEnd(text);
+  if (typeof lengths !== 'string') return lengths;
+  // The marker guards the log; damage to it loses nothing, but the check is not made this time.
+  console.error(`${files.endFile} ${lengths}: the lengths of the log segments are not checked at this start`);
+  return new Map();
+}
+
+/**
+ * Applies the records of one segment in order; answers how many, and the segment's bytes. A
+ * segment shorter than the `written` bytes the end marker holds was cut after it was written.
+ */
+export function replaySegment(file: string, written: { readonly bytes: number; readonly marker: string }, damage: Damage, apply: (record: LogRecord) => void): { records: number; bytes: number } {
+  const bytes = readFileSync(file);
+  // Lines of one segment are written by one process: with a checksum all, or (an earlier version) none.
+  const checksummed = hasChecksum(bytes.toString('utf8', 0, 16)) || bytes.includes('\n{"c":"');
+  let records = 0;
+  let line = 0;
+  for (let start = 0; start < bytes.length; ) {
+    const newline = bytes.indexOf(0x0a, start);
+    const end = newline === -1 ? bytes.length : newline;
+    line++;
+    const place = `${file} line ${line}`;
+    const decoded = end > start ? decodeLine(bytes.toString('utf8', start, end)) : null;
+    if (decoded && 'record' in decoded) {
+      if (checksummed && !decoded.checksum) damage.found(file, place, `has no checksum, unlike the other lines of this file (at byte ${start})`, 'dropped');
+      else {
+        apply(decoded.record);
+        records++;
+      }
+    } else if (decoded && newline === -1 && !decoded.whole) {
+      // Beyond what was acknowledged (a cut short of that is found below).
+      console.error(`${place}: skipped a torn last record (bytes ${start} to ${end}), a write cut short by a crash and never acknowledged`);
+    } else if (decoded) {
+      damage.found(file, place, `${decoded.problem} (at byte ${start})`, decoded.what ? `dropped (it held ${decoded.what})` : 'dropped');
+    }
+    start = end + 1;
+  }
+  if (bytes.length < written.bytes) {
+    damage.found(file, file, `holds ${bytes.length} bytes, but ${written.bytes} were written to it and acknowledged (${written.marker}): it was cut after it was written`, `the records from byte ${bytes.length} on are gone`);
+  }
+  return { records, bytes: bytes.length };
+}

@@ -1,0 +1,126 @@
+/**
+ * The request journal and webhook deliveries of the file store are in its files (SPEC 15):
+ * rebuilt at start from the log and from the snapshot, bounded as in memory (500 entries and
+ * 200 deliveries per merchant), attempts, resends and clears included.
+ */
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Delivery } from '../../src/store/delivery-log.js';
+import { FileStore } from '../../src/store/file-store.js';
+import type { NewJournalEntry } from '../../src/store/journal-log.js';
+import { removeTempDirs, tempDir } from '../support/files.js';
+import { aPayment } from '../support/payments.js';
+
+afterAll(removeTempDirs);
+
+const M = 'DEMO-MERCHANT-1';
+
+function entry(i: number): NewJournalEntry {
+  return { at: 1_000 + i, method: 'GET', path: `/openapi/v1/payments/payment/p${i}`, alias: false, status: 200, code: 200, requestBody: null, responseBody: `{"code":200,"n":${i}}`, latencyMs: 1.5, fault: null, warnings: [], requestId: `req-${i}` };
+}
+
+function delivery(i: number, paymentId: string): Delivery {
+  return { id: `dlv_${i}`, payeeId: M, eventId: `evt_${i}`, eventType: 'payment.created', paymentId, url: 'http://127.0.0.1:1/hooks', body: `{"n":${i}}`, state: 'pending', attempts: [], attempt: 0, nextAttemptAt: 5_000, createdAt: 5_000 };
+}
+
+function payment(i: number) {
+  const tag = String(i).padStart(8, '0');
+  return aPayment({ id: `pay_jrn${tag}ZZZZZZZZZZZZZ`, token: `ptok_jrn${tag}zzzzzzzzzzzzzzzzzzzzz`, code: `J${tag}ZZZ`, merchantRefNo: `jrn-${tag}` });
+}
+
+async function opened(dataFile: string): Promise<FileStore> {
+  const store = new FileStore({ dataFile });
+  await store.open();
+  return store;
+}
+
+const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('FileStore: the journal and the deliveries survive a restart, bounded', () => {
+  it('keeps the newest 500 journal entries per merchant, from the log after a crash and from the snapshot after a stop', async () => {
+    const dataFile = path.join(tempDir(), 's.json');
+    const first = await opened(dataFile);
+    for (let i = 1; i <= 520; i++) await first.journal.append(M, entry(i));
+    await first.journal.append('OTHER', entry(0));
+    // A journal entry rides the write of its turn: nobody waits for it.
+    expect(first.pendingWrites()).toBeUndefined();
+    await turn();
+
+    const afterCrash = await opened(dataFile);
+    const kept = await afterCrash.journal.list(M, { limit: 1_000 });
+    expect(kept).toHaveLength(500);
+    expect([kept[0]!.id, kept.at(-1)!.id]).toEqual([520, 21]);
+    expect(kept[0]).toEqual({ id: 520, ...entry(520) });
+    await afterCrash.journal.append(M, entry(521));
+    await afterCrash.close();
+
+    const afterStop = await opened(dataFile);
+    const again = await afterStop.journal.list(M, { limit: 1_000 });
+    expect(again.map((e) => e.id)).toEqual([522, ...kept.slice(0, 499).map((e) => e.id)]);
+    expect(await afterStop.journal.list('OTHER', { limit: 10 })).toHaveLength(1);
+    // A new entry gets an id after every id kept.
+    await afterStop.journal.append(M, entry(600));
+    expect((await afterStop.journal.list(M, { limit: 1 }))[0]!.id).toBe(523);
+    await afterStop.close();
+  });
+
+  it('keeps deliveries written with their payment, attempts and resends; 200 per merchant; pending ones are claimable again', async () => {
+    const dataFile = path.join(tempDir(), 's.json');
+    const first = await opened(dataFile);
+    for (let i = 0; i < 205; i++) expect(await first.insertPayment(payment(i), [delivery(i, payment(i).id)])).toBe('inserted');
+    const [claimed] = await first.deliveries.claimDue(6_000, 30_000, 1);
+    expect(claimed!.id).toBe('dlv_5');
+    await first.deliveries.recordAttempt('dlv_5', { at: 6_000, status: 500, error: null, latencyMs: 3 }, { state: 'pending', attempt: 1, nextAttemptAt: 7_000 });
+    await first.deliveries.recordAttempt('dlv_6', { at: 6_000, status: 200, error: null, latencyMs: 3 }, { state: 'delivered', attempt: 1, nextAttemptAt: null });
+    await turn();
+
+    const second = await opened(dataFile);
+    const list = await second.deliveries.list(M, 1_000);
+    expect(list).toHaveLength(200);
+    expect([list[0]!.id, list.at(-1)!.id]).toEqual(['dlv_204', 'dlv_5']);
+    expect(await second.deliveries.get(M, 'dlv_5')).toMatchObject({ state: 'pending', attempt: 1, nextAttemptAt: 7_000, attempts: [{ status: 500 }] });
+    // The lease of the dead process is gone: the retry is claimed when due.
+    expect((await second.deliveries.claimDue(7_000, 30_000, 300)).map((d) => d.id)).toContain('dlv_5');
+    expect(await second.deliveries.resend(M, 'dlv_6', 8_000)).toMatchObject({ state: 'pending', nextAttemptAt: 8_000 });
+    await second.close();
+
+    const third = await opened(dataFile);
+    expect(await third.deliveries.get(M, 'dlv_6')).toMatchObject({ state: 'pending', attempt: 0, nextAttemptAt: 8_000, attempts: [{ status: 200 }] });
+    expect(await third.deliveries.list(M, 1_000)).toHaveLength(200);
+    await third.close();
+  });
+
+  it('a fold started in the turn of a change keeps the deliveries written with it', async () => {
+    const dataFile = path.join(tempDir(), 's.json');
+    const first = await opened(dataFile);
+    const insert = first.insertPayment(payment(1), [delivery(1, payment(1).id)]);
+    // The fold writes the pending change first, then takes the snapshot from memory at once.
+    const fold = first.compact();
+    expect(await insert).toBe('inserted');
+    await fold;
+    const second = await opened(dataFile);
+    expect((await second.deliveries.list(M, 10)).map((d) => d.id)).toEqual(['dlv_1']);
+    await second.close();
+  });
+
+  it('a clear and a reset of the journal and deliveries hold after a restart; other merchants keep theirs', async () => {
+    const dataFile = path.join(tempDir(), 's.json');
+    const first = await opened(dataFile);
+    await first.journal.append(M, entry(1));
+    await first.journal.append('OTHER', entry(2));
+    await first.journal.append('THIRD', entry(3));
+    await first.insertPayment(payment(1), [delivery(1, payment(1).id)]);
+    const third = { ...payment(2), payeeId: 'THIRD' };
+    await first.insertPayment(third, [{ ...delivery(2, third.id), payeeId: 'THIRD' }]);
+    expect(await first.journal.clear('OTHER')).toBe(1);
+    await first.resetMerchant(M);
+
+    const second = await opened(dataFile);
+    expect(await second.journal.list(M, { limit: 10 })).toEqual([]);
+    expect(await second.journal.list('OTHER', { limit: 10 })).toEqual([]);
+    expect(await second.deliveries.list(M, 10)).toEqual([]);
+    expect((await second.journal.list('THIRD', { limit: 10 })).map((e) => e.id)).toEqual([3]);
+    expect((await second.deliveries.claimDue(10_000, 1, 10)).map((d) => d.id)).toEqual(['dlv_2']);
+    await second.close();
+  });
+});
