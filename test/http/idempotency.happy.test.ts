@@ -7,6 +7,20 @@ const KEY = 'order-7f3c2a';
 
 const withKey = (key: string, headers: Record<string, string> = {}) => ({ 'Idempotency-Key': key, ...headers });
 
+/** A create sent in-process whose answer is held (a timeout fault or magic amount); abort to let it go. */
+function heldCreate(sandbox: Parameters<typeof call>[0], body: Record<string, unknown>, headers: Record<string, string>) {
+  const controller = new AbortController();
+  const held = sandbox.fetch(
+    new Request('http://sandbox/openapi/v1/payments/payment', {
+      method: 'POST',
+      headers: { 'Service-Api-Key': 'sk_sandbox_demo_merchant_key', 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    }),
+  );
+  return { held, abort: () => controller.abort() };
+}
+
 async function paymentsWithRef(each: { sandbox: Parameters<typeof call>[0] }, ref: string): Promise<number> {
   return (await call(each.sandbox, 'GET', `/sandbox/v1/payments?merchant_ref_no=${ref}`)).body.total as number;
 }
@@ -45,21 +59,13 @@ describe('Idempotency-Key on create', () => {
 
   it('a timeout after commit keeps the committed answer: a repeat while the first is still held replays it', async () => {
     const body = createBody();
-    const controller = new AbortController();
-    const held = each.sandbox.fetch(
-      new Request('http://sandbox/openapi/v1/payments/payment', {
-        method: 'POST',
-        headers: { 'Service-Api-Key': 'sk_sandbox_demo_merchant_key', 'Content-Type': 'application/json', 'Sandbox-Fault': 'timeout', ...withKey(KEY) },
-        body: JSON.stringify(body),
-        signal: controller.signal,
-      }),
-    );
+    const { held, abort } = heldCreate(each.sandbox, body, withKey(KEY, { 'Sandbox-Fault': 'timeout' }));
     await new Promise((r) => setTimeout(r, 50));
     const again = await call(each.sandbox, 'POST', '/openapi/v1/payments/payment', { body, headers: withKey(KEY) });
     expectEnvelope(again, 200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.payment_id).toMatch(/^pay_/);
-    controller.abort();
+    abort();
     const firstAnswer = await held.then((r) => r.status, () => 'aborted');
     expect([504, 'aborted']).toContain(firstAnswer);
     expect(await paymentsWithRef(each, body.merchant_ref_no as string)).toBe(1);
@@ -95,20 +101,12 @@ describe('Idempotency-Key on create', () => {
 
   it('magic amount 900.03 (held after commit): a repeat replays the created payment', async () => {
     const body = createBody({ amount: 900.03 });
-    const controller = new AbortController();
-    const held = each.sandbox.fetch(
-      new Request('http://sandbox/openapi/v1/payments/payment', {
-        method: 'POST',
-        headers: { 'Service-Api-Key': 'sk_sandbox_demo_merchant_key', 'Content-Type': 'application/json', ...withKey(KEY) },
-        body: JSON.stringify(body),
-        signal: controller.signal,
-      }),
-    );
+    const { held, abort } = heldCreate(each.sandbox, body, withKey(KEY));
     await new Promise((r) => setTimeout(r, 50));
     const again = await call(each.sandbox, 'POST', '/openapi/v1/payments/payment', { body, headers: withKey(KEY) });
     expectEnvelope(again, 200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
-    controller.abort();
+    abort();
     await held.catch(() => undefined);
   });
 
