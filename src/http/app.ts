@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
 import type { Context } from 'hono';
 import { ApiError, Code } from '../domain/codes.js';
-import { publicApi } from './api/payments.js';
+import { publicApi } from './api/payments/payments.index.js';
 import type { AppEnv, Services } from './context.js';
 import { ok, send, sendError, toJsonText } from './envelope.js';
 import { holdUntilWritten } from './durable.js';
@@ -14,16 +14,18 @@ import { journalRequests } from './middleware/journal.js';
 import { limitRate } from './middleware/rate-limit.js';
 import { observeRequests } from './middleware/observe.js';
 import { idempotentPosts } from './middleware/idempotency.js';
-import { keyedCatalogueRoutes, openCatalogueRoutes } from './sandbox/catalogue.js';
-import { clockRoutes } from './sandbox/clock.js';
-import { controlRoutes } from './sandbox/control.js';
-import { faultRoutes } from './sandbox/faults.js';
-import { journalRoutes } from './sandbox/journal.js';
-import { webhookRoutes } from './sandbox/webhook.js';
-import { merchantRoutes, ownMerchantRoutes } from './sandbox/merchants.js';
-import { readinessRoutes } from './sandbox/readiness.js';
+import { keyedCatalogueRoutes, openCatalogueRoutes } from './sandbox/catalogue/catalogue.index.js';
+import { clockRoutes } from './sandbox/clock/clock.index.js';
+import { controlRoutes } from './sandbox/control/control.index.js';
+import { faultRoutes } from './sandbox/faults/faults.index.js';
+import { journalRoutes } from './sandbox/journal/journal.index.js';
+import { webhookRoutesDescribed } from './sandbox/webhook.routes.js';
+import { merchantRoutesDescribed, ownMerchantRoutesDescribed } from './sandbox/merchants.routes.js';
+import { readinessRoutesDescribed } from './sandbox/readiness.routes.js';
 import { pagesRoutes } from './pages/index.js';
-import { openApiRoutes } from './openapi.js';
+import { referenceRoutes } from './reference/reference.index.js';
+import { bindRoute } from './contract/route.js';
+import * as serviceRoutes from './service/service.routes.js';
 import { StoreUnavailableError } from '../store/unavailable.js';
 
 export const PUBLIC_PREFIXES = ['/openapi/v1', '/v1'] as const;
@@ -39,7 +41,7 @@ export function createApp(services: Services): Hono<AppEnv> {
     await holdUntilWritten(c);
   });
 
-  app.get('/healthz', async (c) => {
+  bindRoute(app, serviceRoutes.health, async (c) => {
     try {
       await services.store.ready();
     } catch (err) {
@@ -51,7 +53,7 @@ export function createApp(services: Services): Hono<AppEnv> {
     return ok(c, `ok: the ${services.store.kind} store can be read and written.`, { store: services.store.kind });
   });
 
-  app.get('/metrics', async (c) => {
+  bindRoute(app, serviceRoutes.metrics, async (c) => {
     const { metrics } = services;
     if (!metrics) return send(c, { code: Code.NOT_FOUND, description: 'Metrics are turned off on this sandbox (SANDBOX_METRICS=off).' });
     return c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType });
@@ -74,14 +76,14 @@ export function createApp(services: Services): Hono<AppEnv> {
   keyed.route('/', keyedCatalogueRoutes());
   keyed.route('/', faultRoutes());
   keyed.route('/', journalRoutes());
-  keyed.route('/', webhookRoutes());
-  keyed.route('/', ownMerchantRoutes());
-  keyed.route('/', readinessRoutes());
-  app.route('/sandbox/v1', merchantRoutes());
+  keyed.route('/', webhookRoutesDescribed());
+  keyed.route('/', ownMerchantRoutesDescribed());
+  keyed.route('/', readinessRoutesDescribed());
+  app.route('/sandbox/v1', merchantRoutesDescribed());
   app.route('/sandbox/v1', openCatalogueRoutes());
   app.route('/sandbox/v1', keyed);
 
-  app.route('/', openApiRoutes(services.config.productTypes));
+  app.route('/', referenceRoutes(() => app.routes));
 
   app.route('/sandbox', pagesRoutes());
 

@@ -4,7 +4,12 @@
  */
 import { z } from 'zod';
 import { CURRENCY_CODES } from '../domain/currencies.js';
+import { FAULT_SYNTAX } from '../domain/faults.js';
 import { MAX_AMOUNT_MINOR, toMinorUnits } from '../domain/money.js';
+
+// Sandbox-Fault and a rule's fault: what parseFaults (domain/faults.ts) takes, part by part (the sum of latencies is checked there only).
+const FAULT_PART = '(?:latency\\s*=\\s*0*(?:[0-9]{1,4}|[1-5][0-9]{4}|60000)|error(?:-after-commit)?\\s*=\\s*[45][0-9]{2}|timeout|drop)';
+export const FAULT_PATTERN = `^(?:|[\\s,]*${FAULT_PART}(?:\\s*,[\\s,]*${FAULT_PART})*[\\s,]*)$`;
 
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
@@ -29,6 +34,22 @@ const MERCHANT_REF_PATTERN = /^[A-Za-z0-9._-]+$/;
 
 export const merchantRefNo = text('merchant_ref_no', 1, 64, true).regex(MERCHANT_REF_PATTERN, 'merchant_ref_no may hold only letters, digits, ".", "_" and "-"');
 
+/**
+ * "At most two decimals" as JSON Schema that validators on binary doubles check exactly:
+ * `multipleOf: 0.01` alone wrongly refuses 19.99 there (19.99 / 0.01 = 1998.9999999999998).
+ * A number is a multiple of 0.01 exactly when it is a multiple of both 1/4100 and 1/33100
+ * (gcd(4100, 33100) = 100), and for the double nearest to any n/100 with n up to 10^12, x / (1/4100)
+ * and x / (1/33100) round to the integers 41n and 331n: 4100 and 33100 lie just above 2^12 and
+ * 2^15, so the error of x (a multiple of ulp(x)/25, at most 12/25 ulp) and that of the divisor
+ * stay under half an ulp of the quotient (test/http/contract/amount-declaration.test.ts).
+ * Validators in decimal arithmetic take the first branch; amounts of 3 decimals fail both.
+ */
+export const TWO_DECIMALS = {
+  anyOf: [{ multipleOf: 0.01 }, { allOf: [{ multipleOf: 1 / 4100 }, { multipleOf: 1 / 33100 }] }],
+} as const;
+
+const AMOUNT_BOUNDS = { minimum: 0.01, maximum: 9_999_999_999.99 } as const;
+
 export const amount = z
   .number({ error: typeError('amount', 'a JSON number with at most 2 decimals, e.g. 10.50 (not a string)', true) })
   .superRefine((n, ctx) => {
@@ -38,7 +59,8 @@ export const amount = z
     } else if (toMinorUnits(n) === undefined) {
       ctx.addIssue({ code: 'custom', message: `amount must have at most 2 decimals, e.g. 10.50, got ${n}` });
     }
-  });
+  })
+  .meta({ ...AMOUNT_BOUNDS, ...TWO_DECIMALS, description: 'A JSON number from 0.01 to 9999999999.99 with at most 2 decimals (10.5 and 10.50 alike); a string is a 400.' });
 
 export function currencyCode(field: string, required: boolean) {
   return z.enum(CURRENCY_CODES as [string, ...string[]], {
@@ -55,7 +77,7 @@ export const metadata = z
   .custom<Record<string, unknown>>((v) => v !== null && typeof v === 'object' && !Array.isArray(v), {
     error: (issue) => `metadata must be a JSON object, got ${kindOf(issue.input)}`,
   })
-  .meta({ type: 'object', additionalProperties: true, description: 'Any JSON object of at most 50 keys and 8 KiB, returned as sent.' })
+  .meta({ type: 'object', additionalProperties: true, maxProperties: 50, description: 'Any JSON object of at most 50 keys and 8 KiB, returned as sent.' })
   .refine((m) => Object.keys(m).length <= 50, 'metadata may have at most 50 keys')
   .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= 8192, 'metadata must be at most 8 KiB as JSON');
 
@@ -146,7 +168,7 @@ export const faultRuleSchema = z.object({
     },
     { error: typeError('match', 'an object {method, path}', true) },
   ),
-  fault: text('fault', 1, 128, true),
+  fault: text('fault', 1, 128, true).meta({ pattern: FAULT_PATTERN, description: `As the Sandbox-Fault header: ${FAULT_SYNTAX}, several joined with ","` }),
   probability: z
     .number({ error: typeError('probability', 'a number from 0 to 1', false) })
     .min(0, 'probability must be from 0 to 1')
@@ -179,6 +201,7 @@ export const webhookSchema = z.object({
         return false;
       }
     }, 'url must be an absolute http:// or https:// URL, e.g. https://example.test/hooks/payreq')
+    .meta({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?:', description: 'An absolute http:// or https:// URL' })
     .nullable(),
 });
 

@@ -1,10 +1,41 @@
-/** How payments look on the wire: the public status view, the create answer, the sandbox views. */
+/** How payments look on the wire: the public status view, the create answer, the sandbox views, and their schemas. */
+import { z } from 'zod';
+import { CURRENCY_CODES } from '../domain/currencies.js';
 import type { Merchant } from '../domain/merchant.js';
 import { Amount } from '../domain/money.js';
 import type { Payment, PaymentEvent } from '../domain/payment.js';
+import { PAYMENT_ID_PATTERN, PAYMENT_TOKEN_PATTERN } from '../domain/ids.js';
 import { emvPayloadOf } from '../services/qr-images.js';
+import { TWO_DECIMALS } from './schemas.js';
 
 export const unixSeconds = (ms: number): number => Math.floor(ms / 1000);
+
+const amountView = z.number().meta({ id: 'Amount', ...TWO_DECIMALS, description: 'Written with exactly two decimals in the JSON text, e.g. 10.50' });
+const currencyView = z.enum(CURRENCY_CODES as [string, ...string[]]);
+const unixTime = z.number().int().meta({ description: 'Unix time in seconds' });
+export const paymentIdView = z.string().regex(PAYMENT_ID_PATTERN);
+export const paymentTokenView = z.string().regex(PAYMENT_TOKEN_PATTERN);
+export const paymentStatusView = z.enum(['P', 'W', 'E', 'F', 'V', 'A']).meta({ description: 'P pending, W waiting for payment, A paid, F failed, E expired, V voided' });
+const metadataView = z.record(z.string(), z.unknown()).nullable().meta({ description: 'As sent at create' });
+
+/** The schema of paymentStatusFields. */
+export const paymentStatusShape = {
+  payment_id: paymentIdView,
+  merchant_ref_no: z.string(),
+  original_currency_code: currencyView,
+  original_amount: amountView,
+  paid_currency_code: currencyView,
+  paid_amount: amountView,
+  product_type: z.string(),
+  payment_code: z.string().regex(/^[0-9A-Z]{12}$/),
+  payment_status: paymentStatusView,
+  payment_date: unixTime.nullable().meta({ description: 'Unix seconds of the payment; null until paid' }),
+  payee: z.object({ id: z.string(), name: z.string(), city: z.string(), country_code: z.string(), mcc: z.string() }),
+  payer: z.object({ id: z.string(), name: z.string() }).nullable(),
+  source: z.object({ type: z.string(), provider: z.string(), account: z.string() }).nullable().meta({ description: 'Masked; null before payment' }),
+  fee: z.array(z.object({ type: z.string(), currency_code: currencyView, amount: amountView })),
+  metadata: metadataView,
+};
 
 /** The fields of the interface's status response, in its order. */
 export function paymentStatusFields(p: Payment, merchant: Merchant): Record<string, unknown> {
@@ -31,6 +62,16 @@ export function paymentStatusFields(p: Payment, merchant: Merchant): Record<stri
 export const qrImageUrl = (base: string, token: string): string => `${base}/sandbox/v1/qr/${token}`;
 export const checkoutUrl = (base: string, token: string): string => `${base}/sandbox/pay/${token}`;
 
+/** The schema of qrData (image only when the merchant set inline_qr_image). */
+export const qrDataView = z.object({
+  payload: z.string().meta({ description: 'EMVCo merchant-presented payload (tag 62/05 carries payment_code; CRC in tag 63)' }),
+  format: z.literal('EMVCO_MPM'),
+  image_url: z.string().meta({ description: 'The QR image: PNG, or SVG with ?format=svg' }),
+  checkout_url: z.string().meta({ description: 'The payer page' }),
+  expires_at: unixTime,
+  image: z.string().regex(/^data:image\/png;base64,/).optional().meta({ description: 'PNG data URL, only when the merchant set inline_qr_image' }),
+}).meta({ id: 'QrData' });
+
 export function qrData(p: Payment, merchant: Merchant, baseUrl: string): Record<string, unknown> {
   return {
     payload: emvPayloadOf(p, merchant),
@@ -55,6 +96,20 @@ export function sandboxPaymentView(p: Payment, merchant: Merchant, baseUrl: stri
   };
 }
 
+/** The schema of sandboxPaymentView. */
+const sandboxPaymentShape = {
+  ...paymentStatusShape,
+  settled: z.boolean(),
+  created_at: unixTime,
+  expires_at: unixTime,
+  settled_at: unixTime.nullable(),
+  pays_at: unixTime.nullable().meta({ description: 'When a PAYER_PAYS_LATER payer pays; null when nobody is due to pay' }),
+  payment_token: paymentTokenView,
+  qr_data: qrDataView,
+};
+
+export const sandboxPaymentSchema = z.object(sandboxPaymentShape).meta({ id: 'SandboxPayment', description: 'A payment as the status query shows it, plus what only the sandbox knows' });
+
 /** The body of a webhook for one event of a payment (sign_type and sign are added by the sender). */
 export function webhookEventBody(merchant: Merchant, p: Payment, e: PaymentEvent, eventId: string): Record<string, unknown> {
   return {
@@ -71,6 +126,16 @@ export function webhookEventBody(merchant: Merchant, p: Payment, e: PaymentEvent
     payment: paymentStatusFields(p, merchant),
   };
 }
+
+export const eventViewSchema = z.object({
+  type: z.enum(['created', 'payer_assigned', 'paid', 'cancelled', 'failed', 'expired', 'voided', 'settled']),
+  from: paymentStatusView.nullable(),
+  to: paymentStatusView,
+  at: unixTime,
+  at_iso: z.string(),
+  reason: z.string().nullable(),
+  actor: z.enum(['merchant', 'payer', 'sandbox', 'clock']),
+}).meta({ id: 'PaymentEvent' });
 
 export function eventView(e: PaymentEvent): Record<string, unknown> {
   return { type: e.type, from: e.from, to: e.to, at: unixSeconds(e.at), at_iso: new Date(e.at).toISOString(), reason: e.reason, actor: e.actor };

@@ -6,16 +6,18 @@ import { PAYMENT_TOKEN_PATTERN } from '../../domain/ids.js';
 import type { Merchant } from '../../domain/merchant.js';
 import type { Payment } from '../../domain/payment.js';
 import type { AppEnv } from '../context.js';
+import { bindRoute } from '../contract/route.js';
 import { checkoutUrl, qrImageUrl } from '../views.js';
 import { baseUrlOf } from '../base-url.js';
 import { basePathOf, sendPage } from './layout.js';
 import { NotFoundDocument, PayerDocument } from './payer-page.js';
 import type { PageNotice } from './payer-page.js';
+import * as routes from './pages.routes.js';
 
 type Found = { payment: Payment; merchant: Merchant };
 
 async function findByToken(c: Context<AppEnv>): Promise<Found | undefined> {
-  const token = c.req.param('token') ?? '';
+  const token = c.req.param('payment_token') ?? '';
   // A malformed token never reaches the store.
   if (!PAYMENT_TOKEN_PATTERN.test(token)) return undefined;
   return c.get('services').payments.byToken(token);
@@ -54,14 +56,14 @@ async function act(c: Context<AppEnv>, action: 'pay' | 'decline'): Promise<Respo
 }
 
 export function payerRoutes(): Hono<AppEnv> {
-  const routes = new Hono<AppEnv>();
+  const app = new Hono<AppEnv>();
 
-  routes.get('/pay/:token', async (c) => {
+  bindRoute(app, routes.payerPage, async (c) => {
     const found = await findByToken(c);
     return found ? renderPayer(c, found) : renderNotFound(c);
   });
-  routes.post('/pay/:token/pay', (c) => act(c, 'pay'));
-  routes.post('/pay/:token/decline', (c) => act(c, 'decline'));
+  bindRoute(app, routes.pay, (c) => act(c, 'pay'));
+  bindRoute(app, routes.decline, (c) => act(c, 'decline'));
 
-  return routes;
+  return app;
 }

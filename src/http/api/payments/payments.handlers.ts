@@ -1,0 +1,91 @@
+/** The public API's handlers: each reads its input through its contract (payments.routes.ts). */
+import { Code } from '../../../domain/codes.js';
+import { MAGIC_AMOUNTS } from '../../../domain/magic.js';
+import { toMinorUnits } from '../../../domain/money.js';
+import { STATUS_MEANINGS } from '../../../domain/payment.js';
+import type { Payment } from '../../../domain/payment.js';
+import { baseUrlOf } from '../../base-url.js';
+import { validate } from '../../body.js';
+import type { AppEnv } from '../../context.js';
+import { bodyOf, rawBodyOf } from '../../contract/input.js';
+import type { RouteHandler } from '../../contract/route.js';
+import { ok, sendText, toJsonText } from '../../envelope.js';
+import { applyCommittedFault, noteFault } from '../../faults.js';
+import { paymentStatusFields, qrData } from '../../views.js';
+import type { PaymentRoutes } from './payments.routes.js';
+
+const STATUS_TEXTS_KEPT = 10_000;
+
+type Handlers = { readonly [K in keyof PaymentRoutes]: RouteHandler<PaymentRoutes[K], AppEnv> };
+
+export function paymentHandlers(routes: PaymentRoutes): Handlers {
+  // Integrators poll the status of one payment until it changes: its answer is kept per version,
+  // against the stored object itself, not its version number: a change undone after a
+  // failed write leaves the same version number with other content.
+  const statusTexts = new Map<string, { readonly payment: Payment; readonly text: string }>();
+
+  return {
+    async create(c) {
+      const body = await rawBodyOf(c, routes.create);
+      const input = validate(c, routes.create.request.body.schema, body);
+      const { payments, qr } = c.get('services');
+      const merchant = c.get('merchant');
+      const amountMinor = toMinorUnits(input.amount)!;
+      const magic = MAGIC_AMOUNTS[amountMinor];
+      if (magic) noteFault(c, `${magic.fault} (magic amount ${input.amount})`);
+      const { payment, fault } = await payments.create(merchant, {
+        body,
+        payee: input.payee,
+        productType: input.product_type,
+        merchantRefNo: input.merchant_ref_no,
+        amountMinor,
+        currency: input.currency_code ?? undefined,
+        payer: input.payer ?? undefined,
+        metadata: input.metadata ?? undefined,
+        signType: input.sign_type ?? undefined,
+        sign: input.sign ?? undefined,
+      });
+      const qrFields = qrData(payment, merchant, baseUrlOf(c));
+      if (merchant.settings.inlineQrImage) qrFields.image = await qr.dataUrl(payment.token, qrFields.payload as string);
+      const response = ok(c, `Payment created with status ${payment.status} (${STATUS_MEANINGS[payment.status]}); show qr_data to the payer.`, {
+        payment_id: payment.id,
+        payment_code: payment.code,
+        payment_token: payment.token,
+        qr_data: qrFields,
+        metadata: payment.metadata,
+      });
+      return fault ? applyCommittedFault(c, fault) : response;
+    },
+
+    async assign(c) {
+      const { payer } = await bodyOf(c, routes.assign);
+      const p = await c.get('services').payments.assign(c.get('merchant'), c.req.param('payment_id'), payer);
+      return ok(c, `Payer ${JSON.stringify(payer)} assigned; payment ${p.id} is now ${p.status} (${STATUS_MEANINGS[p.status]}).`);
+    },
+
+    async cancel(c) {
+      const { reason } = await bodyOf(c, routes.cancel);
+      const p = await c.get('services').payments.cancel(c.get('merchant'), c.req.param('payment_id'), reason);
+      return ok(c, `Payment ${p.id} cancelled before payment; it is now V (voided).`);
+    },
+
+    async void(c) {
+      const { reason } = await bodyOf(c, routes.void);
+      const p = await c.get('services').payments.void(c.get('merchant'), c.req.param('payment_id'), reason);
+      return ok(c, `Payment ${p.id} voided before settlement; it is now V (voided).`);
+    },
+
+    async status(c) {
+      const merchant = c.get('merchant');
+      const p = await c.get('services').payments.get(merchant, c.req.param('payment_id'));
+      const kept = statusTexts.get(p.id);
+      if (kept?.payment === p) return sendText(c, Code.OK, kept.text);
+      const settled = p.status === 'A' && p.settled ? ' and settled' : '';
+      const text = toJsonText({ code: Code.OK, description: `Payment ${p.id} is ${p.status} (${STATUS_MEANINGS[p.status]}${settled}).`, ...paymentStatusFields(p, merchant) });
+      statusTexts.delete(p.id);
+      statusTexts.set(p.id, { payment: p, text });
+      if (statusTexts.size > STATUS_TEXTS_KEPT) statusTexts.delete(statusTexts.keys().next().value!);
+      return sendText(c, Code.OK, text);
+    },
+  };
+}

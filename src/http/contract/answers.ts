@@ -1,0 +1,115 @@
+/**
+ * The answers and headers routes share: the envelope, the error answers with their statuses and
+ * headers, and the request headers of the public routes. A route's contract lists which apply.
+ */
+import { z } from 'zod';
+import { FAULT_SYNTAX, MAX_LATENCY_MS } from '../../domain/faults.js';
+import { FAULT_PATTERN } from '../schemas.js';
+import type { AnswerContract, HeaderContract, JsonSchema } from './route.js';
+
+/** An answer shared by many routes: the document writes it once, under components/responses. */
+export interface SharedAnswer extends AnswerContract {
+  readonly name: string;
+}
+
+const shared = (name: string, answer: AnswerContract): SharedAnswer => ({ name, ...answer });
+
+/** A header shared by many answers: written once, under components/headers. */
+export interface SharedHeader extends HeaderContract {
+  readonly name: string;
+}
+
+const header = (name: string, h: HeaderContract): SharedHeader => ({ name, ...h });
+
+export const headers = {
+  requestId: header('RequestId', {
+    description: 'Names this request in the journal and the server log: the Request-Id the client sent when it is 1-64 characters [A-Za-z0-9._:-], else one drawn by the sandbox.',
+    required: true,
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,64}$' },
+  }),
+  retryAfter: header('RetryAfter', { description: 'Seconds to wait before the next request.', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } }),
+  retryAfterWhenStore: header('RetryAfterStore', {
+    description: 'Seconds to wait: sent when the store is unreachable, not with an injected 503.',
+    required: false,
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  }),
+  allow: header('Allow', { description: 'The methods this path serves.', required: true, schema: { type: 'string', pattern: '^[A-Z]+(, [A-Z]+)*$' } }),
+  sandboxWarning: header('SandboxWarning', {
+    description: 'Unknown body fields that were ignored, each named (with a "did you mean" when it looks like a typo).',
+    required: false,
+    schema: { type: 'string' },
+  }),
+  replayed: header('IdempotentReplayed', {
+    description: 'The first answer to this Idempotency-Key, replayed: nothing was changed by this request.',
+    required: false,
+    schema: { type: 'string', enum: ['true'] },
+  }),
+} as const;
+
+export const requestHeaders = {
+  sandboxFault: header('SandboxFault', {
+    description: `Faults for this request: ${FAULT_SYNTAX}, several joined with ",". error answers before anything is committed; error-after-commit, timeout and drop after. Latencies add up to at most ${MAX_LATENCY_MS} ms. Anything else is a 400.`,
+    required: false,
+    schema: { type: 'string', pattern: FAULT_PATTERN },
+  }),
+  idempotencyKey: header('IdempotencyKey', {
+    description: 'One value per operation, repeated on its retries: a retry with the same body gets the first answer again (Idempotent-Replayed: true); the same key with another body is a 400; a retry while the first still runs is a 402. Kept 24 hours of the sandbox clock.',
+    required: false,
+    schema: { type: 'string', pattern: '^[\\x20-\\x7E]{1,255}$' },
+  }),
+} as const;
+
+export const fieldError = z.object({ field: z.string(), message: z.string() });
+
+/** The envelope of a success: code 200, a description, and the route's fields. */
+export function okBody<S extends z.ZodRawShape>(shape: S) {
+  return z.object({ code: z.literal(200), description: z.string(), ...shape });
+}
+
+/** The envelope of an error with this code (or any code of a range). */
+export function problemBody(code: number | '4XX' | '5XX', extra: z.ZodRawShape = {}) {
+  const codeSchema = code === '4XX' ? z.number().int().min(400).max(499) : code === '5XX' ? z.number().int().min(500).max(599) : z.literal(code);
+  return z.object({ code: codeSchema, description: z.string(), ...extra });
+}
+
+export const json = (description: string, schema: z.ZodType, extra: Pick<AnswerContract, 'headers'> = {}): AnswerContract => ({
+  description,
+  content: { 'application/json': schema },
+  ...extra,
+});
+
+const text: JsonSchema = { type: 'string' };
+export const html = (description: string): AnswerContract => ({ description, content: { 'text/html': text } });
+
+export const answers = {
+  invalid: shared('Invalid', json('Invalid parameters: malformed JSON, a body that is not an object, a missing or mistyped field (each named in errors).', problemBody(400, { errors: z.array(fieldError).optional() }))),
+  unauthenticated: shared('Unauthenticated', json('Missing or unknown Service-Api-Key.', problemBody(401))),
+  refused: shared('Refused', json('Valid, but the state does not allow it now: the description names the state and what is allowed.', problemBody(402))),
+  notFound: shared('NotFound', json('No such payment (or one of another merchant), or no such item.', problemBody(404))),
+  tooLarge: shared('TooLarge', json('The body is over 64 KiB.', problemBody(413))),
+  unsupportedMediaType: shared('UnsupportedMediaType', json('A body sent without Content-Type: application/json (UTF-8).', problemBody(415))),
+  rateLimited: shared('RateLimited', json("Over the merchant's requests-per-second limit.", problemBody(429), { headers: { 'Retry-After': headers.retryAfter } })),
+  internal: shared('Internal', json('Internal error, or the data file could not be written: nothing was changed.', problemBody(500))),
+  storeUnavailable: shared(
+    'Unavailable',
+    json("The sandbox's database cannot be reached (Retry-After says when to retry), or a 503 injected by a fault.", problemBody(503), {
+      headers: { 'Retry-After': headers.retryAfterWhenStore },
+    }),
+  ),
+  timeout: shared('Timeout', json('Injected by a timeout fault after the change was committed (the answer was held), or by error=504.', problemBody(504))),
+  injected4xx: shared('InjectedClientError', json('Any status 400-499 injected by Sandbox-Fault error=<status> (or a fault rule): nothing was committed.', problemBody('4XX'))),
+  injected5xx: shared('InjectedServerError', json('Any status 500-599 injected by Sandbox-Fault error=<status> or error-after-commit=<status> (or a fault rule).', problemBody('5XX'))),
+  methodNotAllowed: shared('MethodNotAllowed', json('The path exists, but not with this method; Allow lists the methods it serves.', problemBody(405), { headers: { Allow: headers.allow } })),
+} as const;
+
+/** Every route that reads the store: a failed write of the same moment, an unreachable database. */
+export const STORE_ANSWERS = { 500: answers.internal, 503: answers.storeUnavailable } as const;
+
+/** Every route behind the Service-Api-Key (and its rate limit). */
+export const KEYED_ANSWERS = { 401: answers.unauthenticated, 429: answers.rateLimited, ...STORE_ANSWERS } as const;
+
+/** Every route that reads a JSON body. */
+export const BODY_ANSWERS = { 400: answers.invalid, 413: answers.tooLarge, 415: answers.unsupportedMediaType } as const;
+
+/** The public routes, where Sandbox-Fault and fault rules inject answers. */
+export const FAULT_ANSWERS = { 504: answers.timeout, '4XX': answers.injected4xx, '5XX': answers.injected5xx } as const;

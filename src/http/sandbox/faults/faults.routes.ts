@@ -1,0 +1,62 @@
+/** Contracts of the fault rules: list, add, delete one or all. */
+import { z } from 'zod';
+import { BODY_ANSWERS, KEYED_ANSWERS, answers, json, okBody, requestHeaders } from '../../contract/answers.js';
+import { defineRoute } from '../../contract/route.js';
+import { faultRuleSchema } from '../../schemas.js';
+
+const tag = 'Sandbox control';
+
+/** The schema of ruleView. */
+export const ruleViewSchema = z.object({
+  id: z.string(),
+  match: z.object({ method: z.string(), path: z.string() }),
+  fault: z.string(),
+  probability: z.number().min(0).max(1),
+  times_left: z.number().int().nullable().meta({ description: 'How many more times it may fire; null is unlimited' }),
+  seed: z.number().int(),
+  matched: z.number().int().meta({ description: 'Matching requests seen' }),
+  fired: z.number().int(),
+}).meta({ id: 'FaultRule' });
+
+export const list = defineRoute({
+  method: 'get',
+  path: '/faults',
+  summary: 'List fault rules',
+  tag,
+  access: 'key',
+  responses: { 200: json('The rules.', okBody({ rules: z.array(ruleViewSchema) })), ...KEYED_ANSWERS },
+});
+
+export const add = defineRoute({
+  method: 'post',
+  path: '/faults',
+  summary: 'Add a fault rule: matching public requests get the fault (seeded draws)',
+  tag,
+  access: 'key',
+  request: { headers: { 'Idempotency-Key': requestHeaders.idempotencyKey }, body: { schema: faultRuleSchema, required: true } },
+  responses: {
+    200: json('The rule added.', okBody({ rule: ruleViewSchema })),
+    402: answers.refused,
+    ...BODY_ANSWERS,
+    ...KEYED_ANSWERS,
+  },
+});
+
+export const removeAll = defineRoute({
+  method: 'delete',
+  path: '/faults',
+  summary: 'Delete every fault rule',
+  tag,
+  access: 'key',
+  responses: { 200: json('How many were deleted.', okBody({ deleted: z.number().int().min(0) })), ...KEYED_ANSWERS },
+});
+
+export const remove = defineRoute({
+  method: 'delete',
+  path: '/faults/{rule_id}',
+  summary: 'Delete one fault rule',
+  tag,
+  access: 'key',
+  request: { params: z.object({ rule_id: z.string().meta({ description: 'id of the rule, as listed' }) }) },
+  responses: { 200: json('Deleted.', okBody({ deleted: z.literal(1) })), 404: answers.notFound, ...KEYED_ANSWERS },
+});

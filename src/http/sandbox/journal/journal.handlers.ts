@@ -1,0 +1,43 @@
+/** The request journal's handlers: GET lists (newest first, filters), DELETE empties it. */
+import { maskedBody } from '../../../services/journal.js';
+import type { JournalEntry } from '../../../services/journal.js';
+import type { AppEnv } from '../../context.js';
+import { queryOf } from '../../contract/input.js';
+import type { RouteHandler } from '../../contract/route.js';
+import { ok } from '../../envelope.js';
+import * as routes from './journal.routes.js';
+
+function entryView(e: JournalEntry): Record<string, unknown> {
+  return {
+    id: e.id,
+    request_id: e.requestId ?? null,
+    at: new Date(e.at).toISOString(),
+    method: e.method,
+    path: e.path,
+    alias: e.alias,
+    ...(e.alias ? { note: 'called without /openapi: the interface documents /openapi/v1/...; production may not serve /v1/...' } : {}),
+    status: e.status,
+    code: e.code,
+    latency_ms: e.latencyMs,
+    fault: e.fault,
+    warnings: e.warnings,
+    request_body: maskedBody(e.requestBody),
+    response_body: maskedBody(e.responseBody),
+  };
+}
+
+export const list: RouteHandler<typeof routes.list, AppEnv> = async (c) => {
+  const query = queryOf(c, routes.list);
+  const entries = await c.get('services').journal.list(c.get('merchant').payeeId, {
+    limit: query.limit,
+    ...(query.method ? { method: query.method.toUpperCase() } : {}),
+    ...(query.path ? { path: query.path } : {}),
+    ...(query.status ? { status: query.status } : {}),
+  });
+  return ok(c, `${entries.length} journaled request${entries.length === 1 ? '' : 's'}, newest first.`, { requests: entries.map(entryView) });
+};
+
+export const clear: RouteHandler<typeof routes.clear, AppEnv> = async (c) => {
+  const erased = await c.get('services').journal.clear(c.get('merchant').payeeId);
+  return ok(c, `Erased ${erased} journaled request${erased === 1 ? '' : 's'}.`, { deleted: erased });
+};

@@ -1,0 +1,44 @@
+/** Contracts of the request journal: list (newest first, filters), empty it. */
+import { z } from 'zod';
+import { KEYED_ANSWERS, answers, json, okBody } from '../../contract/answers.js';
+import { defineRoute } from '../../contract/route.js';
+import { journalQuerySchema } from '../../schemas.js';
+
+const tag = 'Sandbox control';
+
+/** The schema of entryView. */
+export const entryViewSchema = z.object({
+  id: z.number().int(),
+  request_id: z.string().nullable(),
+  at: z.string().meta({ description: 'Real time of the request, ISO 8601' }),
+  method: z.string(),
+  path: z.string(),
+  alias: z.boolean().meta({ description: 'Called under /v1 without /openapi' }),
+  note: z.string().optional(),
+  status: z.union([z.number().int(), z.literal('dropped')]),
+  code: z.number().int().nullable(),
+  latency_ms: z.number(),
+  fault: z.string().nullable(),
+  warnings: z.array(z.string()),
+  request_body: z.unknown().meta({ description: 'As sent (secrets masked); a string when it was not JSON; null when none was read' }),
+  response_body: z.unknown().meta({ description: 'As answered (secrets masked); null when dropped' }),
+}).meta({ id: 'JournalEntry' });
+
+export const list = defineRoute({
+  method: 'get',
+  path: '/requests',
+  summary: 'The request journal, newest first',
+  tag,
+  access: 'key',
+  request: { query: journalQuerySchema },
+  responses: { 200: json('The journaled requests.', okBody({ requests: z.array(entryViewSchema) })), 400: answers.invalid, ...KEYED_ANSWERS },
+});
+
+export const clear = defineRoute({
+  method: 'delete',
+  path: '/requests',
+  summary: 'Empty the request journal',
+  tag,
+  access: 'key',
+  responses: { 200: json('How many were erased.', okBody({ deleted: z.number().int().min(0) })), ...KEYED_ANSWERS },
+});

@@ -1,0 +1,67 @@
+/**
+ * Contracts of enrolment and the key's own merchant. Their handlers are in merchants.ts (owned
+ * by the merchants work); merchantRoutesDescribed gives those handlers these contracts.
+ */
+import { z } from 'zod';
+import type { Hono } from 'hono';
+import { BODY_ANSWERS, KEYED_ANSWERS, STORE_ANSWERS, answers, json, okBody } from '../contract/answers.js';
+import { defineRoute, describeRegistered } from '../contract/route.js';
+import type { AppEnv } from '../context.js';
+import { enrollSchema } from '../schemas.js';
+import { merchantRoutes, ownMerchantRoutes } from './merchants.js';
+
+const tag = 'Sandbox control';
+
+/** The schema of merchantProfile. */
+const profileShape = {
+  payee_id: z.string(),
+  home_currency: z.string(),
+  name: z.string(),
+  city: z.string(),
+  country_code: z.string(),
+  mcc: z.string(),
+  require_signature: z.boolean(),
+  rate_limit_per_second: z.number().int().min(0),
+  inline_qr_image: z.boolean(),
+  auto_settle: z.boolean(),
+  qr_ttl_seconds: z.number().int(),
+};
+
+export const enroll = defineRoute({
+  method: 'post',
+  path: '/merchants',
+  summary: 'Enroll a merchant (returns api_key, payee_id, signing_salt)',
+  description: 'No key needed, unless the sandbox runs with SANDBOX_ADMIN_TOKEN (then Authorization: Bearer <token>). Without it, each client address may enroll a few merchants a minute.',
+  tag,
+  access: 'admin',
+  request: { body: { schema: enrollSchema, required: false } },
+  responses: {
+    200: json('Enrolled: signing_salt is shown only now.', okBody({ api_key: z.string(), signing_salt: z.string(), ...profileShape })),
+    ...BODY_ANSWERS,
+    401: answers.unauthenticated,
+    402: answers.refused,
+    429: answers.rateLimited,
+    ...STORE_ANSWERS,
+  },
+});
+
+export const ownMerchant = defineRoute({
+  method: 'get',
+  path: '/merchant',
+  summary: "The key's own merchant: payee id and settings (never keys or salt)",
+  tag,
+  access: 'key',
+  responses: { 200: json('The merchant.', okBody(profileShape)), ...KEYED_ANSWERS },
+});
+
+export function merchantRoutesDescribed(): Hono<AppEnv> {
+  const app = merchantRoutes();
+  describeRegistered(app, enroll);
+  return app;
+}
+
+export function ownMerchantRoutesDescribed(): Hono<AppEnv> {
+  const app = ownMerchantRoutes();
+  describeRegistered(app, ownMerchant);
+  return app;
+}

@@ -1,0 +1,24 @@
+/** The QR image of a payment, rendered once per payload (services/qr-images.ts) and served with its ETag. */
+import { ApiError } from '../../../domain/codes.js';
+import { PAYMENT_TOKEN_PATTERN } from '../../../domain/ids.js';
+import { emvPayloadOf } from '../../../services/qr-images.js';
+import type { AppEnv } from '../../context.js';
+import type { RouteHandler } from '../../contract/route.js';
+import type * as routes from './qr.routes.js';
+
+export const image: RouteHandler<typeof routes.image, AppEnv> = async (c) => {
+  const token = c.req.param('payment_token');
+  const format = c.req.query('format') ?? 'png';
+  if (format !== 'png' && format !== 'svg') throw ApiError.invalid(`format must be png or svg, got ${JSON.stringify(format.slice(0, 16))}.`);
+  const { store, qr } = c.get('services');
+  const payment = PAYMENT_TOKEN_PATTERN.test(token) ? await store.paymentByToken(token) : undefined;
+  if (!payment) throw ApiError.notFound('No payment has this payment_token: use the image_url returned by create.');
+  const picture = await qr.image(token, format, async () => {
+    const merchant = await store.merchant(payment.payeeId);
+    if (!merchant) throw ApiError.notFound('No payment has this payment_token: use the image_url returned by create.');
+    return emvPayloadOf(payment, merchant);
+  });
+  const headers = { 'Content-Type': picture.contentType, ETag: picture.etag, 'Cache-Control': 'private, max-age=86400, immutable' };
+  if (c.req.header('if-none-match') === picture.etag) return new Response(null, { status: 304, headers });
+  return new Response(picture.body, { status: 200, headers });
+};

@@ -1,0 +1,40 @@
+/** The contract of the go-live readiness report; its handler is readiness.ts, given this contract here. */
+import { z } from 'zod';
+import type { Hono } from 'hono';
+import { KEYED_ANSWERS, json, okBody } from '../contract/answers.js';
+import { defineRoute, describeRegistered } from '../contract/route.js';
+import type { AppEnv } from '../context.js';
+import { readinessRoutes } from './readiness.js';
+
+export const report = defineRoute({
+  method: 'get',
+  path: '/readiness',
+  summary: "Go-live readiness: what this merchant's integration really did, check by check",
+  tag: 'Sandbox control',
+  access: 'key',
+  responses: {
+    200: json(
+      'ready is true exactly when every required check passes.',
+      okBody({
+        ready: z.boolean(),
+        checks: z.array(
+          z.object({
+            id: z.string(),
+            title: z.string(),
+            status: z.enum(['pass', 'fail', 'not_tried']),
+            required: z.boolean(),
+            evidence: z.array(z.string()).meta({ description: 'The journal entries or payments behind a pass or fail' }),
+            advice: z.string().nullable().meta({ description: 'What to do, whenever the status is not pass' }),
+          }),
+        ),
+      }),
+    ),
+    ...KEYED_ANSWERS,
+  },
+});
+
+export function readinessRoutesDescribed(): Hono<AppEnv> {
+  const app = readinessRoutes();
+  describeRegistered(app, report);
+  return app;
+}
