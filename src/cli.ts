@@ -6,6 +6,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { decodeEmvPayload } from './domain/emv.js';
 import { createSandbox, isPostgresUrl } from './index.js';
 import { redactedUrl } from './store/unavailable.js';
+import { isDriverWriteAfterClose } from './store/postgres-connection.js';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS } from './scenarios/defaults.js';
@@ -89,6 +90,7 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   const log = envChoice(process.env, 'SANDBOX_LOG', ['on', 'off']) === 'on' ? requestLogger() : undefined;
   // A hosted sandbox (admin token set) does not open the public demo keys unless asked to.
   const demos = envChoice(process.env, 'SANDBOX_DEMO_MERCHANTS', config.adminToken ? ['off', 'on'] : ['on', 'off']) === 'on';
+  if (postgresUrl) guardDriverWriteAfterClose();
   const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, url: postgresUrl, seed: options.seed, config, log, processMetrics: true, demoMerchants: demos, repair: options.repair });
   const server = await sandbox.listen(options.port, options.host);
   const everywhere = options.host === '0.0.0.0' || options.host === '::';
@@ -123,6 +125,22 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/**
+ * Keeps the server up through the one uncaught error the PostgreSQL driver throws when the
+ * database dies under load (see isDriverWriteAfterClose); any other uncaught error ends the
+ * process as Node would (stack on stderr, exit code 1).
+ */
+function guardDriverWriteAfterClose(): void {
+  process.on('uncaughtException', (err) => {
+    if (isDriverWriteAfterClose(err)) {
+      console.error('store: the PostgreSQL driver wrote to a connection already closed (the database went away); that connection is dropped');
+      return;
+    }
+    console.error(err);
+    process.exit(1);
+  });
 }
 
 /** One JSON line per request on stdout (pino). */

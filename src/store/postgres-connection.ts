@@ -124,6 +124,16 @@ export class PostgresConnection {
   }
 }
 
+/**
+ * postgres.js 3.4.9 can write to a connection's socket from a setImmediate after the socket is
+ * gone (connection.js nextWrite: socket null) when the database dies under load: a TypeError
+ * thrown outside any call, which would take the process down. The connection is dead already;
+ * the calls on it fail and are answered 503. The server process (cli.ts) lets this one pass.
+ */
+export function isDriverWriteAfterClose(err: unknown): boolean {
+  return err instanceof TypeError && /reading 'write'/.test(err.message) && /postgres[\\/]src[\\/]connection\.js/.test(err.stack ?? '');
+}
+
 /** Error codes of a connection that failed or was lost (postgres.js and Node's socket errors). */
 const CONNECTION_ERRORS = new Set([
   'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
