@@ -46,7 +46,7 @@ describe('GET /metrics', () => {
     expect(text).toContain('payreq_payment_events_total{event="created",status="P"} 1');
     expect(text).toContain('payreq_payment_events_total{event="cancelled",status="V"} 1');
     expect(text).toMatch(/payreq_http_request_duration_seconds_bucket\{le="0\.005",method="POST",route="\/openapi\/v1\/payments\/payment",status="200"\} \d/);
-    expect(text).toContain('payreq_store_write_duration_seconds_count{store="memory",operation="update"} 1');
+    expect(text).toContain(`payreq_store_write_duration_seconds_count{store="${each.sandbox.services.store.kind}",operation="update"} 1`);
     for (const secret of [id, DEMO_KEY, created.body.payment_token as string, 'pay_unknown']) expect(text).not.toContain(secret);
   });
 
