@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /** payreq-sandbox serve | replay | qr decode. */
-import { realpathSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { decodeEmvPayload } from './domain/emv.js';
@@ -143,6 +143,12 @@ function guardDriverWriteAfterClose(): void {
   });
 }
 
+/** The version in package.json, one folder up from src/cli.ts and dist/cli.js alike. */
+function packageVersion(): string {
+  const file = fileURLToPath(new URL('../package.json', import.meta.url));
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
 /** One JSON line per request on stdout (pino). */
 function requestLogger(): Logger {
   return pino(
@@ -171,7 +177,10 @@ function qrDecodeCommand(payload: string): void {
 }
 
 export function buildProgram(): Command {
-  const program = new Command('payreq-sandbox').description('A sandbox of the QR payment request service.').showHelpAfterError();
+  const program = new Command('payreq-sandbox')
+    .description('A sandbox of the QR payment request service.')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .showHelpAfterError();
 
   program
     .command('serve', { isDefault: true })

@@ -26,6 +26,14 @@ describe('configuration from the environment', () => {
   });
 });
 
+describe('payreq-sandbox --version', () => {
+  it("prints package.json's version and exits 0", async () => {
+    const { stdout } = await run(process.execPath, [CLI, '--version']);
+    const { version } = JSON.parse(await import('node:fs').then((fs) => fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8'))) as { version: string };
+    expect(stdout.trim()).toBe(version);
+  });
+});
+
 describe('payreq-sandbox qr decode', () => {
   it('prints every tag by name, the payment_code, and exits 0 on a valid payload', async () => {
     const { stdout } = await run(process.execPath, [CLI, 'qr', 'decode', PAYLOAD]);
