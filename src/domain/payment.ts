@@ -70,16 +70,8 @@ export interface Payment {
   readonly version: number;
 }
 
-export interface NewPaymentInput {
-  readonly id: string;
-  readonly token: string;
-  readonly code: string;
-  readonly payeeId: string;
-  readonly merchantRefNo: string;
-  readonly productType: string;
-  readonly currency: string;
-  readonly amountMinor: number;
-  readonly metadata?: Readonly<Record<string, unknown>> | null;
+export interface NewPaymentInput extends Pick<Payment, 'id' | 'token' | 'code' | 'payeeId' | 'merchantRefNo' | 'productType' | 'currency' | 'amountMinor'> {
+  readonly metadata?: Payment['metadata'] | undefined;
   /** The merchant's sandbox time of the creation, ms. */
   readonly now: number;
   /** How long it stays P or W before it expires, ms. */

@@ -52,3 +52,12 @@ export function ok(c: Context<AppEnv>, description: string, fields: Record<strin
 export function sendError(c: Context<AppEnv>, err: ApiError): Response {
   return send(c, { code: err.code, description: err.description, ...err.extra }, { ...err.headers });
 }
+
+const CODE_PREFIX = '{"code":';
+
+/** The code of an envelope's JSON text: every envelope starts {"code":NNN, so nothing is parsed. */
+export function envelopeCodeOf(text: string): number | null {
+  if (!text.startsWith(CODE_PREFIX)) return null;
+  const code = Number(text.slice(CODE_PREFIX.length, CODE_PREFIX.length + 3));
+  return Number.isInteger(code) ? code : null;
+}

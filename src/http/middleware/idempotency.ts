@@ -11,9 +11,10 @@ import type { ResponseCode } from '../../domain/codes.js';
 import { readBodyText } from '../body.js';
 import type { AppEnv } from '../context.js';
 import { holdUntilWritten } from '../durable.js';
-import { sendText } from '../envelope.js';
+import { envelopeCodeOf, sendText } from '../envelope.js';
 
-const KEY = /^[\x20-\x7E]{1,255}$/;
+/** What an Idempotency-Key may be: 1-255 printable ASCII characters. */
+export const IDEMPOTENCY_KEY = /^[\x20-\x7E]{1,255}$/;
 
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
@@ -21,7 +22,7 @@ export const idempotentPosts = createMiddleware<AppEnv>(async (c, next) => {
   const key = c.req.method === 'POST' ? c.req.header('idempotency-key') : undefined;
   const merchant = c.get('merchant');
   if (key === undefined || !merchant) return next();
-  if (!KEY.test(key)) {
+  if (!IDEMPOTENCY_KEY.test(key)) {
     throw ApiError.invalid(
       'Idempotency-Key must be 1 to 255 printable ASCII characters (space to ~), and the one sent is not: send one value per operation (a UUID does) and the same value on every retry of it.',
     );
@@ -46,8 +47,8 @@ export const idempotentPosts = createMiddleware<AppEnv>(async (c, next) => {
     // Kept only once the change is written: a failed write turns this answer into a 500, not kept.
     await holdUntilWritten(c);
     const text = c.get('responseBody');
-    const code = text === undefined ? undefined : codeOf(text);
-    if (text !== undefined && code !== undefined && code < 500) await idempotency.finish(merchant.payeeId, key, code, text);
+    const code = text === undefined ? null : envelopeCodeOf(text);
+    if (text !== undefined && code !== null && code < 500) await idempotency.finish(merchant.payeeId, key, code, text);
     else await idempotency.forget(merchant.payeeId, key);
   };
   c.set('keepCommittedAnswer', keep);
@@ -74,11 +75,5 @@ function sortKeys(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const name of Object.keys(value).sort()) Object.defineProperty(out, name, { value: sortKeys((value as Record<string, unknown>)[name]), enumerable: true });
   return out;
-}
-
-/** Every envelope starts {"code":NNN. */
-function codeOf(text: string): number | undefined {
-  const match = /^\{"code":(\d{3})/.exec(text);
-  return match ? Number(match[1]) : undefined;
 }
 

@@ -3,6 +3,8 @@ import { createMiddleware } from 'hono/factory';
 import { bodyToKeep } from '../../services/journal.js';
 import { StoreUnavailableError } from '../../store/unavailable.js';
 import type { AppEnv } from '../context.js';
+import { envelopeCodeOf } from '../envelope.js';
+import { IDEMPOTENCY_KEY } from './idempotency.js';
 import { holdUntilWritten } from '../durable.js';
 import { isDroppedResponse } from '../faults.js';
 
@@ -28,7 +30,7 @@ export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
     path,
     alias: path.startsWith('/v1/'),
     status: dropped ? 'dropped' : c.res.status,
-    code: dropped || !responseBody ? null : codeOf(responseBody),
+    code: dropped || !responseBody ? null : envelopeCodeOf(responseBody),
     requestBody: requestBody === null ? null : bodyToKeep(requestBody),
     responseBody: dropped || responseBody === null ? null : bodyToKeep(responseBody),
     latencyMs: Math.round((performance.now() - started) * 10) / 10,
@@ -42,16 +44,7 @@ export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
 });
 
 const NO_WARNINGS: readonly string[] = [];
-const CODE_PREFIX = '{"code":';
-
-/** Every envelope starts {"code":NNN, so the code is read without parsing the body. */
-function codeOf(text: string): number | null {
-  if (!text.startsWith(CODE_PREFIX)) return null;
-  const code = Number(text.slice(CODE_PREFIX.length, CODE_PREFIX.length + 3));
-  return Number.isInteger(code) ? code : null;
-}
-
 /** A sane Idempotency-Key as the journal keeps it; none for a missing or malformed one. */
 function idempotencyKeyOf(key: string | undefined): { idempotencyKey?: string } {
-  return key !== undefined && /^[\x20-\x7E]{1,255}$/.test(key) ? { idempotencyKey: key } : {};
+  return key !== undefined && IDEMPOTENCY_KEY.test(key) ? { idempotencyKey: key } : {};
 }
