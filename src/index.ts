@@ -8,7 +8,7 @@ import type { Hono } from 'hono';
 import { Code } from './domain/codes.js';
 import type { AppEnv } from './http/context.js';
 import { createApp } from './http/app.js';
-import { toJsonText } from './http/envelope.js';
+import { toJsonText } from './http/json-text.js';
 import { DROPPED_HEADER } from './http/faults.js';
 import { webhookEventBody } from './http/views.js';
 import { listen } from './server.js';

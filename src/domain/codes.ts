@@ -70,31 +70,56 @@ export interface FieldError {
   readonly message: string;
 }
 
-/** The one error type of the sandbox; HTTP maps it to the envelope in one place. */
+/**
+ * What went wrong, in the sandbox's own words. The domain and the services say which kind; only
+ * http/errors.ts knows the envelope `code`, the HTTP status and the headers of each.
+ */
+export type ErrorKind =
+  /** The request is wrong; the description says what would be right. */
+  | 'invalid'
+  /** The key or the signature is missing or wrong. */
+  | 'unauthenticated'
+  /** Valid, but it cannot be done now: the payment's state, a duplicate, a cap, a key in progress. */
+  | 'refused'
+  | 'not_found'
+  | 'body_too_large'
+  | 'unsupported_media_type'
+  /** Over a limit: `retryAfterSeconds` says when to try again. */
+  | 'rate_limited'
+  /** A failure the merchant asked for with a magic value (nothing is stored). */
+  | 'injected_internal_error'
+  | 'injected_unavailable';
+
+/** The one error type of the sandbox; http/errors.ts maps it to the envelope in one place. */
 export class ApiError extends Error {
   constructor(
-    readonly code: ResponseCode,
+    readonly kind: ErrorKind,
     readonly description: string,
-    readonly extra: Readonly<Record<string, unknown>> = {},
-    readonly headers: Readonly<Record<string, string>> = {},
+    /** Fields the envelope carries beside code and description (errors, payment_id, signature_hint...). */
+    readonly details: Readonly<Record<string, unknown>> = {},
+    readonly retryAfterSeconds?: number,
   ) {
     super(description);
     this.name = 'ApiError';
   }
 
   static invalid(description: string, errors?: readonly FieldError[]): ApiError {
-    return new ApiError(Code.INVALID, description, errors ? { errors } : {});
+    return new ApiError('invalid', description, errors ? { errors } : {});
   }
 
   static notFound(description: string): ApiError {
-    return new ApiError(Code.NOT_FOUND, description);
+    return new ApiError('not_found', description);
   }
 
-  static refused(description: string, extra: Readonly<Record<string, unknown>> = {}): ApiError {
-    return new ApiError(Code.REQUEST_FAILED, description, extra);
+  static refused(description: string, details: Readonly<Record<string, unknown>> = {}): ApiError {
+    return new ApiError('refused', description, details);
   }
 
-  static unauthenticated(description: string, extra: Readonly<Record<string, unknown>> = {}): ApiError {
-    return new ApiError(Code.UNAUTHENTICATED, description, extra);
+  static unauthenticated(description: string, details: Readonly<Record<string, unknown>> = {}): ApiError {
+    return new ApiError('unauthenticated', description, details);
+  }
+
+  static rateLimited(description: string, retryAfterSeconds: number): ApiError {
+    return new ApiError('rate_limited', description, {}, retryAfterSeconds);
   }
 }

@@ -1,5 +1,4 @@
-/** Money as integer minor units; the wire shows it with exactly two decimals. */
-import { randomBytes } from 'node:crypto';
+/** Money as integer minor units; http/json-text.ts writes it on the wire with exactly two decimals. */
 
 export const MIN_AMOUNT_MINOR = 1;
 /** 9999999999.99: the longest amount that fits the 13 characters of EMV tag 54. */
@@ -22,20 +21,3 @@ export function formatMinorUnits(minor: number): string {
   const abs = Math.abs(minor);
   return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
 }
-
-/** An amount that the JSON writer prints as a bare number with two decimals (10.50, not 10.5). */
-export class Amount {
-  constructor(readonly minor: number) {}
-  toString(): string {
-    return formatMinorUnits(this.minor);
-  }
-  /**
-   * JSON.stringify writes an Amount as a string holding a marker drawn at start-up (nobody can
-   * send it) before the number; the JSON writer turns each such string into the bare number.
-   */
-  toJSON(): string {
-    return `${AMOUNT_MARK}${this.toString()}`;
-  }
-}
-
-export const AMOUNT_MARK = `amount-${randomBytes(12).toString('hex')}:`;

@@ -2,12 +2,13 @@
 import { Hono } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
 import type { Context } from 'hono';
-import { ApiError, Code } from '../domain/codes.js';
+import { Code } from '../domain/codes.js';
 import { publicApi } from './api/payments/payments.index.js';
 import type { AppEnv, Services } from './context.js';
-import { ok, send, sendError, toJsonText } from './envelope.js';
+import { ok, send } from './envelope.js';
+import { toJsonText } from './json-text.js';
+import { answerError } from './errors.js';
 import { holdUntilWritten } from './durable.js';
-import { DroppedConnection, DROPPED_HEADER } from './faults.js';
 import { requireApiKey } from './middleware/auth.js';
 import { injectFaults } from './middleware/faults.js';
 import { journalRequests } from './middleware/journal.js';
@@ -26,7 +27,6 @@ import { pagesRoutes } from './pages/index.js';
 import { referenceRoutes } from './reference/reference.index.js';
 import { bindRoute } from './contract/route.js';
 import * as serviceRoutes from './service/service.routes.js';
-import { StoreUnavailableError } from '../store/unavailable.js';
 
 export const PUBLIC_PREFIXES = ['/openapi/v1', '/v1'] as const;
 
@@ -94,27 +94,7 @@ export function createApp(services: Services): Hono<AppEnv> {
     send(c, { code: Code.NOT_FOUND, description: `No route ${c.req.method} ${new URL(c.req.url).pathname}: see the README or GET /openapi.json for the routes.` }),
   );
 
-  app.onError((err, c) => {
-    if (err instanceof ApiError) return sendError(c, err);
-    if (err instanceof StoreUnavailableError) {
-      console.error(`store unavailable on ${c.req.method} ${new URL(c.req.url).pathname}: ${err.message}`);
-      const outcome = err.outcomeUnknown
-        ? 'the connection was lost mid-call, so a change may or may not have been made: read the payment status before you retry'
-        : 'nothing was changed; retry in a few seconds';
-      return send(c, { code: Code.UNAVAILABLE, description: `The sandbox's database cannot be reached right now: ${outcome}.` }, { 'Retry-After': '2' });
-    }
-    if (err instanceof DroppedConnection) return new Response(null, { status: 599, headers: { [DROPPED_HEADER]: '1' } });
-    // A client that hung up mid-body is not a sandbox fault: nobody reads this answer, and the journal says what happened.
-    if (clientHungUp(err)) return send(c, { code: Code.INVALID, description: 'The client closed the connection before the request body arrived; nothing was changed.' });
-    const storage = storageFailure(err);
-    if (storage) {
-      console.error(`store write failed on ${c.req.method} ${new URL(c.req.url).pathname}: ${err.message}`);
-      return send(c, { code: Code.INTERNAL, description: `The sandbox could not write its data file (${storage}): nothing was changed. Free disk space or check the data directory, then retry.` });
-    }
-    // The cause goes to the server log only; the client gets the envelope, never a stack.
-    console.error(`internal error on ${c.req.method} ${new URL(c.req.url).pathname}:`, err instanceof Error ? (err.stack ?? err.message) : err);
-    return send(c, { code: Code.INTERNAL, description: 'Internal error in the sandbox: nothing was changed. Please report it with the request that caused it.' });
-  });
+  app.onError(answerError);
 
   return app;
 }
@@ -136,18 +116,6 @@ class RouteIndex {
 }
 
 /** The errno of a failed write of the data file (a full disk, a read-only or failing device). */
-function storageFailure(err: Error): string | undefined {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' && STORAGE_ERRORS.has(code) ? code : undefined;
-}
-
-const STORAGE_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EFBIG', 'EBADF']);
-
-function clientHungUp(err: Error): boolean {
-  const code = (err as { code?: unknown }).code;
-  return err.message === 'aborted' || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE';
-}
-
 /** Every known path answers 405 with an Allow header for the methods it does not serve. */
 function answerWrongMethods(app: Hono<AppEnv>): void {
   const byPath = new Map<string, Set<string>>();

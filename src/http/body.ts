@@ -1,7 +1,7 @@
 /** Reading request bodies: size limit, content type, JSON syntax, object shape, schema, unknown fields. */
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { ApiError, Code } from '../domain/codes.js';
+import { ApiError } from '../domain/codes.js';
 import type { FieldError } from '../domain/codes.js';
 import type { AppEnv } from './context.js';
 
@@ -28,7 +28,7 @@ async function readLimited(request: Request): Promise<string> {
 }
 
 function tooLarge(): ApiError {
-  return new ApiError(Code.TOO_LARGE, `The request body is over the limit of ${BODY_LIMIT_BYTES} bytes (64 KiB): send a smaller JSON object.`);
+  return new ApiError('body_too_large', `The request body is over the limit of ${BODY_LIMIT_BYTES} bytes (64 KiB): send a smaller JSON object.`);
 }
 
 function hasBody(c: Context<AppEnv>): boolean {
@@ -70,11 +70,11 @@ export async function readJsonObject(c: Context<AppEnv>, optional = false): Prom
   if (length > BODY_LIMIT_BYTES) throw tooLarge();
   const type = c.req.header('content-type');
   if (!type || !JSON_TYPE.test(type)) {
-    throw new ApiError(Code.UNSUPPORTED_MEDIA_TYPE, `Content-Type must be application/json, got ${type ? JSON.stringify(type) : 'none'}: send the body as JSON with that header.`);
+    throw new ApiError('unsupported_media_type', `Content-Type must be application/json, got ${type ? JSON.stringify(type) : 'none'}: send the body as JSON with that header.`);
   }
   const charset = /;\s*charset\s*=\s*"?([\w-]+)/i.exec(type)?.[1];
   if (charset && !/^utf-?8$/i.test(charset)) {
-    throw new ApiError(Code.UNSUPPORTED_MEDIA_TYPE, `The body must be UTF-8 JSON, got charset ${JSON.stringify(charset)}: send Content-Type: application/json (UTF-8).`);
+    throw new ApiError('unsupported_media_type', `The body must be UTF-8 JSON, got charset ${JSON.stringify(charset)}: send Content-Type: application/json (UTF-8).`);
   }
   const text = await readBodyText(c);
   c.set('requestBody', text);

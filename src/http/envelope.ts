@@ -1,18 +1,9 @@
 /** The response envelope: every body is a JSON object with a numeric `code` and a `description`. */
 import type { Context } from 'hono';
-import { ApiError, Code } from '../domain/codes.js';
+import { Code } from '../domain/codes.js';
 import type { ResponseCode } from '../domain/codes.js';
-import { AMOUNT_MARK } from '../domain/money.js';
 import type { AppEnv } from './context.js';
-
-/** JSON text in which every Amount is written as a number with exactly two decimals. */
-export function toJsonText(value: unknown): string {
-  // JSON.stringify is native and does the whole walk; Amounts come out as marked strings.
-  const text = JSON.stringify(value) ?? 'null';
-  return text.includes(AMOUNT_MARK) ? text.replace(MARKED_AMOUNT, '$1') : text;
-}
-
-const MARKED_AMOUNT = new RegExp(`"${AMOUNT_MARK}(-?\\d+\\.\\d\\d)"`, 'g');
+import { toJsonText } from './json-text.js';
 
 export interface Envelope {
   readonly code: ResponseCode;
@@ -47,10 +38,6 @@ export function sendText(c: Context<AppEnv>, code: ResponseCode, text: string, h
 
 export function ok(c: Context<AppEnv>, description: string, fields: Record<string, unknown> = {}): Response {
   return send(c, { code: Code.OK, description, ...fields });
-}
-
-export function sendError(c: Context<AppEnv>, err: ApiError): Response {
-  return send(c, { code: err.code, description: err.description, ...err.extra }, { ...err.headers });
 }
 
 const CODE_PREFIX = '{"code":';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { CURRENCY_CODES } from '../domain/currencies.js';
 import type { Merchant } from '../domain/merchant.js';
-import { Amount } from '../domain/money.js';
+import { Amount } from './json-text.js';
 import type { Payment, PaymentEvent } from '../domain/payment.js';
 import { PAYMENT_ID_PATTERN, PAYMENT_TOKEN_PATTERN } from '../domain/ids.js';
 import { emvPayloadOf } from '../services/qr-images.js';

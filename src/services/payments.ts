@@ -1,5 +1,5 @@
 /** The payment use cases: each reads, asks the domain to decide, and stores with compare-and-set. */
-import { ApiError, Code } from '../domain/codes.js';
+import { ApiError } from '../domain/codes.js';
 import { convertMinorUnits, findCurrency } from '../domain/currencies.js';
 import { newPaymentCode, newPaymentId, newPaymentToken } from '../domain/ids.js';
 import { magicPayerOutcome, MAGIC_AMOUNTS, PAY_LATER_DELAY_MS } from '../domain/magic.js';
@@ -67,8 +67,8 @@ export class PaymentService {
       ]);
     }
     const magic = MAGIC_AMOUNTS[input.amountMinor];
-    if (magic?.fault === 'error=500') throw new ApiError(Code.INTERNAL, 'Injected fault: amount 900.01 makes create answer 500 and store nothing (a sandbox magic value).');
-    if (magic?.fault === 'error=503') throw new ApiError(Code.UNAVAILABLE, 'Injected fault: amount 900.02 makes create answer 503 and store nothing (a sandbox magic value).');
+    if (magic?.fault === 'error=500') throw new ApiError('injected_internal_error', 'Injected fault: amount 900.01 makes create answer 500 and store nothing (a sandbox magic value).');
+    if (magic?.fault === 'error=503') throw new ApiError('injected_unavailable', 'Injected fault: amount 900.02 makes create answer 503 and store nothing (a sandbox magic value).');
 
     // A duplicate merchant_ref_no is found by the insert itself (the store's unique index), not by a read before it.
     if (!(await this.store.belowPaymentCap(merchant.payeeId, this.config.maxPaymentsPerMerchant))) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Amount, formatMinorUnits, MAX_AMOUNT_MINOR, MIN_AMOUNT_MINOR, toMinorUnits } from '../../src/domain/money.js';
+import { formatMinorUnits, MAX_AMOUNT_MINOR, MIN_AMOUNT_MINOR, toMinorUnits } from '../../src/domain/money.js';
 
 describe('money: JSON numbers to minor units', () => {
   it.each([
@@ -34,12 +34,6 @@ describe('money: two-decimal text', () => {
     [-1050, '-10.50'],
   ])('%s minor units are written %s', (minor, text) => {
     expect(formatMinorUnits(minor)).toBe(text);
-  });
-
-  it('an Amount is written as its two-decimal text and keeps its minor units', () => {
-    const amount = new Amount(60);
-    expect(String(amount)).toBe('0.60');
-    expect(amount.minor).toBe(60);
   });
 
   it('formatting and parsing round-trip for every cent of a range', () => {

@@ -57,7 +57,7 @@ describe('transitions: every refused transition', () => {
     }
     expect(caught).toBeInstanceOf(ApiError);
     const err = caught as ApiError;
-    expect(err.code).toBe(402);
+    expect(err.kind).toBe('refused');
     const letter = state === 'A-settled' ? 'A' : state;
     expect(err.description).toContain(`it is ${letter} (`);
     if (state === 'A-settled') expect(err.description).toContain('settled');

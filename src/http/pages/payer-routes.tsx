@@ -7,6 +7,7 @@ import type { Merchant } from '../../domain/merchant.js';
 import type { Payment } from '../../domain/payment.js';
 import type { AppEnv } from '../context.js';
 import { bindRoute } from '../contract/route.js';
+import { codeOf } from '../errors.js';
 import { checkoutUrl, qrImageUrl } from '../views.js';
 import { baseUrlOf } from '../base-url.js';
 import { basePathOf, sendPage } from './layout.js';
@@ -46,10 +47,11 @@ async function act(c: Context<AppEnv>, action: 'pay' | 'decline'): Promise<Respo
     else await payments.fail(merchant, payment.id, 'declined by the payer on the payer page', 'payer');
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    if (err.code === 404) return renderNotFound(c);
+    if (err.kind === 'not_found') return renderNotFound(c);
     const current = await payments.byToken(payment.token);
     if (!current) return renderNotFound(c);
-    return renderPayer(c, current, err.code, { code: err.code, description: err.description });
+    const code = codeOf(err);
+    return renderPayer(c, current, code, { code, description: err.description });
   }
   // Post/Redirect/Get: a reload shows the page, it does not pay twice.
   return c.redirect(pagePathOf(c, payment.token), 303);

@@ -2,7 +2,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { ApiError, Code } from '../../domain/codes.js';
+import { ApiError } from '../../domain/codes.js';
 import { clientAddress } from '../client-address.js';
 import { readJsonObject, validate } from '../body.js';
 import type { AppEnv } from '../context.js';
@@ -51,12 +51,7 @@ async function limitEnrolment(c: Context<AppEnv>): Promise<void> {
   if (client === 'in-process') return;
   const wait = await store.rateWindows.take(`enroll:${client}`, config.enrollLimitPerMinute, 60_000, merchants.realNow());
   if (wait > 0) {
-    throw new ApiError(
-      Code.RATE_LIMITED,
-      `Enrolment limit reached: ${config.enrollLimitPerMinute} merchants per minute from one client; retry after ${wait} s (see Retry-After), or reuse a merchant you enrolled (POST /sandbox/v1/reset erases its payments).`,
-      {},
-      { 'Retry-After': String(wait) },
-    );
+    throw ApiError.rateLimited(`Enrolment limit reached: ${config.enrollLimitPerMinute} merchants per minute from one client; retry after ${wait} s (see Retry-After), or reuse a merchant you enrolled (POST /sandbox/v1/reset erases its payments).`, wait);
   }
 }
 

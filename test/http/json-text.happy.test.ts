@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Amount, AMOUNT_MARK } from '../../src/domain/money.js';
-import { toJsonText } from '../../src/http/envelope.js';
+import { Amount, AMOUNT_MARK, toJsonText } from '../../src/http/json-text.js';
 
 describe('toJsonText: the JSON writer of every answer', () => {
   it('writes each Amount as a bare number with exactly two decimals, wherever it is', () => {
@@ -25,5 +24,11 @@ describe('toJsonText: the JSON writer of every answer', () => {
     const text = toJsonText({ m: `${AMOUNT_MARK}10.50 and more`, a: new Amount(100) });
     expect(JSON.parse(text)).toEqual({ m: `${AMOUNT_MARK}10.50 and more`, a: 1 });
     expect(text).toContain('"a":1.00');
+  });
+
+  it('an Amount is written as its two-decimal text and keeps its minor units', () => {
+    const amount = new Amount(60);
+    expect(String(amount)).toBe('0.60');
+    expect(amount.minor).toBe(60);
   });
 });

@@ -1,0 +1,70 @@
+/**
+ * Every error a request can end in, answered in one place: the sandbox's own errors by kind,
+ * the store's outages, injected drops, clients that hung up, a disk that cannot be written, and
+ * anything else as a 500 that names no internals.
+ */
+import type { Context } from 'hono';
+import { ApiError, Code } from '../domain/codes.js';
+import type { ErrorKind, ResponseCode } from '../domain/codes.js';
+import { StoreUnavailableError } from '../store/unavailable.js';
+import type { AppEnv } from './context.js';
+import { send } from './envelope.js';
+import { DroppedConnection, DROPPED_HEADER } from './faults.js';
+
+/** The envelope code (and, unless SANDBOX_HTTP_STATUS=always-200, the HTTP status) of each kind. */
+const CODE_OF: Readonly<Record<ErrorKind, ResponseCode>> = {
+  invalid: Code.INVALID,
+  unauthenticated: Code.UNAUTHENTICATED,
+  refused: Code.REQUEST_FAILED,
+  not_found: Code.NOT_FOUND,
+  body_too_large: Code.TOO_LARGE,
+  unsupported_media_type: Code.UNSUPPORTED_MEDIA_TYPE,
+  rate_limited: Code.RATE_LIMITED,
+  injected_internal_error: Code.INTERNAL,
+  injected_unavailable: Code.UNAVAILABLE,
+};
+
+export function codeOf(err: ApiError): ResponseCode {
+  return CODE_OF[err.kind];
+}
+
+export function sendError(c: Context<AppEnv>, err: ApiError): Response {
+  const headers: Record<string, string> = err.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(err.retryAfterSeconds) };
+  return send(c, { code: codeOf(err), description: err.description, ...err.details }, headers);
+}
+
+/** Hono's onError: the answer to whatever a request threw. */
+export function answerError(err: Error, c: Context<AppEnv>): Response {
+  if (err instanceof ApiError) return sendError(c, err);
+  const where = `${c.req.method} ${new URL(c.req.url).pathname}`;
+  if (err instanceof StoreUnavailableError) {
+    console.error(`store unavailable on ${where}: ${err.message}`);
+    const outcome = err.outcomeUnknown
+      ? 'the connection was lost mid-call, so a change may or may not have been made: read the payment status before you retry'
+      : 'nothing was changed; retry in a few seconds';
+    return send(c, { code: Code.UNAVAILABLE, description: `The sandbox's database cannot be reached right now: ${outcome}.` }, { 'Retry-After': '2' });
+  }
+  if (err instanceof DroppedConnection) return new Response(null, { status: 599, headers: { [DROPPED_HEADER]: '1' } });
+  // A client that hung up mid-body is not a sandbox fault: nobody reads this answer, and the journal says what happened.
+  if (clientHungUp(err)) return send(c, { code: Code.INVALID, description: 'The client closed the connection before the request body arrived; nothing was changed.' });
+  const storage = storageFailure(err);
+  if (storage) {
+    console.error(`store write failed on ${where}: ${err.message}`);
+    return send(c, { code: Code.INTERNAL, description: `The sandbox could not write its data file (${storage}): nothing was changed. Free disk space or check the data directory, then retry.` });
+  }
+  // The cause goes to the server log only; the client gets the envelope, never a stack.
+  console.error(`internal error on ${where}:`, err.stack ?? err.message);
+  return send(c, { code: Code.INTERNAL, description: 'Internal error in the sandbox: nothing was changed. Please report it with the request that caused it.' });
+}
+
+const STORAGE_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EFBIG', 'EBADF']);
+
+function storageFailure(err: Error): string | undefined {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && STORAGE_ERRORS.has(code) ? code : undefined;
+}
+
+function clientHungUp(err: Error): boolean {
+  const code = (err as { code?: unknown }).code;
+  return err.message === 'aborted' || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE';
+}
