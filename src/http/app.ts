@@ -116,7 +116,11 @@ class RouteIndex {
 }
 
 /** The errno of a failed write of the data file (a full disk, a read-only or failing device). */
-/** Every known path answers 405 with an Allow header for the methods it does not serve. */
+/**
+ * Every known path answers 405 with an Allow header for the methods it does not serve. Not Hono's
+ * methodNotAllowed middleware: it turns only answers with HTTP status 404 into 405, and with
+ * SANDBOX_HTTP_STATUS=always-200 our 404 envelopes have status 200, so wrong methods would stay 404s.
+ */
 function answerWrongMethods(app: Hono<AppEnv>): void {
   const byPath = new Map<string, Set<string>>();
   const add = (method: string, path: string) => {

@@ -53,6 +53,19 @@ describe('QR images at image_url', () => {
     expect((await again.arrayBuffer()).byteLength).toBe(0);
   });
 
+  it.each([
+    ['a list holding it', (tag: string) => `"stale", ${tag}`],
+    ['its weak form', (tag: string) => `W/${tag}`],
+    ['*', () => '*'],
+  ])('answers 304 for If-None-Match with %s, keeping ETag and Cache-Control', async (_, header) => {
+    const etag = (await get(imagePath)).headers.get('etag')!;
+    const again = await get(imagePath, { 'If-None-Match': header(etag) });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('etag')).toBe(etag);
+    expect(again.headers.get('cache-control')).toBe('private, max-age=86400, immutable');
+    expect(again.headers.get('content-type')).toBeNull();
+  });
+
   it('answers 200 again for a stale ETag', async () => {
     const again = await get(imagePath, { 'If-None-Match': '"stale"' });
     expect(again.status).toBe(200);

@@ -19,6 +19,5 @@ export const image: RouteHandler<typeof routes.image, AppEnv> = async (c) => {
     return emvPayloadOf(payment, merchant);
   });
   const headers = { 'Content-Type': picture.contentType, ETag: picture.etag, 'Cache-Control': 'private, max-age=86400, immutable' };
-  if (c.req.header('if-none-match') === picture.etag) return new Response(null, { status: 304, headers });
   return new Response(picture.body, { status: 200, headers });
 };
