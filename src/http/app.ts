@@ -1,6 +1,6 @@
 /** createApp(services): the one Hono app, used by the server, the library and the tests alike. */
 import { Hono } from 'hono';
-import { TrieRouter } from 'hono/router/trie-router';
+import { matchedRoutes } from 'hono/route';
 import type { Context } from 'hono';
 import { Code } from '../domain/codes.js';
 import { publicApi } from './api/payments/payments.index.js';
@@ -59,9 +59,7 @@ export function createApp(services: Services): Hono<AppEnv> {
     return c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType });
   });
 
-  // Filled once every route is registered; read at request time.
-  const routes = new RouteIndex();
-  const authenticate = requireApiKey((method, path) => routes.has(method, path));
+  const authenticate = requireApiKey(servesMethod);
 
   const api = publicApi(services.config.productTypes);
   for (const prefix of PUBLIC_PREFIXES) {
@@ -87,7 +85,6 @@ export function createApp(services: Services): Hono<AppEnv> {
 
   app.route('/sandbox', pagesRoutes());
 
-  routes.index(app);
   answerWrongMethods(app);
 
   app.notFound((c) =>
@@ -99,23 +96,15 @@ export function createApp(services: Services): Hono<AppEnv> {
   return app;
 }
 
-/** The method and path of every route the app serves, matched by Hono's own router, to tell a real route from a typo. */
-class RouteIndex {
-  private readonly router = new TrieRouter<true>();
-
-  index(app: Hono<AppEnv>): void {
-    for (const route of app.routes) {
-      if (route.method === 'ALL' || route.path.includes('*')) continue;
-      this.router.add(route.method, route.path, true);
-    }
-  }
-
-  has(method: string, path: string): boolean {
-    return this.router.match(method === 'HEAD' ? 'GET' : method, path)[0].length > 0;
-  }
+/**
+ * True when Hono matched a route of this method (not only middleware or the 405 catch-alls,
+ * which are registered for ALL): what tells a real route from a typo, at no cost of its own.
+ */
+function servesMethod(c: Context<AppEnv>): boolean {
+  const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+  return matchedRoutes(c).some((route) => route.method === method);
 }
 
-/** The errno of a failed write of the data file (a full disk, a read-only or failing device). */
 /**
  * Every known path answers 405 with an Allow header for the methods it does not serve. Not Hono's
  * methodNotAllowed middleware: it turns only answers with HTTP status 404 into 405, and with
