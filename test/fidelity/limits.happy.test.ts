@@ -4,8 +4,10 @@ import { createBody, jsonRequest, memorySandbox } from '../helpers.js';
 
 describe('per-merchant rate limit', () => {
   let sandbox: Sandbox;
+  // The limiter reads the sandbox's injected clock: the test moves it instead of sleeping.
+  let now = Date.UTC(2026, 0, 5, 9, 0, 0, 0);
   beforeAll(async () => {
-    sandbox = await memorySandbox();
+    sandbox = await memorySandbox({ clock: () => now });
   });
   afterAll(() => sandbox.close());
 
@@ -27,7 +29,9 @@ describe('per-merchant rate limit', () => {
     const json = (await limited!.json()) as { code: number; description: string };
     expect(json.code).toBe(429);
     expect(json.description).toMatch(/2 requests per second/);
-    await new Promise((r) => setTimeout(r, 1100));
+    const refused = await sandbox.fetch(jsonRequest('GET', '/sandbox/v1/payments?limit=100', undefined, headers));
+    expect(refused.status).toBe(429);
+    now += 1000;
     const list = await sandbox.fetch(jsonRequest('GET', '/sandbox/v1/payments?limit=100', undefined, headers));
     expect(((await list.json()) as { total: number }).total).toBe(statuses.filter((s) => s === 200).length);
   });
