@@ -9,6 +9,7 @@ import type { Duplex } from 'node:stream';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { AppEnv } from './http/context.js';
+import { newRequestId } from './domain/ids.js';
 
 /** How long clients may take and how many connections they may hold. 0 turns a setting off (not the grace). */
 export interface ServerLimits {
@@ -293,6 +294,7 @@ export function listen(app: Hono<AppEnv>, port: number, hostname?: string, limit
 interface ProtocolAnswer {
   readonly status: number;
   readonly text: string;
+  readonly requestId: string;
 }
 
 /** The raw HTTP/1.1 answer in the JSON envelope for a client error Node's parser or timers report; undefined for none. */
@@ -300,14 +302,17 @@ export function protocolAnswer(code: string | undefined, limits: Pick<ServerLimi
   const found = protocolProblem(code, limits);
   if (!found) return undefined;
   const [status, description] = found;
+  const requestId = newRequestId();
   const body = JSON.stringify({ code: status, description });
   const text =
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
     'Content-Type: application/json; charset=UTF-8\r\n' +
+    // Like every answer of the app, one an operator can find in the server log by its id.
+    `Request-Id: ${requestId}\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
     'Connection: close\r\n\r\n' +
     body;
-  return { status, text };
+  return { status, text, requestId };
 }
 
 function protocolProblem(code: string | undefined, limits: Pick<ServerLimits, 'headersTimeoutMs' | 'requestTimeoutMs'>): [number, string] | undefined {

@@ -36,6 +36,8 @@ function expectRawEnvelope(reply: RawReply, status: number, description: RegExp)
   expect(reply.headers['content-type']).toMatch(/^application\/json/);
   expect(reply.headers.connection).toBe('close');
   expect(Number(reply.headers['content-length'])).toBe(Buffer.byteLength(reply.body));
+  // Answered before the app, yet with a Request-Id like every other answer.
+  expect(reply.headers['request-id']).toMatch(/^req_[A-Za-z0-9_-]{16}$/);
   const body = JSON.parse(reply.body) as { code: number; description: string };
   expect(body.code).toBe(status);
   expect(body.description).toMatch(description);
