@@ -14,6 +14,7 @@ import { killAllChildren, runLoad, startServer } from './lib/processes.js';
 import { startRoundRobinProxy } from './lib/round-robin-proxy.js';
 import { seedStore } from './lib/seed.js';
 import { printTable } from './lib/report.js';
+import { soak } from './soak.js';
 import { checkTargets } from './lib/targets.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -112,6 +113,15 @@ async function storedPayments(url) {
 }
 
 async function main() {
+  const soakAt = process.argv.indexOf('--soak');
+  if (soakAt !== -1) {
+    // The soak is its own run (minutes long, one server): `--soak [minutes]`, 10 by default.
+    const minutes = Number(process.argv[soakAt + 1]?.startsWith('--') ? 10 : (process.argv[soakAt + 1] ?? 10));
+    const result = await soak({ minutes, log: (line) => process.stderr.write(`${line}\n`) });
+    mkdirSync(RESULTS, { recursive: true });
+    writeFileSync(path.join(RESULTS, `soak-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(result, null, 2));
+    return;
+  }
   const opts = parseArgs(process.argv.slice(2));
   if (!existsSync(path.join(ROOT, 'dist', 'cli.js'))) throw new Error('dist/cli.js is missing: run `npm run build` first (npm run bench does).');
   // --only names workloads (of any store); otherwise --stores picks them (file by default).

@@ -15,7 +15,9 @@ export const DEMO_PAYEE = 'DEMO-MERCHANT-1';
 const spec = JSON.parse(process.argv[2]);
 const params = spec.params ?? {};
 const JSON_HEADERS = { 'content-type': 'application/json' };
-const KEYED = { 'service-api-key': DEMO_KEY };
+// A soak drives other merchants too (params.key, params.payee); the demo merchant by default.
+const KEYED = { 'service-api-key': params.key ?? DEMO_KEY };
+const PAYEE = params.payee ?? DEMO_PAYEE;
 const KEYED_JSON = { ...KEYED, ...JSON_HEADERS };
 
 /** Unique per process, so two runs against one store never collide on merchant_ref_no. */
@@ -26,7 +28,7 @@ const nextRef = () => `bench-${runId}-${++counter}`;
 /** A create body of about 200 bytes, like the bare POST body. */
 const createBody = () =>
   JSON.stringify({
-    payee: DEMO_PAYEE,
+    payee: PAYEE,
     product_type: 'QR_DYNAMIC',
     merchant_ref_no: nextRef(),
     amount: 10.5,
