@@ -72,7 +72,12 @@ export function problemBody(code: number | '4XX' | '5XX', extra: z.ZodRawShape =
   return z.object({ code: codeSchema, description: z.string(), ...extra });
 }
 
-export const json = (description: string, schema: z.ZodType, extra: Pick<AnswerContract, 'headers'> = {}): AnswerContract => ({
+/** A JSON answer that keeps its schema's type: the dashboard's script reads its bodies' types off the contracts. */
+export interface JsonAnswer<S extends z.ZodType> extends AnswerContract {
+  readonly content: { readonly 'application/json': S };
+}
+
+export const json = <S extends z.ZodType>(description: string, schema: S, extra: Pick<AnswerContract, 'headers'> = {}): JsonAnswer<S> => ({
   description,
   content: { 'application/json': schema },
   ...extra,

@@ -1,8 +1,13 @@
-/** GET /sandbox: the merchant dashboard. The server renders the frame; the inline script fills it through the control API. */
+/**
+ * GET /sandbox: the merchant dashboard. The server renders the frame; the inline script
+ * (browser/dashboard.ts, compiled into dist/browser by the build) fills it through the control API.
+ */
 import { Hono } from 'hono';
 import { raw } from 'hono/html';
+import { Code } from '../../domain/codes.js';
 import type { AppEnv } from '../context.js';
-import { DASHBOARD_SCRIPT } from './dashboard-script.js';
+import { send } from '../envelope.js';
+import { builtScript } from './browser-scripts.js';
 import { basePathOf, Document, sendPage } from './layout.js';
 import { BASE_CSS, DASHBOARD_CSS } from './styles.js';
 
@@ -16,7 +21,7 @@ const STATUS_FILTERS = [
   ['V', 'V · voided'],
 ] as const;
 
-function DashboardDocument({ nonce, basePath }: { nonce: string; basePath: string }) {
+function DashboardDocument({ nonce, basePath, script }: { nonce: string; basePath: string; script: string }) {
   return (
     <Document title="payreq-sandbox · dashboard" nonce={nonce} css={BASE_CSS + DASHBOARD_CSS}>
       <header class="top">
@@ -140,13 +145,21 @@ function DashboardDocument({ nonce, basePath }: { nonce: string; basePath: strin
           </section>
         </div>
       </main>
-      <script nonce={nonce}>{raw(DASHBOARD_SCRIPT)}</script>
+      <script nonce={nonce}>{raw(script)}</script>
     </Document>
   );
 }
 
-export function dashboardRoutes(): Hono<AppEnv> {
+const NOT_BUILT = "The dashboard's script is not built (dist/browser/dashboard.js is missing): run npm run build, then reload this page.";
+
+/** `script` is the compiled dashboard script, or null when it is not built; tests give their own. */
+export function dashboardRoutes(script: () => string | null = () => builtScript('dashboard')): Hono<AppEnv> {
+  script(); // read at start, not on the first visit
   const routes = new Hono<AppEnv>();
-  routes.get('/', (c) => sendPage(c, (nonce) => <DashboardDocument nonce={nonce} basePath={basePathOf(c)} />));
+  routes.get('/', (c) => {
+    const js = script();
+    if (js === null) return send(c, { code: Code.INTERNAL, description: NOT_BUILT });
+    return sendPage(c, (nonce) => <DashboardDocument nonce={nonce} basePath={basePathOf(c)} script={js} />);
+  });
   return routes;
 }

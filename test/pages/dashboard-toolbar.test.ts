@@ -1,0 +1,132 @@
+/**
+ * The dashboard's toolbar and filters in a real headless Chromium: settle all, advance the clock,
+ * the status filter, the journal's own-reads checkbox and Clear, auto-refresh, and Reset behind its confirm.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox } from '../../src/index.js';
+import type { RunningServer, Sandbox } from '../../src/index.js';
+import { createBody, DEMO_KEY } from '../helpers.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let sandbox: Sandbox;
+let server: RunningServer;
+let context: BrowserContext;
+let profile: string;
+
+beforeAll(async () => {
+  sandbox = await createSandbox({ store: 'memory', scheduler: false });
+  server = await sandbox.listen(0, '127.0.0.1');
+  profile = mkdtempSync(join(tmpdir(), 'payreq-chromium-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+});
+
+afterAll(async () => {
+  await context?.close();
+  await server?.close(100);
+  await sandbox?.close();
+  if (profile) rmSync(profile, { recursive: true, force: true });
+});
+
+async function createPayment(): Promise<string> {
+  const res = await fetch(`${server.url}/openapi/v1/payments/payment`, {
+    method: 'POST',
+    headers: { 'Service-Api-Key': DEMO_KEY, 'Content-Type': 'application/json' },
+    body: JSON.stringify(createBody()),
+  });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { payment_id: string }).payment_id;
+}
+
+/** The dashboard, opened with the demo key; script errors and CSP violations are collected in `problems`. */
+async function openDashboard(problems: string[]): Promise<Page> {
+  const page = await context.newPage();
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
+  });
+  await page.clock.install();
+  await page.goto(`${server.url}/sandbox`);
+  await page.locator('#key-input').fill(DEMO_KEY);
+  await page.locator('#key-form button[type=submit]').click();
+  await page.locator('#app').waitFor();
+  return page;
+}
+
+const row = (page: Page, id: string) => page.locator(`tr[data-payment-id="${id}"]`);
+
+describe('dashboard toolbar in Chromium', () => {
+  it('settles, advances the clock, filters, shows its own reads on demand and clears the journal', async () => {
+    const problems: string[] = [];
+    const pending = await createPayment();
+    const paid = await createPayment();
+    await sandbox.control.pay(DEMO_KEY, paid);
+    const page = await openDashboard(problems);
+    await row(page, paid).waitFor();
+
+    await page.locator('#settle-all').click();
+    await page.locator('#message [data-code="200"]').waitFor();
+    expect(await page.locator('#message').textContent()).toContain('Settled 1 paid payment.');
+    await expect.poll(() => row(page, paid).locator('.badge').textContent()).toContain('settled');
+
+    await page.locator('#status-filter').selectOption('A');
+    await expect.poll(() => page.locator('#payments-body tr[data-payment-id]').count()).toBe(1);
+    expect(await page.locator('#payments-body tr').first().getAttribute('data-payment-id')).toBe(paid);
+    await page.locator('#status-filter').selectOption('');
+    await row(page, pending).waitFor();
+
+    await page.locator('#advance-seconds').fill('7200');
+    await page.locator('#advance').click();
+    await expect.poll(() => page.locator('#message').textContent()).toContain('Clock moved forward 7200 s');
+    await expect.poll(() => page.locator('#clock').textContent()).toContain('(+7200 s)');
+    await row(page, pending).locator('[data-status="E"]').waitFor();
+
+    // The dashboard's own GETs of /sandbox/v1 are hidden until asked for.
+    const clockReads = page.locator('#journal td.mono', { hasText: /^\/sandbox\/v1\/clock$/ });
+    await page.locator('#journal td.mono', { hasText: /^\/sandbox\/v1\/clock\/advance$/ }).first().waitFor();
+    expect(await clockReads.count()).toBe(0);
+    await page.locator('#journal-reads').check();
+    await expect.poll(() => clockReads.count()).toBeGreaterThan(0);
+    await page.locator('#journal-reads').uncheck();
+    await expect.poll(() => clockReads.count()).toBe(0);
+
+    await page.locator('#clear-journal').click();
+    await expect.poll(() => page.locator('#message').textContent()).toMatch(/Erased \d+ journaled requests?\./);
+    await expect.poll(() => page.locator('#journal').textContent()).not.toContain('/openapi/v1/payments/payment');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('refreshes every 5 s when asked, and resets the merchant only once confirmed', async () => {
+    const problems: string[] = [];
+    const page = await openDashboard(problems);
+    await page.locator('#auto-refresh').check();
+    const later = await createPayment();
+    await page.clock.runFor(5_000);
+    await row(page, later).waitFor();
+
+    page.once('dialog', (dialog) => void dialog.dismiss());
+    await page.locator('#reset').click();
+    // The next action's answer shows only once nothing else runs: by then a reset would have erased the payment.
+    await page.locator('#settle-all').click();
+    await expect.poll(() => page.locator('#message').textContent()).toContain('Settled 0 paid payments.');
+    expect(await row(page, later).count()).toBe(1);
+    expect((await fetch(`${server.url}/openapi/v1/payments/payment/${later}`, { headers: { 'Service-Api-Key': DEMO_KEY } })).status).toBe(200);
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.locator('#reset').click();
+    await expect.poll(() => page.locator('#message').textContent()).toContain('Erased');
+    await expect.poll(() => page.locator('#payments-body').textContent()).toContain('No payments yet');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});
