@@ -40,6 +40,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxConfig> {
   const mode = envChoice<HttpStatusMode>(env, 'SANDBOX_HTTP_STATUS', ['mirror-code', 'always-200']);
   const rate = envWholeNumber(env, 'SANDBOX_RATE_LIMIT', 'a whole number (0 is off)');
   const retention = envWholeNumber(env, 'SANDBOX_RETENTION_DAYS', 'a whole number of days (0 keeps everything)');
+  const idleDays = envWholeNumber(env, 'SANDBOX_MERCHANT_IDLE_DAYS', 'a whole number of days (0 keeps every merchant)');
   if (env.PUBLIC_BASE_URL && !/^https?:\/\/[^/\s]+(\/\S*)?$/.test(env.PUBLIC_BASE_URL)) {
     throw new Error(`PUBLIC_BASE_URL must be an absolute http(s) URL such as https://sandbox.example.com, got ${env.PUBLIC_BASE_URL}`);
   }
@@ -55,6 +56,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxConfig> {
     defaultRateLimit: rate,
     journal: env.SANDBOX_JOURNAL !== 'off',
     retentionDays: retention,
+    merchantIdleDays: idleDays,
     webhookPrivateTargets: privateTargets === 'allow',
     metrics: envChoice(env, 'SANDBOX_METRICS', ['on', 'off']) === 'on',
     enrollLimitPerMinute: env.SANDBOX_ENROLL_LIMIT === undefined ? 10 : envWholeNumber(env, 'SANDBOX_ENROLL_LIMIT', 'a whole number of enrolments per client per minute (0 is no limit)'),

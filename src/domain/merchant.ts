@@ -33,6 +33,8 @@ export interface Merchant {
   readonly webhookUrl?: string | null;
   /** Webhook drills: duplicates, reordering, delay (absent: none). */
   readonly webhookFaults?: WebhookFaults;
+  /** Real ms its key was last used, written at most hourly, and only while idle merchants expire (absent: never written). */
+  readonly lastUsedAt?: number;
 }
 
 export const DEFAULT_SETTINGS: MerchantSettings = {

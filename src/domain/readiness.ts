@@ -3,6 +3,7 @@
  * payments, its webhook deliveries), whether it handles what production will throw at it. Pure:
  * the services gather the facts, this judges them.
  */
+import { createHash } from 'node:crypto';
 import type { Payment, PaymentStatus } from './payment.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'not_tried';
@@ -18,7 +19,10 @@ export interface ReadinessCheck {
   readonly advice: string | null;
 }
 
-/** One request of the integration, oldest first, as the journal kept it (bodies parsed). */
+/**
+ * One request of the integration, as the readiness evidence keeps it (slim, beyond the
+ * journal's bound): what the checks read of it and no more. `seenRequestOf` makes one.
+ */
 export interface SeenRequest {
   readonly ref: string;
   /** When it was sent (real ms). */
@@ -31,8 +35,32 @@ export interface SeenRequest {
   readonly status: number | 'dropped';
   readonly fault: string | null;
   readonly idempotencyKey: string | null;
-  readonly requestBody: Record<string, unknown> | null;
-  readonly responseBody: Record<string, unknown> | null;
+  /** Of a create's body: its merchant_ref_no and amount, and whether it carried a `sign`. */
+  readonly merchantRefNo: string | null;
+  readonly amount: number | null;
+  readonly signed: boolean;
+  /** Of a refused request (402): a digest of its body, which tells a repeat of the same request. */
+  readonly bodyDigest: string | null;
+  /** Of the answer: payment_id (a create, a duplicate merchant_ref_no), payment_status (a status read). */
+  readonly paymentId: string | null;
+  readonly paymentStatus: string | null;
+  /** Of a 429: the seconds its Retry-After asked for. */
+  readonly retryAfterSeconds: number | null;
+}
+
+/** A request as the journal records it, bodies as text; `at` is when it was answered. */
+export interface AnsweredRequest {
+  readonly ref: string;
+  readonly at: number;
+  readonly latencyMs: number;
+  readonly method: string;
+  readonly path: string;
+  readonly alias: boolean;
+  readonly status: number | 'dropped';
+  readonly fault: string | null;
+  readonly idempotencyKey: string | null;
+  readonly requestBody: string | null;
+  readonly responseBody: string | null;
 }
 
 export interface SeenDelivery {
@@ -53,9 +81,66 @@ const CREATE = /^\/(?:openapi\/)?v1\/payments\/payment$/;
 const STATUS_READ = /^\/(?:openapi\/)?v1\/payments\/payment\/([^/]+)$/;
 const LOST = /\b(timeout|drop|error-after-commit=\d+)\b/;
 
-const isCreate = (r: SeenRequest) => r.method === 'POST' && CREATE.test(r.path);
+const PUBLIC_API = /^\/(?:openapi\/)?v1\//;
+
+const isCreate = (r: { method: string; path: string }) => r.method === 'POST' && CREATE.test(r.path);
 const readOf = (r: SeenRequest) => (r.method === 'GET' && r.status === 200 ? STATUS_READ.exec(r.path)?.[1] : undefined);
-const createdId = (r: SeenRequest) => (isCreate(r) && r.status === 200 && typeof r.responseBody?.payment_id === 'string' ? r.responseBody.payment_id : undefined);
+const createdId = (r: SeenRequest) => (isCreate(r) && r.status === 200 && r.paymentId !== null ? r.paymentId : undefined);
+
+/** What the checks read of a request: its bodies are parsed only where a check looks into them. */
+export function seenRequestOf(r: AnsweredRequest): SeenRequest {
+  const create = isCreate(r);
+  const sent = create || r.status === 402 ? objectOf(r.requestBody) : null;
+  const readsAnswer = r.status === 402 || r.status === 429 || (r.status === 200 && (create || (r.method === 'GET' && STATUS_READ.test(r.path))));
+  const answer = readsAnswer ? objectOf(r.responseBody) : null;
+  return {
+    ref: r.ref,
+    at: r.at - r.latencyMs,
+    answeredAt: r.at,
+    method: r.method,
+    path: r.path,
+    alias: r.alias,
+    status: r.status,
+    fault: r.fault,
+    idempotencyKey: r.idempotencyKey,
+    merchantRefNo: create && typeof sent?.merchant_ref_no === 'string' ? sent.merchant_ref_no : null,
+    amount: create && typeof sent?.amount === 'number' ? sent.amount : null,
+    signed: create && typeof sent?.sign === 'string',
+    // JSON.stringify of the parsed body: the same request sent with other spacing is the same request.
+    bodyDigest: r.status === 402 ? createHash('sha256').update(sent === null ? (r.requestBody ?? '') : JSON.stringify(sent)).digest('base64url').slice(0, 16) : null,
+    paymentId: typeof answer?.payment_id === 'string' ? answer.payment_id : null,
+    paymentStatus: typeof answer?.payment_status === 'string' ? answer.payment_status : null,
+    retryAfterSeconds: r.status === 429 ? Number(/retry after (\d+) s/.exec(String(answer?.description ?? ''))?.[1] ?? 1) : null,
+  };
+}
+
+/**
+ * Whether a request can serve as evidence: calls of the public API, refusals (402), rate
+ * limits (429), and requests that carry an Idempotency-Key. (What is sent before a 429's
+ * Retry-After counts too; the caller knows when that is.)
+ */
+export function isEvidence(r: SeenRequest): boolean {
+  return PUBLIC_API.test(r.path) || r.status === 402 || r.status === 429 || r.idempotencyKey !== null;
+}
+
+/**
+ * A plain status read names what it read and was answered: a polling loop repeats the same
+ * one, and of such repeats only the first and the last tell the checks anything. Null for
+ * every other request.
+ */
+export function repeatKeyOf(r: SeenRequest): string | null {
+  return r.method === 'GET' && r.status === 200 && r.fault === null && r.idempotencyKey === null && STATUS_READ.test(r.path) ? `${r.path} ${r.paymentStatus}` : null;
+}
+
+function objectOf(text: string | null): Record<string, unknown> | null {
+  if (!text) return null;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
 
 function check(id: string, title: string, required: boolean, status: CheckStatus, evidence: readonly string[], advice: string): ReadinessCheck {
   return { id, title, required, status, evidence, advice: status === 'pass' ? null : advice };
@@ -66,7 +151,7 @@ export function judgeReadiness(facts: ReadinessFacts): { ready: boolean; checks:
   const byRef = new Map(facts.payments.map((p) => [p.merchantRefNo, p]));
   const reads = requests.filter((r) => readOf(r) !== undefined);
   const readAfter = (paymentId: string, at: number, status?: PaymentStatus) =>
-    reads.find((r) => readOf(r) === paymentId && r.at >= at && (status === undefined || r.responseBody?.payment_status === status));
+    reads.find((r) => readOf(r) === paymentId && r.at >= at && (status === undefined || r.paymentStatus === status));
 
   const checks: ReadinessCheck[] = [];
   const creates = requests.filter((r) => createdId(r) !== undefined);
@@ -106,7 +191,7 @@ export function judgeReadiness(facts: ReadinessFacts): { ready: boolean; checks:
   checks.push(refusedTransition(requests));
   checks.push(rateLimit(requests));
 
-  const signed = requests.filter((r) => isCreate(r) && typeof r.requestBody?.sign === 'string');
+  const signed = requests.filter((r) => isCreate(r) && r.signed);
   const signedOk = signed.filter((r) => r.status === 200);
   checks.push(
     check('signature', 'A signed create is accepted.', facts.requireSignature, signedOk.length > 0 ? 'pass' : signed.length > 0 ? 'fail' : 'not_tried',
@@ -153,22 +238,22 @@ function interruptedCreate(requests: readonly SeenRequest[], byRef: ReadonlyMap<
   const failures: string[] = [];
   const passes: string[] = [];
   for (const r of lost) {
-    const ref = typeof r.requestBody?.merchant_ref_no === 'string' ? r.requestBody.merchant_ref_no : undefined;
+    const ref = r.merchantRefNo ?? undefined;
     const payment = ref === undefined ? undefined : byRef.get(ref);
     const later = requests.filter((x) => x.at >= r.at && x !== r);
     const recovered = later.find(
       (x) =>
         (payment !== undefined && readOf(x) === payment.id) ||
-        (isCreate(x) && ref !== undefined && x.requestBody?.merchant_ref_no === ref) ||
+        (isCreate(x) && ref !== undefined && x.merchantRefNo === ref) ||
         (r.idempotencyKey !== null && x.idempotencyKey === r.idempotencyKey),
     );
     // A second payment: before learning the outcome, a create that succeeded under another
     // merchant_ref_no for the same amount (the blind retry). Orders created after recovery are new orders.
     const beforeRecovery = recovered ? later.slice(0, later.indexOf(recovered)) : later;
     const second = beforeRecovery.find(
-      (x) => createdId(x) !== undefined && x.requestBody?.merchant_ref_no !== ref && x.requestBody?.amount === r.requestBody?.amount,
+      (x) => createdId(x) !== undefined && x.merchantRefNo !== (ref ?? null) && x.amount === r.amount,
     );
-    if (second) failures.push(`${r.ref} lost, then ${second.ref} created another payment (merchant_ref_no ${JSON.stringify(second.requestBody?.merchant_ref_no)})`);
+    if (second) failures.push(`${r.ref} lost, then ${second.ref} created another payment (merchant_ref_no ${JSON.stringify(second.merchantRefNo)})`);
     else if (!recovered) failures.push(`${r.ref} lost and never followed up`);
     else passes.push(`${r.ref} lost, recovered by ${recovered.ref}`);
   }
@@ -178,10 +263,10 @@ function interruptedCreate(requests: readonly SeenRequest[], byRef: ReadonlyMap<
 /** A refused transition (402) is not retried more than twice with the same request. */
 function refusedTransition(requests: readonly SeenRequest[]): ReadinessCheck {
   // The duplicate merchant_ref_no 402 of a recovering create carries payment_id: it is not a refusal to learn from.
-  const refused = requests.filter((r) => r.status === 402 && r.responseBody?.payment_id === undefined);
+  const refused = requests.filter((r) => r.status === 402 && r.paymentId === null);
   const counts = new Map<string, SeenRequest[]>();
   for (const r of refused) {
-    const key = `${r.method} ${r.path} ${JSON.stringify(r.requestBody)}`;
+    const key = `${r.method} ${r.path} ${r.bodyDigest}`;
     counts.set(key, [...(counts.get(key) ?? []), r]);
   }
   const hammered = [...counts.values()].filter((rs) => rs.length > 3);
@@ -200,7 +285,7 @@ function rateLimit(requests: readonly SeenRequest[]): ReadinessCheck {
   if (limited.length === 0) return check('rate-limit', title, false, 'not_tried', [], `${advice} Rehearse it with a merchant enrolled with rate_limit_per_second.`);
   const early: string[] = [];
   for (const r of limited) {
-    const wait = Number(/retry after (\d+) s/.exec(String(r.responseBody?.description ?? ''))?.[1] ?? 1);
+    const wait = r.retryAfterSeconds ?? 1;
     // Sent after the 429 was answered and before its Retry-After passed (requests of the same burst do not count).
     // (Times are whole ms less a measured latency: 2 ms of slack keeps a concurrent burst out.)
     const next = requests.find((x) => x.at > r.answeredAt + 2 && x.at < r.answeredAt + wait * 1000);

@@ -5,8 +5,7 @@ import type { Context } from 'hono';
 import { Code } from '../domain/codes.js';
 import { publicApi } from './api/payments/payments.index.js';
 import type { AppEnv, Services } from './context.js';
-import { ok, send } from './envelope.js';
-import { toJsonText } from './json-text.js';
+import { send } from './envelope.js';
 import { answerError } from './errors.js';
 import { holdUntilWritten } from './durable.js';
 import { requireApiKey } from './middleware/auth.js';
@@ -27,6 +26,7 @@ import { pagesRoutes } from './pages/index.js';
 import { referenceRoutes } from './reference/reference.index.js';
 import { bindRoute } from './contract/route.js';
 import * as serviceRoutes from './service/service.routes.js';
+import * as serviceHandlers from './service/service.handlers.js';
 
 export const PUBLIC_PREFIXES = ['/openapi/v1', '/v1'] as const;
 
@@ -41,17 +41,7 @@ export function createApp(services: Services): Hono<AppEnv> {
     await holdUntilWritten(c);
   });
 
-  bindRoute(app, serviceRoutes.health, async (c) => {
-    try {
-      await services.store.ready();
-    } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
-      // A load balancer reads the status, so it is 503 whatever SANDBOX_HTTP_STATUS says.
-      const body = { code: Code.UNAVAILABLE, description: `Not ready: ${why}. Requests that read or change data fail until the store is back.`, store: services.store.kind };
-      return c.body(toJsonText(body), 503, { 'content-type': 'application/json; charset=UTF-8' });
-    }
-    return ok(c, `ok: the ${services.store.kind} store can be read and written.`, { store: services.store.kind });
-  });
+  bindRoute(app, serviceRoutes.health, serviceHandlers.health(services));
 
   bindRoute(app, serviceRoutes.metrics, async (c) => {
     const { metrics } = services;

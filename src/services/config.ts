@@ -36,6 +36,11 @@ export interface SandboxConfig {
   readonly trustProxy: boolean;
   /** Serve GET /metrics (SANDBOX_METRICS=off turns it off). */
   readonly metrics: boolean;
+  /**
+   * A merchant whose key has not been used for this many days of real time is deleted, with all
+   * it holds (SANDBOX_MERCHANT_IDLE_DAYS); 0 keeps every merchant.
+   */
+  readonly merchantIdleDays: number;
 }
 
 export const DEFAULT_PRODUCT_TYPES = ['QR_DYNAMIC', 'QR_STATIC', 'IN_APP'] as const;
@@ -74,6 +79,9 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     // The server's default is 10 (SANDBOX_ENROLL_LIMIT, SPEC 15); an in-process sandbox has no strangers.
     enrollLimitPerMinute: 0,
     trustProxy: false,
+    // Off for local use (npm start, the library): nobody else's merchants pile up there. A hosted
+    // sandbox, where anyone may enroll, should set SANDBOX_MERCHANT_IDLE_DAYS (30, say).
+    merchantIdleDays: 0,
     ...overrides,
   };
 }

@@ -1,7 +1,6 @@
 /** Wires the services of one sandbox instance. */
 import { DAY_MS } from '../domain/transitions.js';
 import type { Merchant } from '../domain/merchant.js';
-import { MemoryIdempotencyKeys } from '../store/idempotency-keys.js';
 import type { IdempotencyKeys } from '../store/idempotency-keys.js';
 import type { Store } from '../store/store.js';
 import { StoreUnavailableError } from '../store/unavailable.js';
@@ -10,10 +9,12 @@ import type { Clock } from './clock.js';
 import type { SandboxConfig } from './config.js';
 import { FaultRuleService } from './fault-rules.js';
 import { RequestJournal } from './journal.js';
+import { ReadinessEvidence } from './readiness.js';
 import { MerchantService } from './merchants.js';
 import { WebhookService } from './webhooks.js';
 import type { JsonWriter, WebhookBodyWriter } from './webhooks.js';
 import { PaymentService } from './payments.js';
+import { PeopleGenerator } from './people.js';
 import { QrImageCache } from './qr-images.js';
 import type { SandboxMetrics } from './metrics.js';
 import type { Logger } from 'pino';
@@ -32,8 +33,10 @@ export interface Services {
   readonly faultRules: FaultRuleService;
   readonly journal: RequestJournal;
   readonly webhooks: WebhookService;
-  /** Idempotency keys: the store's, or this instance's own when the store keeps none. */
+  /** Idempotency keys: the store's (a reset erases them with the rest). */
   readonly idempotency: IdempotencyKeys;
+  /** Records the readiness report's evidence as requests are answered (the journal middleware calls it). */
+  readonly readiness: ReadinessEvidence;
   /** Moves the merchant's clock forward and applies what falls due; answers the merchant and how many payments had work due by the new time. */
   advanceClock(merchant: Merchant, seconds: number): Promise<{ merchant: Merchant; changed: number }>;
   /** Erases a merchant's payments, journal, fault rules and deliveries and resets its clock; its key and settings stay. Answers how many payments went. */
@@ -61,14 +64,16 @@ export interface Observability {
 export function createServices(store: Store, config: SandboxConfig, clock?: Clock, wire: WireFormat = PLAIN_WIRE, observe: Observability = {}): Services {
   const { log, metrics } = observe;
   const sandboxClock = new SandboxClock(clock);
-  const merchants = new MerchantService(store, sandboxClock, config);
+  // Names and payers drawn from this sandbox's own generator: another sandbox's calls do not move its sequence.
+  const people = new PeopleGenerator(config.seed);
+  const merchants = new MerchantService(store, sandboxClock, config, people);
   const webhooks = new WebhookService(merchants, store.deliveries, wire.webhookBody, wire.json, config.webhookRetryDelaysMs, config.webhookPrivateTargets, metrics);
-  const payments = new PaymentService(store, merchants, config, webhooks.deliveriesFor, metrics);
+  const payments = new PaymentService(store, merchants, config, people, webhooks.deliveriesFor, metrics);
   payments.onChange(webhooks.onPaymentChange);
   if (metrics) payments.onChange((_merchant, _payment, events) => metrics.countEvents(events));
   const faultRules = new FaultRuleService(merchants, sandboxClock, config.seed);
   const journal = new RequestJournal(store.journal, config.journal);
-  const idempotency = store.idempotency ?? new MemoryIdempotencyKeys();
+  const idempotency = store.idempotency;
   return {
     config,
     log,
@@ -81,6 +86,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
     journal,
     webhooks,
     idempotency,
+    readiness: new ReadinessEvidence(store.readiness),
     async advanceClock(merchant, seconds) {
       // Counted before the clock moves: the background scheduler (of any instance) may apply some
       // of this work before runDue below does, and the answer must not depend on who was first.
@@ -90,11 +96,8 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
       await payments.runDue(advanced);
       return { merchant: advanced, changed: due };
     },
-    async resetMerchant(merchant) {
-      const erased = await store.resetMerchant(merchant.payeeId);
-      // A store that keeps the keys erased them in its reset.
-      if (!store.idempotency) await idempotency.clear(merchant.payeeId);
-      return erased;
+    resetMerchant(merchant) {
+      return store.resetMerchant(merchant.payeeId);
     },
   };
 }
@@ -113,7 +116,7 @@ export async function pruneOldPayments(services: Services): Promise<number> {
   return pruned;
 }
 
-/** Runs expiries, delayed payers and settlement cut-offs while nobody calls the API; prunes hourly. */
+/** Runs expiries, delayed payers and settlement cut-offs while nobody calls the API; prunes and deletes idle merchants hourly. */
 export function startScheduler(services: Services, everyMs = 1000): () => void {
   let running = false;
   let prunedAt = 0;
@@ -124,6 +127,8 @@ export function startScheduler(services: Services, everyMs = 1000): () => void {
       if (services.merchants.realNow() - prunedAt >= HOUR_MS) {
         prunedAt = services.merchants.realNow();
         await pruneOldPayments(services);
+        const idle = await services.merchants.deleteIdle();
+        if (idle.length > 0) services.log?.info({ payee_ids: idle }, `deleted ${idle.length} merchant(s) idle for ${services.config.merchantIdleDays} days`);
       }
       for (const payeeId of await services.store.merchantsWithDueWork(services.merchants.realNow())) {
         const merchant = await services.store.merchant(payeeId);

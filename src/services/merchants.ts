@@ -1,13 +1,14 @@
-/** Enrolment, keys, demo merchants and the per-merchant clock. */
+/** Enrolment, keys, demo merchants, the per-merchant clock, and a merchant's deletion (by itself, or when idle). */
 import { ApiError } from '../domain/codes.js';
 import { findCurrency } from '../domain/currencies.js';
 import { newApiKey, newPayeeId, newSigningSalt } from '../domain/ids.js';
 import { DEFAULT_SETTINGS } from '../domain/merchant.js';
 import type { Merchant, MerchantSettings } from '../domain/merchant.js';
-import type { MerchantChange, Store } from '../store/store.js';
+import { DAY_MS } from '../domain/transitions.js';
+import type { MerchantChange, MerchantErasure, Store } from '../store/store.js';
 import type { SandboxClock } from './clock.js';
 import type { SandboxConfig } from './config.js';
-import { demoMerchantProfile, merchantProfile } from './people.js';
+import type { PeopleGenerator } from './people.js';
 
 export interface EnrollInput {
   readonly name?: string;
@@ -28,11 +29,33 @@ export const DEMO_MERCHANTS = [
 
 export type { MerchantChange };
 
+/** What deleting a merchant erased, counted. */
+export interface MerchantDeletion extends MerchantErasure {
+  readonly faultRules: number;
+  readonly apiKeys: number;
+}
+
+/** A key's use is written to its merchant at most this often: not a write per request. */
+export const USE_WRITTEN_EVERY_MS = 3_600_000;
+
+/**
+ * Demo merchants never expire when idle: their keys are printed at start and written in the
+ * README, so deleting them would turn published keys into 401s, and free nothing that lasts
+ * (a start enrolls them again). Deleting them with their own key is allowed.
+ */
+const IDLE_EXEMPT: ReadonlySet<string> = new Set(DEMO_MERCHANTS.map((d) => d.payeeId));
+
 export class MerchantService {
+  /** Per merchant, the real ms its key was last used on this instance (only while idle merchants expire). */
+  private readonly lastUsed = new Map<string, number>();
+  /** Per merchant, when this instance last wrote that use to the store. */
+  private readonly useWritten = new Map<string, number>();
+
   constructor(
     private readonly store: Store,
     private readonly clock: SandboxClock,
     private readonly config: SandboxConfig,
+    private readonly people: PeopleGenerator,
   ) {}
 
   async authenticate(apiKey: string | undefined): Promise<Merchant> {
@@ -41,16 +64,85 @@ export class MerchantService {
     }
     const merchant = await this.store.merchantByKey(apiKey);
     if (!merchant) throw ApiError.unauthenticated('The Service-Api-Key is not recognised: check the key you got at enrolment (keys are case-sensitive).');
+    if (this.config.merchantIdleDays > 0) this.noteUse(merchant);
     return merchant;
+  }
+
+  /**
+   * Remembers the use in memory, and writes it to the merchant at most once an hour (from this
+   * instance), without making the request wait: a lost write only makes the merchant look idle
+   * up to an hour longer ago, which the sweep allows for.
+   */
+  private noteUse(merchant: Merchant): void {
+    const now = this.clock.real();
+    const id = merchant.payeeId;
+    this.lastUsed.set(id, now);
+    const written = Math.max(merchant.lastUsedAt ?? -Infinity, this.useWritten.get(id) ?? -Infinity);
+    if (now - written < USE_WRITTEN_EVERY_MS) return;
+    this.useWritten.set(id, now);
+    this.store
+      .updateMerchant(id, (current) => [(current.lastUsedAt ?? -Infinity) >= now ? null : { ...current, lastUsedAt: now }, null] as const)
+      .catch(() => this.useWritten.delete(id));
+  }
+
+  /**
+   * Deletes the merchant and everything it holds (see Store.deleteMerchant); its key answers 401
+   * from now on, like an unknown one. Answers what went.
+   */
+  async deleteMerchant(merchant: Merchant): Promise<MerchantDeletion> {
+    const current = await this.current(merchant);
+    const erased = await this.store.deleteMerchant(merchant.payeeId);
+    if (!erased) throw ApiError.unauthenticated('The Service-Api-Key is not recognised: its merchant no longer exists.');
+    this.lastUsed.delete(merchant.payeeId);
+    this.useWritten.delete(merchant.payeeId);
+    return { ...erased, faultRules: current.faultRules?.length ?? 0, apiKeys: current.apiKeys.length };
+  }
+
+  /**
+   * Deletes every merchant (but the demo ones) whose key has not been used for
+   * `merchantIdleDays` of real time, plus the hour a use may wait to be written; answers their
+   * payee ids. Merchants that predate the record of use count from their newest journal entry
+   * or, without one, from their enrolment.
+   */
+  async deleteIdle(): Promise<readonly string[]> {
+    const days = this.config.merchantIdleDays;
+    if (days <= 0) return [];
+    const idleBefore = this.clock.real() - days * DAY_MS - USE_WRITTEN_EVERY_MS;
+    const gone: string[] = [];
+    const ids = await this.store.merchantIds();
+    // Uses noted here of merchants another instance deleted.
+    const known = new Set(ids);
+    for (const id of this.lastUsed.keys()) if (!known.has(id)) this.lastUsed.delete(id);
+    for (const id of this.useWritten.keys()) if (!known.has(id)) this.useWritten.delete(id);
+    for (const id of ids) {
+      if (IDLE_EXEMPT.has(id)) continue;
+      const merchant = await this.store.merchant(id);
+      if (!merchant || (this.lastUsed.get(id) ?? -Infinity) > idleBefore) continue;
+      if ((merchant.lastUsedAt ?? (await this.lastSeen(merchant))) > idleBefore) continue;
+      try {
+        await this.deleteMerchant(merchant);
+        gone.push(id);
+      } catch (err) {
+        // Deleted meanwhile (by itself, or by another instance's sweep).
+        if (!(err instanceof ApiError)) throw err;
+      }
+    }
+    return gone;
+  }
+
+  /** A merchant without a recorded use: its newest journal entry, else its enrolment. */
+  private async lastSeen(merchant: Merchant): Promise<number> {
+    const [newest] = await this.store.journal.list(merchant.payeeId, { limit: 1 });
+    return Math.max(merchant.createdAt, newest?.at ?? -Infinity);
   }
 
   async enroll(input: EnrollInput): Promise<{ merchant: Merchant; apiKey: string }> {
     if ((await this.store.merchantIds()).length >= this.config.maxMerchants) {
-      throw ApiError.refused(`This sandbox holds ${this.config.maxMerchants} merchants, its cap: reuse an enrolled merchant (POST /sandbox/v1/reset erases its payments).`);
+      throw ApiError.refused(`This sandbox holds ${this.config.maxMerchants} merchants, its cap: reuse an enrolled merchant (POST /sandbox/v1/reset erases its payments), or delete one you no longer need (DELETE /sandbox/v1/merchant with its key).`);
     }
     const homeCurrency = input.homeCurrency ?? 'SGD';
     if (!findCurrency(homeCurrency)) throw ApiError.invalid(`home_currency ${JSON.stringify(homeCurrency)} is not a supported currency.`);
-    const profile = merchantProfile();
+    const profile = this.people.merchantProfile();
     const apiKey = newApiKey();
     const merchant: Merchant = {
       payeeId: newPayeeId(),
@@ -75,7 +167,7 @@ export class MerchantService {
     for (const [index, demo] of DEMO_MERCHANTS.entries()) {
       let merchant = await this.store.merchant(demo.payeeId);
       if (!merchant) {
-        const profile = demoMerchantProfile(this.config.seed, index);
+        const profile = this.people.demoMerchantProfile(index);
         merchant = {
           payeeId: demo.payeeId,
           name: profile.name,

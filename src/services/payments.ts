@@ -16,7 +16,7 @@ import type { PaymentPage, Store } from '../store/store.js';
 import type { SandboxConfig } from './config.js';
 import type { MerchantService } from './merchants.js';
 import type { SandboxMetrics } from './metrics.js';
-import { generatedPayer, payerFor, walletSourceFor } from './people.js';
+import type { PeopleGenerator } from './people.js';
 
 export interface CreatePaymentInput {
   /** The request body as sent, for the signature. */
@@ -55,6 +55,7 @@ export class PaymentService {
     private readonly store: Store,
     private readonly merchants: MerchantService,
     private readonly config: SandboxConfig,
+    private readonly people: PeopleGenerator,
     private readonly outbox: OutboxWriter = NO_OUTBOX,
     private readonly metrics?: SandboxMetrics,
   ) {}
@@ -92,7 +93,7 @@ export class PaymentService {
     });
     if (input.payer !== undefined) {
       payment = { ...payment, status: 'W', history: [{ type: 'created', from: null, to: 'W', at: now, reason: null, actor: 'merchant' }] };
-      payment = this.followMagicPayer({ ...payment, payer: payerFor(input.payer) }, merchant, now);
+      payment = this.followMagicPayer({ ...payment, payer: this.people.payerFor(input.payer) }, merchant, now);
     }
 
     for (let attempt = 0; ; attempt++) {
@@ -135,14 +136,14 @@ export class PaymentService {
   assign(merchant: Merchant, paymentId: string, payer: string, actor: Actor = 'merchant'): Promise<Payment> {
     return this.change(merchant, paymentId, actor, (p, now) => ({
       type: 'assign',
-      payer: payerFor(payer),
+      payer: this.people.payerFor(payer),
       payDueAt: magicPayerOutcome(payer) === 'pay_later' ? now + PAY_LATER_DELAY_MS : null,
     }));
   }
 
   pickup(merchant: Merchant, paymentId: string, payer: string | undefined): Promise<Payment> {
     if (payer !== undefined) return this.assign(merchant, paymentId, payer, 'sandbox');
-    return this.change(merchant, paymentId, 'sandbox', () => ({ type: 'assign', payer: generatedPayer(this.config.seed), payDueAt: null }));
+    return this.change(merchant, paymentId, 'sandbox', () => ({ type: 'assign', payer: this.people.generatedPayer(), payDueAt: null }));
   }
 
   cancel(merchant: Merchant, paymentId: string, reason: string): Promise<Payment> {
@@ -255,14 +256,14 @@ export class PaymentService {
   }
 
   private payAction(p: Payment, options: PayOptions): PaymentAction {
-    const payer: Payer = options.payer !== undefined ? payerFor(options.payer) : (p.payer ?? generatedPayer(this.config.seed));
+    const payer: Payer = options.payer !== undefined ? this.people.payerFor(options.payer) : (p.payer ?? this.people.generatedPayer());
     const paidCurrency = options.paidCurrency ?? p.currency;
     if (!findCurrency(paidCurrency)) throw ApiError.invalid(`paid_currency_code ${JSON.stringify(paidCurrency)} is not a supported currency; see the README for the list.`);
     const paidAmountMinor = convertMinorUnits(p.amountMinor, p.currency, paidCurrency, this.config.rates);
     if (paidAmountMinor === undefined || paidAmountMinor > MAX_AMOUNT_MINOR) {
       throw ApiError.invalid(`No conversion from ${p.currency} to ${paidCurrency} fits the amount limits of the sandbox.`);
     }
-    return { type: 'pay', payer, paidCurrency, paidAmountMinor, source: walletSourceFor(payer), fees: feesFor(p.currency, p.amountMinor) };
+    return { type: 'pay', payer, paidCurrency, paidAmountMinor, source: this.people.walletSourceFor(payer), fees: feesFor(p.currency, p.amountMinor) };
   }
 
   /** Applies due work, earliest first, in memory; the caller stores the result. */
@@ -284,8 +285,9 @@ export class PaymentService {
       }
       return;
     }
-    if (input.signType === undefined || !(SIGN_TYPES as readonly string[]).includes(input.signType)) {
-      throw ApiError.unauthenticated(`Unknown sign_type ${JSON.stringify(input.signType ?? null)}: the only sign_type is "SHA512".`);
+    if (input.signType === undefined) throw ApiError.unauthenticated('sign is present but sign_type is missing: send sign_type "SHA512" with it.');
+    if (!(SIGN_TYPES as readonly string[]).includes(input.signType)) {
+      throw ApiError.unauthenticated(`Unknown sign_type ${JSON.stringify(input.signType)}: the only sign_type is "SHA512".`);
     }
     if (input.sign === undefined) throw ApiError.unauthenticated('sign_type is present but sign is missing: send sign, the lowercase hex SHA-512 of the string to sign.');
     const expected = signBody(input.body, merchant.signingSalt);

@@ -19,6 +19,8 @@
  * first segment it does not include, so a crash between writing the snapshot and deleting old
  * segments leaves segments that are simply skipped. Each log line and the snapshot carry a
  * CRC-32 (store-records.ts, snapshot-file.ts); files of earlier versions, without, still load.
+ * The idempotency keys and the readiness evidence are parts in files of their own, written and
+ * checked the same way (part-file.ts): `<dataFile>.idempotency` and `<dataFile>.readiness`.
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -28,14 +30,16 @@ import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import { MemoryDeliveryLog } from './delivery-log.js';
 import type { Delivery } from './delivery-log.js';
-import { FileDeliveryLog, FileJournalLog } from './file-logs.js';
-import { MemoryJournalLog } from './journal-log.js';
+import { FileDeliveryLog, FileIdempotencyKeys, FileJournalLog, FileReadinessLog } from './file-logs.js';
+import { JOURNAL_CAP, MemoryJournalLog } from './journal-log.js';
+import { DataDirProbe, diskProblem } from './data-dir-probe.js';
 import { LogWriter } from './log-writer.js';
 import type { LogCounters } from './log-writer.js';
 import { MemoryIndex, MerchantQueues } from './memory-index.js';
+import type { StorePart } from './part-file.js';
 import { MemoryRateWindows } from './rate-windows.js';
 import { SnapshotFile } from './snapshot-file.js';
-import type { InsertResult, MerchantChange, PaymentPage, PaymentQuery, Store } from './store.js';
+import type { InsertResult, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
 import { CHECKSUM_KEY, Damage, emptySnapshot, readSnapshot, replaySegment, segmentsToReplay } from './store-files.js';
 import { encodeRecord, SNAPSHOT_FORMAT } from './store-records.js';
 import type { LogRecord, Snapshot } from './store-records.js';
@@ -65,11 +69,14 @@ export class FileStore implements Store {
   readonly rateWindows = new MemoryRateWindows();
   readonly journal: FileJournalLog;
   readonly deliveries: FileDeliveryLog;
+  readonly idempotency: FileIdempotencyKeys;
+  readonly readiness: FileReadinessLog;
   /** What a start with `repair` dropped, one line each. */
   repaired: readonly string[] = [];
   private readonly index = new MemoryIndex();
   private readonly queues = new MerchantQueues();
   private readonly log: LogWriter;
+  private readonly probe: DataDirProbe;
   private readonly snapshot: Low<Snapshot>;
   /** Records the snapshot holds: the log is folded once it holds as many. */
   private snapshotRecords = 0;
@@ -80,8 +87,11 @@ export class FileStore implements Store {
 
   constructor(private readonly options: FileStoreOptions) {
     this.log = new LogWriter(options.dataFile, () => this.foldIfDue());
+    this.probe = new DataDirProbe(options.dataFile, () => this.now());
     this.journal = new FileJournalLog(new MemoryJournalLog(), this.log);
     this.deliveries = new FileDeliveryLog(new MemoryDeliveryLog(), this.log);
+    this.idempotency = new FileIdempotencyKeys(options.dataFile);
+    this.readiness = new FileReadinessLog(options.dataFile);
     this.snapshot = new Low<Snapshot>(new SnapshotFile<Snapshot>(options.dataFile, { checksumKey: CHECKSUM_KEY }), emptySnapshot());
   }
 
@@ -111,16 +121,46 @@ export class FileStore implements Store {
     // Always a fresh segment: the last one may end in a torn line.
     this.log.open(Math.max(snapshot.walSegment, ...segments.map(({ n }) => n + 1)), lengths);
     this.log.records = replayed;
+    for (const part of this.parts()) {
+      // Each part checks its own files (a dropped snapshot of one says nothing of the others); the report is one.
+      const found = new Damage(part.file, damage.repair);
+      await part.open(found);
+      damage.dropped.push(...found.dropped);
+      for (const f of found.files) damage.files.add(f);
+    }
     if (damage.dropped.length > 0) await this.finishRepair(damage);
   }
 
+  /** The parts in files of their own (part-file.ts). */
+  private parts(): readonly StorePart[] {
+    return [this.idempotency.part, this.readiness.part];
+  }
+
+  /**
+   * Ready while the data directory takes a probe file (data-dir-probe.ts, at most once a second)
+   * and the last append of each log (the main one and the parts') landed. The newer evidence
+   * decides: an append that failed after the last probe makes the store not ready until that
+   * log's next append or the next probe succeeds (both write to the same directory and disk).
+   */
   async ready(): Promise<void> {
     if (this.closed || !this.log.isOpen) throw new Error(`the file store ${this.options.dataFile} is closed`);
+    const probe = await this.probe.check();
+    if (!probe.ok) throw new Error(probe.problem);
+    for (const log of [this.log, this.idempotency.part.log, this.readiness.part.log]) {
+      const failed = log.failure;
+      if (failed && failed.at >= probe.started) throw new Error(`the last write of a change failed: ${diskProblem(failed, this.options.dataFile)}`);
+    }
+  }
+
+  /** Probes of the data directory made for ready() (tests count them). */
+  get probes(): number {
+    return this.probe.runs;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    const parts = Promise.allSettled(this.parts().map((part) => part.close()));
     try {
       await this.compacting?.catch(() => undefined);
       this.log.flush();
@@ -128,6 +168,8 @@ export class FileStore implements Store {
     } finally {
       // Whatever the snapshot did, every acknowledged change is already in the log.
       this.log.close();
+      const failed = (await parts).find((r) => r.status === 'rejected');
+      if (failed) console.error(`store close: a part was not folded (its log keeps everything):`, failed.reason instanceof Error ? failed.reason.message : String(failed.reason));
     }
   }
 
@@ -172,6 +214,8 @@ export class FileStore implements Store {
     const erased = this.index.applyReset(payeeId);
     await this.journal.clear(payeeId);
     await this.deliveries.clear(payeeId);
+    await this.idempotency.clear(payeeId);
+    await this.readiness.clear(payeeId);
     await this.updateMerchant(payeeId, (m) => [afterReset(m), null] as const);
     return erased;
   }
@@ -179,6 +223,34 @@ export class FileStore implements Store {
   async prunePayments(payeeId: string, createdBefore: number): Promise<number> {
     this.log.now(encodeRecord({ t: 'prune', payeeId, createdBefore }));
     return this.index.applyPrune(payeeId, createdBefore);
+  }
+
+  /**
+   * What a reset erases (its records), then one `merchant-delete` record, which alone erases
+   * the merchant, its keys and all it holds when replayed: a restart does not bring it back.
+   */
+  async deleteMerchant(payeeId: string): Promise<MerchantErasure | undefined> {
+    if (!(await this.index.merchant(payeeId))) return undefined;
+    const journalEntries = (await this.journal.list(payeeId, { limit: JOURNAL_CAP })).length;
+    const deliveries = (await this.deliveries.list(payeeId, Number.MAX_SAFE_INTEGER)).length;
+    const reset = await this.resetMerchant(payeeId);
+    const late = await this.queues.exclusive(payeeId, async () => {
+      this.log.now(encodeRecord({ t: 'merchant-delete', payeeId }));
+      const erased = this.forgetMerchant(payeeId);
+      // The parts have logs of their own: cleared again, for what requests in flight kept since the reset.
+      await this.idempotency.clear(payeeId);
+      await this.readiness.clear(payeeId);
+      return erased;
+    });
+    return { payments: reset + late, journalEntries, deliveries };
+  }
+
+  /** The merchant out of memory, with anything a request in flight added since its reset. */
+  private forgetMerchant(payeeId: string): number {
+    const erased = this.index.applyMerchantDelete(payeeId);
+    void this.journal.memory.clear(payeeId);
+    void this.deliveries.memory.clear(payeeId);
+    return erased;
   }
 
   pendingWrites(): Promise<void> | undefined {
@@ -260,6 +332,7 @@ export class FileStore implements Store {
       case 'journal-clear': return void this.journal.memory.clear(record.payeeId);
       case 'delivery': return this.deliveries.memory.put(record.v);
       case 'deliveries-clear': return void this.deliveries.memory.clear(record.payeeId);
+      case 'merchant-delete': return void this.forgetMerchant(record.payeeId);
     }
   }
 
@@ -276,7 +349,7 @@ export class FileStore implements Store {
         (copies.length > 0 ? `copies of the damaged files as they were: ${copies.join(', ')}\n` : '') +
         'what was read is now folded into a new snapshot.',
     );
-    await this.compact();
+    await Promise.all([this.compact(), ...this.parts().map((part) => part.compact())]);
   }
 
   // Reads: the index answers them all.

@@ -1,9 +1,11 @@
 /**
  * Idempotency keys (SPEC 16): per merchant, the first answer to a POST sent with an
  * `Idempotency-Key`, kept for 24 hours of the merchant's clock, so a retry gets that answer
- * again instead of making a second change. The in-process keys below serve the memory and file
- * stores; a shared store keeps them in a table.
+ * again instead of making a second change. The in-process keys below serve the memory store, and
+ * the file store in front of its files (file-logs.ts); a shared store keeps them in a table.
  */
+import { createHash } from 'node:crypto';
+
 export type IdempotencyBegin =
   /** The caller runs the request, then calls `finish` or `forget`. */
   | { readonly kind: 'started' }
@@ -36,12 +38,24 @@ export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
 export const IDEMPOTENCY_LEASE_MS = 60_000;
 /** Keys kept per merchant; the oldest go first. */
 export const IDEMPOTENCY_KEYS_PER_MERCHANT = 1_000;
+/** Characters of kept answers per merchant (~bytes: answers are JSON, nearly all ASCII); the oldest go first. */
+export const IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT = 2 * 1024 * 1024;
 
 interface KeptKey {
   readonly fingerprint: string;
   readonly createdAt: number;
   leaseUntil: number;
   answer: { readonly code: number; readonly body: string } | null;
+}
+
+/** A key with its answer, as a file holds it. */
+export interface AnsweredKey {
+  readonly key: string;
+  /** The digest of the request's fingerprint. */
+  readonly fingerprint: string;
+  readonly createdAt: number;
+  readonly code: number;
+  readonly body: string;
 }
 
 /** What `begin` decides about a key already kept. */
@@ -53,35 +67,105 @@ export function judgeKept(kept: { fingerprint: string; createdAt: number; leaseU
   return { kind: 'done', code: kept.answer.code, body: kept.answer.body };
 }
 
-/** The keys of one process: a map per merchant in insertion order, bounded. */
+/** A fingerprint holds the whole request body: its digest is what is kept (and compared). */
+function digestOf(fingerprint: string): string {
+  return createHash('sha256').update(fingerprint).digest('base64url');
+}
+
+/** One merchant's keys in insertion order (the oldest first), with the characters of their answers. */
+class MerchantKeys {
+  readonly keys = new Map<string, KeptKey>();
+  private chars = 0;
+
+  set(key: string, kept: KeptKey): void {
+    this.drop(key);
+    this.keys.set(key, kept);
+    this.chars += kept.answer?.body.length ?? 0;
+    this.trim();
+  }
+
+  answer(kept: KeptKey, code: number, body: string): void {
+    kept.answer = { code, body };
+    this.chars += body.length;
+    this.trim();
+  }
+
+  drop(key: string): void {
+    const kept = this.keys.get(key);
+    if (!kept) return;
+    this.chars -= kept.answer?.body.length ?? 0;
+    this.keys.delete(key);
+  }
+
+  /** Keys older than a day of the merchant's clock go (keys are kept about in the order of their clock). */
+  dropExpired(now: number): void {
+    for (const [key, kept] of this.keys) {
+      if (kept.createdAt + IDEMPOTENCY_TTL_MS > now) break;
+      this.drop(key);
+    }
+  }
+
+  private trim(): void {
+    while (this.keys.size > IDEMPOTENCY_KEYS_PER_MERCHANT || this.chars > IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT) this.drop(this.keys.keys().next().value!);
+  }
+}
+
+/** The keys of one process: per merchant, bounded in number, in the characters of their answers and in time. */
 export class MemoryIdempotencyKeys implements IdempotencyKeys {
-  private readonly byMerchant = new Map<string, Map<string, KeptKey>>();
+  private readonly byMerchant = new Map<string, MerchantKeys>();
 
   async begin(payeeId: string, key: string, fingerprint: string, now: number, realNow: number): Promise<IdempotencyBegin> {
-    let keys = this.byMerchant.get(payeeId);
-    if (!keys) this.byMerchant.set(payeeId, (keys = new Map()));
-    const kept = keys.get(key);
+    const keys = this.merchant(payeeId);
+    const digest = digestOf(fingerprint);
+    const kept = keys.keys.get(key);
     if (kept) {
-      const verdict = judgeKept(kept, fingerprint, now, realNow);
+      const verdict = judgeKept(kept, digest, now, realNow);
       if (verdict !== 'claim') return verdict;
-      keys.delete(key);
     }
-    keys.set(key, { fingerprint, createdAt: now, leaseUntil: realNow + IDEMPOTENCY_LEASE_MS, answer: null });
-    if (keys.size > IDEMPOTENCY_KEYS_PER_MERCHANT) keys.delete(keys.keys().next().value!);
+    keys.dropExpired(now);
+    keys.set(key, { fingerprint: digest, createdAt: now, leaseUntil: realNow + IDEMPOTENCY_LEASE_MS, answer: null });
     return { kind: 'started' };
   }
 
   async finish(payeeId: string, key: string, code: number, body: string): Promise<void> {
-    const kept = this.byMerchant.get(payeeId)?.get(key);
-    if (kept && kept.answer === null) kept.answer = { code, body };
+    this.answer(payeeId, key, code, body);
+  }
+
+  /** Keeps the answer of a claimed key; answers the key as kept, or undefined when it is not claimed (any more). */
+  answer(payeeId: string, key: string, code: number, body: string): AnsweredKey | undefined {
+    const keys = this.byMerchant.get(payeeId);
+    const kept = keys?.keys.get(key);
+    if (!keys || !kept || kept.answer !== null) return undefined;
+    keys.answer(kept, code, body);
+    // Over the bounds, the oldest keys went: this one too, when its answer alone is larger than they allow.
+    return keys.keys.get(key) === kept ? { key, fingerprint: kept.fingerprint, createdAt: kept.createdAt, code, body } : undefined;
+  }
+
+  /** Keeps a key read back from a file. */
+  restore(payeeId: string, answered: AnsweredKey): void {
+    const { key, fingerprint, createdAt, code, body } = answered;
+    this.merchant(payeeId).set(key, { fingerprint, createdAt, leaseUntil: 0, answer: { code, body } });
+  }
+
+  /** Every answered key, oldest first per merchant (claims in progress are not): restoring them in this order rebuilds the keys. */
+  *answered(): Generator<readonly [string, AnsweredKey]> {
+    for (const [payeeId, keys] of this.byMerchant) {
+      for (const [key, { fingerprint, createdAt, answer }] of keys.keys) if (answer) yield [payeeId, { key, fingerprint, createdAt, code: answer.code, body: answer.body }];
+    }
   }
 
   async forget(payeeId: string, key: string): Promise<void> {
     const keys = this.byMerchant.get(payeeId);
-    if (keys?.get(key)?.answer === null) keys.delete(key);
+    if (keys?.keys.get(key)?.answer === null) keys.drop(key);
   }
 
   async clear(payeeId: string): Promise<void> {
     this.byMerchant.delete(payeeId);
+  }
+
+  private merchant(payeeId: string): MerchantKeys {
+    let keys = this.byMerchant.get(payeeId);
+    if (!keys) this.byMerchant.set(payeeId, (keys = new MerchantKeys()));
+    return keys;
   }
 }

@@ -11,8 +11,9 @@
  * webhook attempts) make nobody wait: nobody reports them as written. `now` writes at once, after
  * whatever is pending, so the log keeps the order memory saw.
  *
- * A failed append is cut back to the last whole line (or, if that fails too, the writer goes
- * on in a fresh segment): the next record is never glued to half a line.
+ * A failed append is cut back to the last whole line (or, if that fails too, the next write
+ * goes to a fresh segment): the next record is never glued to half a line. The failure stays
+ * in `failure` until an append lands again, for /healthz (a full disk, a read-only directory).
  *
  * After every write, before anyone is told of it, the end marker `<dataFile>.wal-end` is
  * overwritten in place with the length of each segment not yet folded (one more small write):
@@ -21,6 +22,15 @@
 import { closeSync, ftruncateSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { encodeLogEnd } from './store-records.js';
+
+/** Why the last append failed (it did not land); cleared by the next append that lands. */
+export interface AppendFailure {
+  /** The errno code (ENOSPC, EROFS, EACCES...), or undefined for an error without one. */
+  readonly code: string | undefined;
+  readonly message: string;
+  /** When: performance.now(), the clock every writer and the health probe share, to tell which came last. */
+  readonly at: number;
+}
 
 /** Bytes and records appended since start; tests read them to show a write's cost is flat. */
 export interface LogCounters {
@@ -53,6 +63,10 @@ export class LogWriter {
   records = 0;
   private segment = 0;
   private fd: number | null = null;
+  private opened = false;
+  /** The last append failed and its segment could not be cut back: the next write opens a fresh one. */
+  private freshSegmentDue = false;
+  private lastFailure: AppendFailure | undefined;
   /** Bytes in the current segment: where a failed append is cut back to. */
   private segmentBytes = 0;
   private batch: Batch | null = null;
@@ -68,7 +82,12 @@ export class LogWriter {
   ) {}
 
   get isOpen(): boolean {
-    return this.fd !== null;
+    return this.opened;
+  }
+
+  /** Why the last append failed, until one lands again. */
+  get failure(): AppendFailure | undefined {
+    return this.lastFailure;
   }
 
   segmentFile(n: number): string {
@@ -94,6 +113,8 @@ export class LogWriter {
    */
   open(n: number, before: ReadonlyMap<number, number> = new Map()): void {
     this.fd = openSync(this.segmentFile(n), 'a');
+    this.opened = true;
+    this.freshSegmentDue = false;
     this.segment = n;
     this.segmentBytes = 0;
     for (const [segment, bytes] of before) this.lengths.set(segment, bytes);
@@ -155,12 +176,13 @@ export class LogWriter {
 
   /** Goes on in the next segment; answers its number. Whatever is pending is written first. */
   rotate(): number {
-    if (this.fd === null) throw new Error(`the file store ${this.dataFile} is closed`);
+    if (!this.opened) throw new Error(`the file store ${this.dataFile} is closed`);
     this.flush();
     const next = this.segment + 1;
     const nextFd = openSync(this.segmentFile(next), 'a');
-    closeSync(this.fd);
+    if (this.fd !== null) closeSync(this.fd);
     this.fd = nextFd;
+    this.freshSegmentDue = false;
     this.segment = next;
     this.segmentBytes = 0;
     this.records = 0;
@@ -180,10 +202,11 @@ export class LogWriter {
     if (this.endFd !== null) closeSync(this.endFd);
     this.fd = null;
     this.endFd = null;
+    this.opened = false;
   }
 
   private current(): Batch {
-    if (this.fd === null) throw new Error(`the file store ${this.dataFile} is not open`);
+    if (!this.opened) throw new Error(`the file store ${this.dataFile} is not open`);
     if (this.batch) return this.batch;
     const batch = (this.batch = newBatch());
     setImmediate(() => {
@@ -200,15 +223,18 @@ export class LogWriter {
 
   /** Appends `text` whole or not at all; answers its bytes. */
   private write(text: string): number {
-    if (this.fd === null) throw new Error(`the file store ${this.dataFile} is not open`);
+    if (!this.opened) throw new Error(`the file store ${this.dataFile} is not open`);
     const bytes = Buffer.from(text, 'utf8');
     let written = 0;
     try {
-      while (written < bytes.length) written += writeSync(this.fd, bytes, written);
+      if (this.freshSegmentDue) this.openFresh();
+      while (written < bytes.length) written += writeSync(this.fd!, bytes, written);
     } catch (err) {
+      this.lastFailure = { code: errnoOf(err), message: err instanceof Error ? err.message : String(err), at: performance.now() };
       this.cutBack();
       throw err;
     }
+    this.lastFailure = undefined;
     this.segmentBytes += bytes.length;
     this.markEnd();
     return bytes.length;
@@ -243,15 +269,33 @@ export class LogWriter {
     this.afterWrite();
   }
 
-  /** After a failed append: truncate the segment to its last whole line, or start a fresh one. */
+  /**
+   * After a failed append (which may have written part of its text): truncate the segment to
+   * its last whole line; if that fails too (a device gone read-only), the next write goes to a
+   * fresh segment, so no record is glued to the part written.
+   */
   private cutBack(): void {
     try {
       ftruncateSync(this.fd!, this.segmentBytes);
     } catch {
-      closeSync(this.fd!);
-      this.open(this.segment + 1);
+      this.freshSegmentDue = true;
     }
   }
+
+  /** Goes on in the next segment after one that could not be cut back; throws (changing nothing) when it cannot be opened. */
+  private openFresh(): void {
+    const nextFd = openSync(this.segmentFile(this.segment + 1), 'a');
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = nextFd;
+    this.segment++;
+    this.segmentBytes = 0;
+    this.freshSegmentDue = false;
+  }
+}
+
+function errnoOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 function newBatch(): Batch {

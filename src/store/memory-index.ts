@@ -185,6 +185,14 @@ export class MemoryIndex implements StoreReads {
     return order.length;
   }
 
+  /** Forgets the merchant, its keys and its payments; answers how many payments went. */
+  applyMerchantDelete(payeeId: string): number {
+    const erased = this.applyReset(payeeId);
+    for (const key of this.merchants.get(payeeId)?.apiKeys ?? []) this.merchantKeys.delete(key);
+    this.merchants.delete(payeeId);
+    return erased;
+  }
+
   /** Deterministic on a given state, so replaying the log prunes exactly what was pruned. */
   applyPrune(payeeId: string, createdBefore: number): number {
     const order = this.paymentOrder.get(payeeId);
@@ -228,13 +236,18 @@ export class MerchantQueues {
   private readonly tails = new Map<string, Promise<unknown>>();
 
   run<T>(payeeId: string, read: () => Promise<Merchant | undefined>, change: MerchantChange<T>, save: (m: Merchant) => Promise<void>): Promise<{ readonly result: T } | undefined> {
-    const run = (this.tails.get(payeeId) ?? Promise.resolve()).then(async () => {
+    return this.exclusive(payeeId, async () => {
       const current = await read();
       if (!current) return undefined;
       const [next, result] = change(current);
       if (next) await save(next);
       return { result };
     });
+  }
+
+  /** Runs `task` after the merchant's queued changes and before any queued after it (a deletion). */
+  exclusive<T>(payeeId: string, task: () => Promise<T>): Promise<T> {
+    const run = (this.tails.get(payeeId) ?? Promise.resolve()).then(task);
     const tail = run.catch(() => undefined);
     this.tails.set(payeeId, tail);
     void tail.then(() => {

@@ -1,22 +1,27 @@
 /**
  * The in-memory store of tests and in-process use: the index itself (which answers every read),
- * the journal and the deliveries, with writes that change memory and nothing else.
+ * the journal, the deliveries, the idempotency keys and the readiness evidence, with writes that
+ * change memory and nothing else.
  */
 import { afterReset } from '../domain/merchant.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import { MemoryDeliveryLog } from './delivery-log.js';
 import type { Delivery } from './delivery-log.js';
-import { MemoryJournalLog } from './journal-log.js';
+import { MemoryIdempotencyKeys } from './idempotency-keys.js';
+import { JOURNAL_CAP, MemoryJournalLog } from './journal-log.js';
 import { MemoryIndex, MerchantQueues } from './memory-index.js';
 import { MemoryRateWindows } from './rate-windows.js';
-import type { InsertResult, MerchantChange, Store } from './store.js';
+import { MemoryReadinessLog } from './readiness-log.js';
+import type { InsertResult, MerchantChange, MerchantErasure, Store } from './store.js';
 
 export class MemoryStore extends MemoryIndex implements Store {
   readonly kind = 'memory' as const;
   readonly journal = new MemoryJournalLog();
   readonly rateWindows = new MemoryRateWindows();
   readonly deliveries = new MemoryDeliveryLog();
+  readonly idempotency = new MemoryIdempotencyKeys();
+  readonly readiness = new MemoryReadinessLog();
   private readonly queues = new MerchantQueues();
   private shut = false;
 
@@ -56,12 +61,31 @@ export class MemoryStore extends MemoryIndex implements Store {
     const erased = this.applyReset(payeeId);
     await this.journal.clear(payeeId);
     await this.deliveries.clear(payeeId);
+    await this.idempotency.clear(payeeId);
+    await this.readiness.clear(payeeId);
     await this.updateMerchant(payeeId, (m) => [afterReset(m), null] as const);
     return erased;
   }
 
   async prunePayments(payeeId: string, createdBefore: number): Promise<number> {
     return this.applyPrune(payeeId, createdBefore);
+  }
+
+  /** What a reset erases, then the merchant itself, with anything a request in flight added in between. */
+  async deleteMerchant(payeeId: string): Promise<MerchantErasure | undefined> {
+    if (!(await this.merchant(payeeId))) return undefined;
+    const journalEntries = (await this.journal.list(payeeId, { limit: JOURNAL_CAP })).length;
+    const deliveries = (await this.deliveries.list(payeeId, Number.MAX_SAFE_INTEGER)).length;
+    const reset = await this.resetMerchant(payeeId);
+    const late = await this.queues.exclusive(payeeId, async () => {
+      const erased = this.applyMerchantDelete(payeeId);
+      await this.journal.clear(payeeId);
+      await this.deliveries.clear(payeeId);
+      await this.idempotency.clear(payeeId);
+      await this.readiness.clear(payeeId);
+      return erased;
+    });
+    return { payments: reset + late, journalEntries, deliveries };
   }
 
   /** Memory is the store: nothing is ever waiting to be written. */

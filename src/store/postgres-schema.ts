@@ -7,7 +7,7 @@
 import type postgres from 'postgres';
 
 /** The schema this code reads and writes; a database with a newer one is refused. */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Key of the advisory lock held while migrating ('payreq' in ASCII). */
 const MIGRATION_LOCK = 0x7061797265710000n;
@@ -86,24 +86,37 @@ const MIGRATIONS: readonly string[] = [
     count  integer NOT NULL
   );
   `,
+  // 2: the readiness report's evidence, kept beyond the journal's bound (a database of version 1 gets it empty).
+  `
+  CREATE TABLE payreq_readiness (
+    id         bigserial PRIMARY KEY,
+    payee_id   text NOT NULL,
+    repeat_key text,
+    entry      text NOT NULL
+  );
+  CREATE INDEX payreq_readiness_merchant ON payreq_readiness (payee_id, id);
+  `,
 ];
 
-/** Brings the database to SCHEMA_VERSION; throws, changing nothing, when it is newer. */
-export async function migrate(sql: postgres.Sql, shownUrl: string): Promise<void> {
+/**
+ * Brings the database to `target` (SCHEMA_VERSION; tests build older ones), each migration it
+ * lacks in order, all in one transaction with the version; throws, changing nothing, when it is newer.
+ */
+export async function migrate(sql: postgres.Sql, shownUrl: string, target = SCHEMA_VERSION): Promise<void> {
   await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK.toString()}::bigint)`;
     await tx`CREATE TABLE IF NOT EXISTS payreq_schema (id integer PRIMARY KEY CHECK (id = 1), version integer NOT NULL)`;
     const [row] = await tx<{ version: number }[]>`SELECT version FROM payreq_schema WHERE id = 1`;
     const current = row?.version ?? 0;
-    if (current > SCHEMA_VERSION) {
+    if (current > target) {
       throw new Error(
-        `The database ${shownUrl} holds payreq-sandbox schema version ${current}, newer than this sandbox understands (${SCHEMA_VERSION}): ` +
+        `The database ${shownUrl} holds payreq-sandbox schema version ${current}, newer than this sandbox understands (${target}): ` +
           'run the newer sandbox version that wrote it, or point SANDBOX_STORE at another database.',
       );
     }
-    for (let version = current + 1; version <= SCHEMA_VERSION; version++) await tx.unsafe(MIGRATIONS[version - 1]!);
-    if (current < SCHEMA_VERSION) {
-      await tx`INSERT INTO payreq_schema (id, version) VALUES (1, ${SCHEMA_VERSION}) ON CONFLICT (id) DO UPDATE SET version = excluded.version`;
+    for (let version = current + 1; version <= target; version++) await tx.unsafe(MIGRATIONS[version - 1]!);
+    if (current < target) {
+      await tx`INSERT INTO payreq_schema (id, version) VALUES (1, ${target}) ON CONFLICT (id) DO UPDATE SET version = excluded.version`;
     }
   });
 }

@@ -23,9 +23,10 @@ import type { JournalLog } from './journal-log.js';
 import { PostgresDeliveryLog } from './postgres-deliveries.js';
 import { PostgresIdempotencyKeys } from './postgres-idempotency.js';
 import { PostgresJournalLog, PostgresRateWindows } from './postgres-journal.js';
+import { PostgresReadinessLog } from './postgres-readiness.js';
 import { migrate } from './postgres-schema.js';
 import type { RateWindows } from './rate-windows.js';
-import type { InsertResult, MerchantChange, PaymentPage, PaymentQuery, Store } from './store.js';
+import type { InsertResult, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
 import { PostgresConnection } from './postgres-connection.js';
 import { cannotBeStored } from './postgres-connection.js';
 import type { Sql } from './postgres-connection.js';
@@ -50,6 +51,7 @@ export class PostgresStore implements Store {
   readonly rateWindows: RateWindows;
   readonly deliveries: PostgresDeliveryLog;
   readonly idempotency: PostgresIdempotencyKeys;
+  readonly readiness: PostgresReadinessLog;
   /** The URL with its password masked: for banners, logs and errors. */
   readonly shownUrl: string;
   private readonly connection: PostgresConnection;
@@ -63,6 +65,7 @@ export class PostgresStore implements Store {
     this.rateWindows = new PostgresRateWindows(this);
     this.deliveries = new PostgresDeliveryLog(this);
     this.idempotency = new PostgresIdempotencyKeys(this);
+    this.readiness = new PostgresReadinessLog(this);
   }
 
   /** Runs `query`, turning a lost, refused or silent database into StoreUnavailableError. */
@@ -250,11 +253,31 @@ export class PostgresStore implements Store {
         await tx`DELETE FROM payreq_journal WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}`;
+        await tx`DELETE FROM payreq_readiness WHERE payee_id = ${payeeId}`;
         const fresh = row ? afterReset(JSON.parse(row.doc) as Merchant) : null;
         if (fresh) await writeMerchant(tx, fresh);
         return erased;
       }),
     ) as Promise<number>;
+  }
+
+  /** One transaction: everything of the merchant, then its row (its keys go with it: ON DELETE CASCADE). */
+  deleteMerchant(payeeId: string): Promise<MerchantErasure | undefined> {
+    this.counts.delete(payeeId);
+    return this.run((sql) =>
+      sql.begin(async (tx) => {
+        const [row] = await tx`SELECT 1 FROM payreq_merchants WHERE payee_id = ${payeeId} FOR UPDATE`;
+        if (!row) return undefined;
+        const payments = (await tx`DELETE FROM payreq_payments WHERE payee_id = ${payeeId}`).count;
+        const journalEntries = (await tx`DELETE FROM payreq_journal WHERE payee_id = ${payeeId}`).count;
+        const deliveries = (await tx`DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId}`).count;
+        await tx`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}`;
+        await tx`DELETE FROM payreq_readiness WHERE payee_id = ${payeeId}`;
+        await tx`DELETE FROM payreq_rate_windows WHERE key = ${`merchant:${payeeId}`}`;
+        await tx`DELETE FROM payreq_merchants WHERE payee_id = ${payeeId}`;
+        return { payments, journalEntries, deliveries };
+      }),
+    ) as Promise<MerchantErasure | undefined>;
   }
 
   prunePayments(payeeId: string, createdBefore: number): Promise<number> {

@@ -37,7 +37,9 @@ export type LogRecord =
   | { readonly t: 'journal-clear'; readonly payeeId: string }
   /** A delivery as it now is: added, or replaced by id (an attempt, a resend). */
   | { readonly t: 'delivery'; readonly v: Delivery }
-  | { readonly t: 'deliveries-clear'; readonly payeeId: string };
+  | { readonly t: 'deliveries-clear'; readonly payeeId: string }
+  /** The merchant deleted, with all it held. */
+  | { readonly t: 'merchant-delete'; readonly payeeId: string };
 
 const PREFIX = '{"c":"';
 /** `{"c":"` + 8 hex digits + `",` */
@@ -122,6 +124,7 @@ const FIELDS: Record<LogRecord['t'], readonly string[]> = {
   'journal-clear': ['payeeId'],
   delivery: ['v'],
   'deliveries-clear': ['payeeId'],
+  'merchant-delete': ['payeeId'],
 };
 
 /** What makes a parsed log line unusable, said of the line ("is ..."), or undefined. */

@@ -9,6 +9,7 @@ import type { Delivery, DeliveryLog } from './delivery-log.js';
 import type { IdempotencyKeys } from './idempotency-keys.js';
 import type { JournalLog } from './journal-log.js';
 import type { RateWindows } from './rate-windows.js';
+import type { ReadinessLog } from './readiness-log.js';
 
 export interface PaymentQuery {
   readonly status?: PaymentStatus;
@@ -35,11 +36,10 @@ export interface Store {
   readonly rateWindows: RateWindows;
   /** Webhook deliveries; new ones are written by insertPayment and updatePayment with their change. */
   readonly deliveries: DeliveryLog;
-  /**
-   * Idempotency keys, when the store keeps them (a shared store must: a retry may reach another
-   * instance); otherwise the services keep them in memory. A reset erases them.
-   */
-  readonly idempotency?: IdempotencyKeys;
+  /** Idempotency keys (in a shared store, a retry may reach another instance); a reset erases them. */
+  readonly idempotency: IdempotencyKeys;
+  /** The readiness report's evidence, kept beyond the journal's bound; a reset erases it, clearing the journal does not. */
+  readonly readiness: ReadinessLog;
   open(): Promise<void>;
   /** Writes everything out and releases files; the store is unusable afterwards. */
   close(): Promise<void>;
@@ -92,11 +92,25 @@ export interface Store {
    */
   pendingWrites(): Promise<void> | undefined;
   /**
-   * Erases the merchant's payments, journal, webhook deliveries and fault rules and sets its
-   * clock back to real time, together (one transaction where the store has them); its keys and
-   * settings stay. Answers how many payments went.
+   * Erases the merchant's payments, journal, readiness evidence, idempotency keys, webhook
+   * deliveries and fault rules and sets its clock back to real time, together (one transaction
+   * where the store has them); its keys and settings stay. Answers how many payments went.
    */
   resetMerchant(payeeId: string): Promise<number>;
   /** Deletes the merchant's payments created before `createdBefore` (its sandbox ms) that can no longer change; answers how many. */
   prunePayments(payeeId: string, createdBefore: number): Promise<number>;
+  /**
+   * Deletes the merchant and all it holds: what a reset erases (payments, journal, webhook
+   * deliveries, idempotency keys), and its record with its keys, settings, fault rules and
+   * clock. For good: a restart does not bring it back. Answers what went, or undefined when
+   * there is no such merchant.
+   */
+  deleteMerchant(payeeId: string): Promise<MerchantErasure | undefined>;
+}
+
+/** What deleting a merchant erased, counted. */
+export interface MerchantErasure {
+  readonly payments: number;
+  readonly journalEntries: number;
+  readonly deliveries: number;
 }

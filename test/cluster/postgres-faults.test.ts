@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION } from '../../src/store/postgres-schema.js';
 import { startPostgres, type PostgresServer } from '../support/postgres.js';
 import { CLI, killQuietly, startServer, type ServerProcess } from '../support/processes.js';
 
@@ -280,7 +281,7 @@ describe('PostgreSQL store under faults (real processes, fsync on)', () => {
       for (const s of servers) expect((await read(s.url, payment_id)).status).toBe(200);
       const name = new URL(database).pathname.slice(1);
       const rows = await admin((sql) => sql<{ version: number }[]>`SELECT version FROM payreq_schema`, name);
-      expect(rows).toEqual([{ version: 1 }]);
+      expect(rows).toEqual([{ version: SCHEMA_VERSION }]);
     }, 30_000);
 
     it('a database whose schema is newer than the sandbox is refused, and left as it was', async () => {

@@ -93,6 +93,9 @@ describe('unhappy paths and every route through a validating proxy', () => {
     expect((await send('GET', '/openapi/v1/payments/payment/pay_0000000000000000000000', { key: null })).status).toBe(401);
     expect(lastRequestValid(), 'the document requires the key').toBe(false);
     expect((await send('GET', '/sandbox/v1/clock', { key: 'sk_sandbox_nope' })).status).toBe(401);
+    expect((await send('DELETE', '/sandbox/v1/merchant', { key: 'sk_sandbox_nope' })).status).toBe(401);
+    expect((await send('DELETE', '/sandbox/v1/merchant', { key: null })).status).toBe(401);
+    expect((await send('PUT', '/sandbox/v1/merchant', { body: {} })).status).toBe(405);
 
     const signed = (await send('POST', '/sandbox/v1/merchants', { key: null, body: { require_signature: true } })).json as { api_key: string; payee_id: string; signing_salt: string };
     const body = { payee: signed.payee_id, product_type: 'QR_DYNAMIC', merchant_ref_no: uniqueRef('signed'), amount: 19.99 };
@@ -174,7 +177,7 @@ describe('unhappy paths and every route through a validating proxy', () => {
     expect((await send('POST', '/sandbox/pay/ptok_nope/pay', { key: null })).status).toBe(404);
 
     // Service and reference routes.
-    for (const path of ['/healthz', '/metrics', '/openapi.json', '/docs', '/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/sandbox', '/sandbox/v1/codes', '/sandbox/v1/magic']) {
+    for (const path of ['/healthz', '/metrics', '/openapi.json', '/docs', '/docs/', '/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/sandbox', '/sandbox/v1/codes', '/sandbox/v1/magic']) {
       expect((await send('GET', path, { key: null })).status, path).toBe(200);
     }
     expect((await send('GET', '/docs/assets/package.json', { key: null })).status).toBe(404);
@@ -233,6 +236,8 @@ describe('unhappy paths and every route through a validating proxy', () => {
     expect((await send('DELETE', '/sandbox/v1/requests')).status).toBe(200);
     const other = (await send('POST', '/sandbox/v1/merchants', { key: null, body: { name: 'Reset Shop' } })).json as { api_key: string; payee_id: string };
     expect((await send('POST', '/sandbox/v1/reset', { key: other.api_key })).status).toBe(200);
+    expect((await send('DELETE', '/sandbox/v1/merchant', { key: other.api_key })).status).toBe(200);
+    expect((await send('DELETE', '/sandbox/v1/merchant', { key: other.api_key })).status).toBe(401);
 
     const operations = Object.values(live.document.paths ?? {}).flatMap((item) =>
       Object.values(item as Record<string, { operationId: string; tags: string[] }>).filter((op) => !op.tags.includes('Method not allowed')),

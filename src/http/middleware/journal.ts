@@ -1,4 +1,4 @@
-/** Journals every keyed request of a merchant: what was sent, what was answered, how long it took. */
+/** Journals every keyed request of a merchant (what was sent, what was answered, how long it took) and records its readiness evidence. */
 import { createMiddleware } from 'hono/factory';
 import { bodyToKeep } from '../../services/journal.js';
 import { StoreUnavailableError } from '../../store/unavailable.js';
@@ -9,7 +9,7 @@ import { holdUntilWritten } from '../durable.js';
 import { isDroppedResponse } from '../faults.js';
 
 export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
-  const { journal } = c.get('services');
+  const { journal, readiness, merchants } = c.get('services');
   if (!journal.enabled || !c.get('merchant')) return next();
   const started = performance.now();
   const path = c.req.path;
@@ -21,30 +21,52 @@ export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
   const requestBody = c.get('requestBody') ?? null;
   // Reading c.res.headers would turn the adapter's light response into a full one: check the status first.
   const dropped = isDroppedResponse(c.res);
-  const responseBody = c.get('responseBody') ?? null;
+  const responseBody = dropped ? null : (c.get('responseBody') ?? null);
   const warnings = c.get('warnings');
-  // The answer stands whatever happens to its journal entry: a change it reports is already made.
-  await journal.record(merchant.payeeId, {
-    at: c.get('services').merchants.realNow(),
+  const seen = {
+    ref: c.get('requestId'),
+    at: merchants.realNow(),
+    latencyMs: Math.round((performance.now() - started) * 10) / 10,
     method: c.req.method,
     path,
     alias: path.startsWith('/v1/'),
-    status: dropped ? 'dropped' : c.res.status,
-    code: dropped || !responseBody ? null : envelopeCodeOf(responseBody),
-    requestBody: requestBody === null ? null : bodyToKeep(requestBody),
-    responseBody: dropped || responseBody === null ? null : bodyToKeep(responseBody),
-    latencyMs: Math.round((performance.now() - started) * 10) / 10,
+    status: dropped ? ('dropped' as const) : c.res.status,
     fault: c.get('fault') ?? null,
-    warnings: warnings.length === 0 ? NO_WARNINGS : [...warnings],
-    requestId: c.get('requestId'),
-    ...idempotencyKeyOf(c.req.header('idempotency-key')),
-  }).catch((err: unknown) => {
-    if (!(err instanceof StoreUnavailableError)) console.error('journal entry lost:', err instanceof Error ? err.message : err);
-  });
+    idempotencyKey: idempotencyKeyOf(c.req.header('idempotency-key')),
+  };
+  // The answer stands whatever happens to its journal entry: a change it reports is already made.
+  // Entry and evidence are written side by side (the shared store batches each per turn): one wait.
+  await Promise.all([
+    journal
+      .record(merchant.payeeId, {
+        at: seen.at,
+        method: seen.method,
+        path,
+        alias: seen.alias,
+        status: seen.status,
+        code: responseBody ? envelopeCodeOf(responseBody) : null,
+        requestBody: requestBody === null ? null : bodyToKeep(requestBody),
+        responseBody: responseBody === null ? null : bodyToKeep(responseBody),
+        latencyMs: seen.latencyMs,
+        fault: seen.fault,
+        warnings: warnings.length === 0 ? NO_WARNINGS : [...warnings],
+        requestId: seen.ref,
+        ...(seen.idempotencyKey === null ? {} : { idempotencyKey: seen.idempotencyKey }),
+      })
+      .catch(lost('journal entry')),
+    // The evidence reads the whole bodies, not the journal's cut of them.
+    readiness.record(merchant.payeeId, { ...seen, requestBody, responseBody }).catch(lost('readiness evidence')),
+  ]);
 });
 
+function lost(what: string): (err: unknown) => void {
+  return (err) => {
+    if (!(err instanceof StoreUnavailableError)) console.error(`${what} lost:`, err instanceof Error ? err.message : err);
+  };
+}
+
 const NO_WARNINGS: readonly string[] = [];
-/** A sane Idempotency-Key as the journal keeps it; none for a missing or malformed one. */
-function idempotencyKeyOf(key: string | undefined): { idempotencyKey?: string } {
-  return key !== undefined && IDEMPOTENCY_KEY.test(key) ? { idempotencyKey: key } : {};
+/** A sane Idempotency-Key as the journal keeps it; null for a missing or malformed one. */
+function idempotencyKeyOf(key: string | undefined): string | null {
+  return key !== undefined && IDEMPOTENCY_KEY.test(key) ? key : null;
 }

@@ -1,6 +1,6 @@
 /**
- * Contracts of enrolment and the key's own merchant. Their handlers are in merchants.ts (owned
- * by the merchants work); merchantRoutesDescribed gives those handlers these contracts.
+ * Contracts of enrolment, the key's own merchant and its deletion. Their handlers are in
+ * merchants.ts (owned by the merchants work); merchantRoutesDescribed gives those handlers these contracts.
  */
 import { z } from 'zod';
 import type { Hono } from 'hono';
@@ -54,9 +54,34 @@ export const ownMerchant = defineRoute({
   responses: { 200: json('The merchant.', okBody(profileShape)), ...KEYED_ANSWERS },
 });
 
+const count = z.number().int().min(0);
+
+export const deleteOwnMerchant = defineRoute({
+  method: 'delete',
+  path: '/merchant',
+  summary: "Delete the key's own merchant, with everything it holds",
+  description:
+    'Erases its payments, request journal, webhook deliveries, idempotency keys, readiness evidence, fault rules, sandbox clock, API keys and the merchant itself, for good. ' +
+    'Afterwards the key answers 401 like an unknown key, and the payer pages and QR images of its payments 404 like unknown tokens.',
+  tag,
+  access: 'key',
+  responses: {
+    200: json(
+      'Deleted: what was erased, counted.',
+      okBody({
+        payee_id: z.string(),
+        erased: z.object({ payments: count, journal_entries: count, deliveries: count, fault_rules: count, api_keys: count }),
+      }),
+    ),
+    401: answers.unauthenticated,
+    ...STORE_ANSWERS,
+  },
+});
+
 export function merchantRoutesDescribed(): Hono<AppEnv> {
   const app = merchantRoutes();
   describeRegistered(app, enroll);
+  describeRegistered(app, deleteOwnMerchant);
   return app;
 }
 

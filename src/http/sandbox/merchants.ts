@@ -1,4 +1,7 @@
-/** POST /sandbox/v1/merchants: self-service enrolment, optionally behind an admin token. */
+/**
+ * POST /sandbox/v1/merchants: self-service enrolment, optionally behind an admin token;
+ * DELETE /sandbox/v1/merchant: a merchant deletes itself with its own key.
+ */
 import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
@@ -9,6 +12,8 @@ import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
 import { enrollSchema } from '../schemas.js';
 import type { Merchant } from '../../domain/merchant.js';
+import { DEMO_MERCHANTS } from '../../services/merchants.js';
+import type { MerchantDeletion } from '../../services/merchants.js';
 
 function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
@@ -84,5 +89,35 @@ export function merchantRoutes(): Hono<AppEnv> {
       ...merchantProfile(merchant),
     });
   });
+  // Beside enrolment, not behind the keyed middleware: its journal would write an entry for the merchant just deleted.
+  routes.delete('/merchant', async (c) => {
+    const { merchants } = c.get('services');
+    const merchant = await merchants.authenticate(c.req.header('service-api-key'));
+    c.set('merchant', merchant);
+    const erased = await merchants.deleteMerchant(merchant);
+    return ok(c, deletedDescription(merchant, erased), {
+      payee_id: merchant.payeeId,
+      erased: {
+        payments: erased.payments,
+        journal_entries: erased.journalEntries,
+        deliveries: erased.deliveries,
+        fault_rules: erased.faultRules,
+        api_keys: erased.apiKeys,
+      },
+    });
+  });
   return routes;
+}
+
+function deletedDescription(merchant: Merchant, erased: MerchantDeletion): string {
+  const demo = DEMO_MERCHANTS.some((d) => d.payeeId === merchant.payeeId) ? ' The next start of the sandbox enrolls this demo merchant again, empty.' : '';
+  return (
+    `Merchant ${merchant.name} (payee ${merchant.payeeId}) is deleted with ${count(erased.payments, 'payment')}, ${count(erased.journalEntries, 'journal entry', 'journal entries')}, ` +
+    `${count(erased.deliveries, 'webhook delivery', 'webhook deliveries')}, ${count(erased.faultRules, 'fault rule')}, its idempotency keys, readiness evidence and sandbox clock, and ${count(erased.apiKeys, 'API key')}: ` +
+    `the key now answers 401 like an unknown one, and the payer pages of its payments 404. Enroll again with POST /sandbox/v1/merchants.${demo}`
+  );
+}
+
+function count(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
 }

@@ -1,4 +1,4 @@
-/** Contracts of the service routes a load balancer and a monitor call: /healthz and /metrics (handlers in http/app.ts). */
+/** Contracts of the service routes a load balancer and a monitor call: /healthz and /metrics (handlers: /healthz in service.handlers.ts, /metrics in http/app.ts). */
 import { z } from 'zod';
 import { answers, json, problemBody } from '../contract/answers.js';
 import { defineRoute } from '../contract/route.js';

@@ -1,0 +1,99 @@
+/**
+ * Generated payers, wallets and merchant names come from each sandbox's own generator, seeded
+ * from its seed: two sandboxes with one seed given the same calls draw the same people, in any
+ * interleaving, and another seed draws others.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSandbox } from '../../src/index.js';
+import type { Sandbox } from '../../src/index.js';
+import { DEMO_KEY, control, createPayment, expectEnvelope, statusOf } from '../support/http.js';
+
+const opened: Sandbox[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
+
+async function sandboxWithSeed(seed: number): Promise<Sandbox> {
+  const sandbox = await createSandbox({ store: 'memory', seed, scheduler: false });
+  opened.push(sandbox);
+  return sandbox;
+}
+
+/** One step of the same calls: a pickup with a generated payer, paid; or a payment paid without a payer. Answers who paid and from which account. */
+async function generatedPayment(sandbox: Sandbox, step: number): Promise<string> {
+  const { payment_id } = await createPayment(sandbox, { merchant_ref_no: `people-${step}` });
+  if (step % 2 === 0) expectEnvelope(await control(sandbox, payment_id, 'pickup'), 200);
+  expectEnvelope(await control(sandbox, payment_id, 'pay'), 200);
+  const status = (await statusOf(sandbox, payment_id)) as { payer: { id: string; name: string }; source: { account: string } };
+  return `${status.payer.id} ${status.payer.name} ${status.source.account}`;
+}
+
+async function enrolledNames(sandbox: Sandbox, count: number): Promise<string[]> {
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const merchant = await sandbox.control.enroll();
+    const answer = await sandbox.fetch(new Request('http://sandbox.test/sandbox/v1/merchant', { headers: { 'Service-Api-Key': merchant.apiKey } }));
+    const body = (await answer.json()) as { name: string; city: string };
+    names.push(`${body.name}, ${body.city}`);
+  }
+  return names;
+}
+
+const STEPS = 6;
+
+describe('generated people are drawn per sandbox', () => {
+  it('two sandboxes with one seed give the same payers to the same calls; another seed gives others', async () => {
+    const [a, b, other] = [await sandboxWithSeed(7), await sandboxWithSeed(7), await sandboxWithSeed(8)];
+    const drawn = async (sandbox: Sandbox) => {
+      const out: string[] = [];
+      for (let step = 0; step < STEPS; step++) out.push(await generatedPayment(sandbox, step));
+      return out;
+    };
+    const first = await drawn(a);
+    expect(await drawn(b)).toEqual(first);
+    const others = await drawn(other);
+    expect(new Set(first).size).toBe(STEPS);
+    for (const payer of others) expect(first).not.toContain(payer);
+  });
+
+  it("interleaving two sandboxes' calls changes neither's sequence", async () => {
+    const alone = await sandboxWithSeed(7);
+    const expected: string[] = [];
+    for (let step = 0; step < STEPS; step++) expected.push(await generatedPayment(alone, step));
+
+    const [left, right] = [await sandboxWithSeed(7), await sandboxWithSeed(7)];
+    const fromLeft: string[] = [];
+    const fromRight: string[] = [];
+    // Left runs two steps for each of right's, then right catches up: the generators' calls alternate unevenly.
+    for (let step = 0; step < STEPS; step++) {
+      fromLeft.push(await generatedPayment(left, step));
+      if (step % 2 === 1) {
+        fromRight.push(await generatedPayment(right, fromRight.length));
+        fromRight.push(await generatedPayment(right, fromRight.length));
+      }
+    }
+    expect(fromLeft).toEqual(expected);
+    expect(fromRight).toEqual(expected);
+  });
+
+  it('a named payer gets the same name and wallet in every sandbox, whatever the seed', async () => {
+    const paidBy = async (sandbox: Sandbox) => {
+      const { payment_id } = await createPayment(sandbox, { merchant_ref_no: 'named' });
+      expectEnvelope(await control(sandbox, payment_id, 'pay', { payer: 'alice-42' }), 200);
+      return statusOf(sandbox, payment_id, DEMO_KEY);
+    };
+    const [seven, eight] = [await paidBy(await sandboxWithSeed(7)), await paidBy(await sandboxWithSeed(8))];
+    expect(seven.payer).toEqual(eight.payer);
+    expect(seven.source).toEqual(eight.source);
+  });
+
+  it('merchants enrolled without a name get the same names per seed, in any interleaving', async () => {
+    const [a, b, other] = [await sandboxWithSeed(7), await sandboxWithSeed(7), await sandboxWithSeed(8)];
+    const first = await enrolledNames(a, 2);
+    await enrolledNames(other, 3);
+    expect(await enrolledNames(b, 2)).toEqual(first);
+    expect(await enrolledNames(other, 2)).not.toEqual(first);
+    const demoName = async (sandbox: Sandbox) => (await (await sandbox.fetch(new Request('http://sandbox.test/sandbox/v1/merchant', { headers: { 'Service-Api-Key': DEMO_KEY } }))).json()) as { name: string };
+    expect((await demoName(a)).name).toBe((await demoName(b)).name);
+  });
+});
