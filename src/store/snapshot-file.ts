@@ -84,7 +84,7 @@ export class SnapshotFile<T extends object> implements Adapter<T> {
     } catch (err) {
       if (!(err instanceof SyntaxError)) throw err;
       throw new SyntaxError(
-        `${this.file} is not valid JSON (${err.message}): the store snapshot is damaged; restore ${this.file} from a copy, or move it and its .wal.* files away to start with an empty store`,
+        `${this.file} is not valid JSON (${err.message}): the store snapshot is damaged; restore ${this.file} from a copy, or move it and every file beside it whose name starts with it (.wal.*, .wal-end, .idempotency*, .readiness*) away to start with an empty store`,
         { cause: err },
       );
     }

@@ -45,7 +45,7 @@ export class Damage {
   private remedy(file: string): string {
     return (
       `The store is damaged: restore ${file} from a copy, or start with --repair to go on without what cannot be read ` +
-      `(it reports what it drops and keeps a copy of each damaged file); moving ${this.dataFile} and all its .wal.* files away starts an empty store`
+      `(it reports what it drops and keeps a copy of each damaged file); moving ${this.dataFile} and every file beside it whose name starts with it (${STORE_FILE_SUFFIXES}) away starts an empty store`
     );
   }
 }
@@ -102,8 +102,11 @@ function checkFails(dataFile: string, damage: Damage, problem: string): void {
   damage.found(dataFile, dataFile, problem, 'loaded as it is (which value was changed cannot be told); check what it serves');
 }
 
+/** The files of a store beside its data file: moving all of them away is what starts an empty store. */
+const STORE_FILE_SUFFIXES = '.wal.*, .wal-end, .idempotency*, .readiness*';
+
 export function damagedSnapshot(file: string, problem: string): Error {
-  return new Error(`${file} is damaged: ${problem}. Restore ${file} from a copy, or move it and its .wal.* files away to start with an empty store, or start with --repair to go on without what cannot be read`);
+  return new Error(`${file} is damaged: ${problem}. Restore ${file} from a copy, or move it and every file beside it whose name starts with it (${STORE_FILE_SUFFIXES}) away to start with an empty store, or start with --repair to go on without what cannot be read`);
 }
 
 export function emptySnapshot(): Snapshot {
