@@ -88,7 +88,10 @@ export function createPaymentSchema(productTypes: readonly string[]) {
   return z.object({
     payee: text('payee', 1, 64, true),
     product_type: z.enum(productTypes as [string, ...string[]], {
-      error: (issue) => `product_type must be one of ${productTypes.join(', ')}, got ${JSON.stringify(issue.input ?? null)}`,
+      error: (issue) =>
+        issue.input === undefined
+          ? `product_type is required (one of ${productTypes.join(', ')})`
+          : `product_type must be one of ${productTypes.join(', ')}, got ${JSON.stringify(issue.input)}`,
     }),
     merchant_ref_no: merchantRefNo,
     amount,

@@ -43,6 +43,13 @@ describe('signature errors are 401 with distinct descriptions and commit nothing
     expect(json.description).toMatch(/SHA512/);
   });
 
+  it('sign without sign_type names the missing sign_type, not "null"', async () => {
+    const b = body();
+    const json = await expect401({ ...b, sign: signBody(b, SALT) });
+    expect(json.description).toMatch(/sign_type is missing/);
+    expect(json.description).not.toMatch(/null/);
+  });
+
   it('sign_type without sign', async () => {
     const json = await expect401(body({ sign_type: 'SHA512' }));
     expect(json.description).toMatch(/sign is missing/);
@@ -58,8 +65,8 @@ describe('signature errors are 401 with distinct descriptions and commit nothing
     expect(JSON.stringify(json)).not.toContain(SALT);
   });
 
-  it('gave four different descriptions', () => {
-    expect(descriptions.size).toBe(4);
+  it('gave five different descriptions', () => {
+    expect(descriptions.size).toBe(5);
   });
 
   it('never shows the salt in the journal either', async () => {

@@ -83,6 +83,8 @@ export async function startValidatingProxy(document: Document, upstream: string)
   const api = new OpenApi31Backend({
     definition: document,
     strict: true,
+    // The server routes strictly (/docs and /docs/ are two routes): so does the proxy.
+    ignoreTrailingSlashes: false,
     // Validators compiled when an operation is first met, not all 220 up front (seconds of Ajv).
     quick: true,
     // OpenAPI 3.1 schemas are JSON Schema 2020-12: Ajv's 2020 dialect, formats as openapi-backend registers them.

@@ -174,6 +174,8 @@ function sortedStatuses(responses: Readonly<Partial<Record<StatusKey, AnswerCont
 }
 
 function operationId(method: string, path: string): string {
+  // A trailing slash makes a path of its own (/docs/ beside /docs): named, so the ids stay unique.
+  if (path.length > 1 && path.endsWith('/')) return `${operationId(method, path.slice(0, -1))}Slash`;
   return `${method}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, ch: string | undefined) => (ch ? ch.toUpperCase() : ''))}`;
 }
 

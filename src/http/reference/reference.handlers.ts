@@ -29,13 +29,20 @@ export function documentHandler(served: () => readonly RouterRoute[]): RouteHand
   };
 }
 
-const DOCS_PAGE = `<!doctype html>
+/** The page, its URLs relative to where it is served (`/docs` or `/docs/`), so it works behind a proxy's path prefix too. */
+function docsPage(assets: string, document: string): string {
+  return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>payreq-sandbox API reference</title><link rel="stylesheet" href="docs/assets/swagger-ui.css"></head>
-<body><div id="ui"></div><script src="docs/assets/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: 'openapi.json', dom_id: '#ui', deepLinking: true });</script></body></html>`;
+<title>payreq-sandbox API reference</title><link rel="stylesheet" href="${assets}/swagger-ui.css"></head>
+<body><div id="ui"></div><script src="${assets}/swagger-ui-bundle.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: '${document}', dom_id: '#ui', deepLinking: true });</script></body></html>`;
+}
+
+const DOCS_PAGE = docsPage('docs/assets', 'openapi.json');
+const DOCS_SLASH_PAGE = docsPage('assets', '../openapi.json');
 
 export const page: RouteHandler<typeof routes.page, AppEnv> = (c) => c.html(DOCS_PAGE);
+export const pageWithSlash: RouteHandler<typeof routes.pageWithSlash, AppEnv> = (c) => c.html(DOCS_SLASH_PAGE);
 
 const assetCache = new Map<string, Buffer>();
 

@@ -62,12 +62,12 @@ describe.each(PREFIXES)('bad bodies on the public routes under %s', (prefix) => 
 describe('create: every field checked', () => {
   const FIELD_CASES: readonly [string, Record<string, unknown> | string, RegExp][] = [
     ['payee missing', { ...VALID_CREATE, payee: undefined }, /payee is required/],
-    ['product_type missing', { ...VALID_CREATE, product_type: undefined }, /product_type/],
+    ['product_type missing', { ...VALID_CREATE, product_type: undefined }, /product_type is required \(one of QR_DYNAMIC, QR_STATIC, IN_APP\)/],
     ['merchant_ref_no missing', { ...VALID_CREATE, merchant_ref_no: undefined }, /merchant_ref_no is required/],
     ['amount missing', { ...VALID_CREATE, amount: undefined }, /amount is required/],
     ['everything missing', {}, /and 3 more problems/],
     ['payee null', { ...VALID_CREATE, payee: null }, /payee must be a string.*got null/],
-    ['product_type null', { ...VALID_CREATE, product_type: null }, /product_type must be one of/],
+    ['product_type null', { ...VALID_CREATE, product_type: null }, /product_type must be one of.*got null/],
     ['merchant_ref_no null', { ...VALID_CREATE, merchant_ref_no: null }, /merchant_ref_no must be a string.*got null/],
     ['amount null', { ...VALID_CREATE, amount: null }, /amount must be a JSON number.*got null/],
     ['amount as a string', { ...VALID_CREATE, amount: '10.50' }, /not a string.*got a string/],
@@ -119,6 +119,19 @@ describe('create: every field checked', () => {
     const answer = await expectRefusedUnchanged(sandbox, 'POST', '/openapi/v1/payments/payment', { body }, 400, mentions);
     expectPublicFields(answer);
     if (answer.body.errors) expect(answer.body.errors[0]).toEqual({ field: expect.any(String), message: expect.any(String) });
+  });
+
+  const REQUIRED = ['payee', 'product_type', 'merchant_ref_no', 'amount'] as const;
+  const LEFT_OUT: readonly [string, Record<string, unknown>][] = [
+    ['each required field left out', {}],
+    ...REQUIRED.map((field): [string, Record<string, unknown>] => [`${field} left out`, { ...VALID_CREATE, [field]: undefined }]),
+  ];
+  it.each(LEFT_OUT)('%s: each missing field "is required", none "got null"', async (_name, body) => {
+    const answer = await expectRefusedUnchanged(sandbox, 'POST', '/openapi/v1/payments/payment', { body }, 400);
+    const missing = REQUIRED.filter((f) => body[f] === undefined);
+    expect(answer.body.errors.map((e: { field: string }) => e.field)).toEqual(missing);
+    for (const error of answer.body.errors as { field: string; message: string }[]) expect(error.message).toMatch(new RegExp(`^${error.field} is required \\(`));
+    expect(answer.text).not.toMatch(/got null|got undefined/);
   });
 
   it('a validation error lists every problem with its field', async () => {
