@@ -11,9 +11,12 @@ export interface WebhookFaults {
   readonly duplicate: number;
   /** Events of one payment that fall due together are sent newest first. */
   readonly reorder: boolean;
-  /** Every delivery is held this many seconds (0 to 3600). */
+  /** Every delivery is held this many sandbox seconds (0 to 3600): real time or a clock advance releases it. */
   readonly delaySeconds: number;
 }
+
+/** The longest hold of the delay drill, in sandbox seconds (an hour). */
+export const MAX_WEBHOOK_DELAY_SECONDS = 3600;
 
 export const NO_WEBHOOK_FAULTS: WebhookFaults = { duplicate: 0, reorder: false, delaySeconds: 0 };
 

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { CURRENCY_CODES } from '../domain/currencies.js';
 import { FAULT_SYNTAX } from '../domain/faults.js';
 import { MAX_AMOUNT_MINOR, toMinorUnits } from '../domain/money.js';
+import { MAX_WEBHOOK_DELAY_SECONDS, WEBHOOK_EVENT_TYPES } from '../domain/webhook-drills.js';
 
 // Sandbox-Fault and a rule's fault: what parseFaults (domain/faults.ts) takes, part by part (the sum of latencies is checked there only).
 const FAULT_PART = '(?:latency\\s*=\\s*0*(?:[0-9]{1,4}|[1-5][0-9]{4}|60000)|error(?:-after-commit)?\\s*=\\s*[45][0-9]{2}|timeout|drop)';
@@ -192,20 +193,75 @@ export const journalQuerySchema = z.object({
   limit: limitQuery(500, 50),
 });
 
-export const webhookSchema = z.object({
-  url: z
-    .string({ error: typeError('url', 'an http:// or https:// URL, or null to turn webhooks off', true) })
-    .max(2048, 'url must be at most 2048 characters')
-    .refine((u) => {
-      try {
-        const parsed = new URL(u);
-        return parsed.protocol === 'http:' || parsed.protocol === 'https:';
-      } catch {
-        return false;
-      }
-    }, 'url must be an absolute http:// or https:// URL, e.g. https://example.test/hooks/payreq')
-    .meta({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?:', description: 'An absolute http:// or https:// URL' })
-    .nullable(),
+const URL_OR_FAULTS = 'url is required (an http:// or https:// URL, or null to turn webhooks off), or faults to change only the drills';
+
+const webhookUrl = z
+  .string({ error: typeError('url', 'an http:// or https:// URL, or null to turn webhooks off', false) })
+  .max(2048, 'url must be at most 2048 characters')
+  .refine((u) => {
+    try {
+      const parsed = new URL(u);
+      return parsed.protocol === 'http:' || parsed.protocol === 'https:';
+    } catch {
+      return false;
+    }
+  }, 'url must be an absolute http:// or https:// URL, e.g. https://example.test/hooks/payreq')
+  .meta({ pattern: '^[Hh][Tt][Tt][Pp][Ss]?:', description: 'An absolute http:// or https:// URL' })
+  .nullable()
+  .optional()
+  .meta({ description: 'Where state changes are POSTed; null turns webhooks off; absent keeps the URL set before' });
+
+const webhookFaults = z
+  .object(
+    {
+      duplicate: z
+        .number({ error: typeError('faults.duplicate', 'a probability from 0 to 1', false) })
+        .min(0, between('faults.duplicate', 0, 1))
+        .max(1, between('faults.duplicate', 0, 1))
+        .nullish()
+        .meta({ description: 'Probability that a delivery is sent twice, with the same event_id (0 when absent)' }),
+      reorder: z
+        .boolean({ error: typeError('faults.reorder', 'true or false', false) })
+        .nullish()
+        .meta({ description: 'Events of one payment that fall due together are sent newest first (false when absent)' }),
+      delay_seconds: z
+        .number({ error: typeError('faults.delay_seconds', `a whole number of sandbox seconds from 0 to ${MAX_WEBHOOK_DELAY_SECONDS}`, false) })
+        .int({ error: (issue) => `faults.delay_seconds must be a whole number of seconds, got ${sent(issue.input)}` })
+        .min(0, between('faults.delay_seconds', 0, MAX_WEBHOOK_DELAY_SECONDS))
+        .max(MAX_WEBHOOK_DELAY_SECONDS, between('faults.delay_seconds', 0, MAX_WEBHOOK_DELAY_SECONDS))
+        .nullish()
+        .meta({ description: 'Each delivery is held this many sandbox seconds: real time or POST /sandbox/v1/clock/advance releases it (0 when absent)' }),
+    },
+    { error: typeError('faults', 'an object {duplicate, reorder, delay_seconds}, or null to turn the drills off', false) },
+  )
+  // Absent keeps the drills set before; null or {} turns them off (a member left out is 0 or false).
+  .nullish()
+  .meta({ description: 'Webhook drills. Absent: the drills set before are kept; null or {}: turned off (a member left out is 0 or false).' });
+
+/** PUT /sandbox/v1/webhook: what is left out keeps what was set before; at least one of url and faults. */
+export const webhookSchema = z
+  .object({ url: webhookUrl, faults: webhookFaults })
+  .refine((body) => body.url !== undefined || body.faults !== undefined, { path: ['url'], error: URL_OR_FAULTS })
+  .meta({ anyOf: [{ required: ['url'] }, { required: ['faults'] }] });
+
+/** What was sent, short: a number or boolean as is, a string quoted (cut at 64 characters), else its kind. */
+function sent(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 64 ? `${value.slice(0, 64)}…` : value);
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : kindOf(value);
+}
+
+/** Bounds named with what was sent: "faults.duplicate must be between 0 and 1, got 2". */
+function between(field: string, min: number, max: number) {
+  return { error: (issue: { input?: unknown }) => `${field} must be between ${min} and ${max}, got ${sent(issue.input)}` };
+}
+
+export const webhookTestSchema = z.object({
+  type: z.enum(WEBHOOK_EVENT_TYPES as [string, ...string[]], {
+    error: (issue) =>
+      issue.input === undefined
+        ? `type is required (one of ${WEBHOOK_EVENT_TYPES.join(', ')})`
+        : `type must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}, got ${sent(issue.input)}`,
+  }),
 });
 
 export const deliveriesQuerySchema = z.object({

@@ -92,7 +92,9 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
       // of this work before runDue below does, and the answer must not depend on who was first.
       const current = await merchants.current(merchant);
       const due = await store.countDue(current.payeeId, merchants.now(current) + seconds * 1000, current.settings.autoSettle);
+      const writtenBy = sandboxClock.real();
       const advanced = await merchants.advanceClock(merchant, seconds);
+      await webhooks.clockAdvanced(advanced, seconds, writtenBy);
       await payments.runDue(advanced);
       return { merchant: advanced, changed: due };
     },

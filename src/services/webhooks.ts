@@ -80,16 +80,22 @@ export class WebhookService {
     this.poller.unref();
   }
 
-  /** Sets the URL, and the drill faults when given (a URL alone keeps the faults set before). */
-  setUrl(merchant: Merchant, url: string | null, faults?: WebhookFaults): Promise<Merchant> {
+  /** Sets the URL (null: off) and the drills; what is left out keeps what was set before. */
+  configure(merchant: Merchant, changes: { readonly url?: string | null; readonly faults?: WebhookFaults }): Promise<Merchant> {
     return this.merchants.update(merchant.payeeId, (current) => {
-      const next = { ...current, webhookUrl: url, ...(faults ? { webhookFaults: faults } : {}) };
+      const next = {
+        ...current,
+        ...(changes.url !== undefined ? { webhookUrl: changes.url } : {}),
+        ...(changes.faults ? { webhookFaults: changes.faults } : {}),
+      };
       return [next, next] as const;
     });
   }
 
-  async url(merchant: Merchant): Promise<string | null> {
-    return (await this.merchants.current(merchant)).webhookUrl ?? null;
+  /** The URL (null when off) and the drills in force (none when never set). */
+  async settings(merchant: Merchant): Promise<{ url: string | null; faults: WebhookFaults }> {
+    const current = await this.merchants.current(merchant);
+    return { url: current.webhookUrl ?? null, faults: current.webhookFaults ?? NO_WEBHOOK_FAULTS };
   }
 
   /**
@@ -98,19 +104,44 @@ export class WebhookService {
    */
   readonly deliveriesFor = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]): readonly Delivery[] => {
     const url = merchant.webhookUrl;
-    if (!url || this.closed) return [];
+    if (!url || this.closed || events.length === 0) return [];
     const faults = merchant.webhookFaults ?? NO_WEBHOOK_FAULTS;
-    const now = this.merchants.realNow();
-    const due = now + faults.delaySeconds * 1000;
+    const held = faults.delaySeconds > 0;
+    // Held in sandbox seconds from the change (its latest event, on the merchant's clock), so a
+    // change applied late by a clock advance is held from when it happened, and advanceHeld
+    // releases what an advance goes past.
+    const due = held ? Math.max(...events.map((e) => e.at)) - merchant.clockOffsetMs + faults.delaySeconds * 1000 : this.merchants.realNow();
     // With reorder, the newest event of the change goes first; each a little after the one before.
     const ordered = faults.reorder ? [...events].reverse() : events;
-    return ordered.flatMap((event, i) => {
-      const delivery = this.delivery(merchant, url, payment, event, due + (faults.reorder ? i * REORDER_GAP_MS : 0), false);
+    const deliveries = ordered.flatMap((event, i) => {
+      const gap = faults.reorder ? i * REORDER_GAP_MS : 0;
+      const delivery = this.delivery(merchant, url, payment, event, due + gap, false, held ? gap : undefined);
       // A duplicate is the same event (same event_id and body) sent again a moment later.
       const twice = faults.duplicate > 0 && seedOf(`${delivery.eventId}:duplicate`) / 2 ** 32 < faults.duplicate;
-      return twice ? [delivery, { ...delivery, id: newDeliveryId(), nextAttemptAt: delivery.nextAttemptAt! + DUPLICATE_GAP_MS }] : [delivery];
+      if (!twice) return [delivery];
+      const copy: Delivery = { ...delivery, id: newDeliveryId(), nextAttemptAt: delivery.nextAttemptAt! + DUPLICATE_GAP_MS };
+      return [delivery, held ? { ...copy, heldGapMs: gap + DUPLICATE_GAP_MS } : copy];
     });
+    // Those due now are looked for once the change is committed (onPaymentChange); the rest at their times.
+    const now = this.merchants.realNow();
+    this.wakeAt(now, deliveries.map((d) => d.nextAttemptAt!).filter((due) => due > now));
+    return deliveries;
   };
+
+  /**
+   * The merchant's clock moved `seconds` forward: deliveries held by the delay drill and written
+   * by `writtenBy` (real ms, read before the clock moved) come due that much earlier.
+   */
+  async clockAdvanced(merchant: Merchant, seconds: number, writtenBy: number): Promise<void> {
+    const now = this.merchants.realNow();
+    const dues = await this.log.advanceHeld(merchant.payeeId, seconds * 1000, writtenBy, now);
+    this.wakeAt(now, dues);
+  }
+
+  /** Looks for deliveries due soon at their times (the poll would claim several at once, and send them together). */
+  private wakeAt(now: number, dues: readonly number[]): void {
+    for (const due of new Set(dues)) this.wakeAfter(Math.max(0, due - now));
+  }
 
   /**
    * Sends a sample event of `type` (payment.created, payment.paid...) to the merchant's URL now,
@@ -132,7 +163,7 @@ export class WebhookService {
     return (await this.log.get(current.payeeId, delivery.id)) ?? delivery;
   }
 
-  private delivery(merchant: Merchant, url: string, payment: Payment, event: PaymentEvent, nextAttemptAt: number, test: boolean): Delivery {
+  private delivery(merchant: Merchant, url: string, payment: Payment, event: PaymentEvent, nextAttemptAt: number, test: boolean, heldGapMs?: number): Delivery {
     const eventId = newEventId();
     const unsigned: Record<string, unknown> = { ...this.writeBody(merchant, payment, event, eventId), ...(test ? { test: true } : {}) };
     // Sign what the receiver will parse (amounts as numbers), so it can check with the same function.
@@ -151,6 +182,7 @@ export class WebhookService {
       attempt: 0,
       nextAttemptAt,
       createdAt: this.merchants.realNow(),
+      ...(heldGapMs === undefined ? {} : { heldGapMs }),
     };
   }
 

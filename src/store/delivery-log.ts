@@ -28,10 +28,25 @@ export interface Delivery {
   /** Real ms of the next attempt; null once delivered or failed. */
   readonly nextAttemptAt: number | null;
   readonly createdAt: number;
+  /**
+   * Only on a delivery held by the delay drill: how long after the first delivery of its change
+   * it goes (reorder, duplicate), a spacing kept when a clock advance releases it early.
+   */
+  readonly heldGapMs?: number;
 }
 
 /** Deliveries kept per merchant; the oldest go first. */
 export const DELIVERY_LOG_CAP = 200;
+
+/** Held by the delay drill, not yet due by `now`, never attempted, and written by `writtenBy`. */
+export function isHeld(d: Delivery, now: number, writtenBy: number): boolean {
+  return d.heldGapMs !== undefined && d.state === 'pending' && d.attempt === 0 && d.nextAttemptAt !== null && d.nextAttemptAt > now && d.createdAt <= writtenBy;
+}
+
+/** A held delivery once its merchant's clock moved `ms` forward: due that much earlier, not before `now` plus its gap. */
+export function released(d: Delivery, ms: number, now: number): Delivery {
+  return { ...d, nextAttemptAt: Math.max(d.nextAttemptAt! - ms, now + (d.heldGapMs ?? 0)) };
+}
 
 /** What comes after an attempt. */
 export interface AttemptOutcome {
@@ -55,6 +70,12 @@ export interface DeliveryLog {
   recordAttempt(id: string, attempt: DeliveryAttempt, next: AttemptOutcome): Promise<void>;
   /** Makes a delivered or failed delivery pending again from the first attempt; answers it, or undefined when unknown, or 'pending' when it still is. */
   resend(payeeId: string, id: string, now: number): Promise<Delivery | 'pending' | undefined>;
+  /**
+   * The merchant's clock moved `ms` forward: its deliveries held by the delay drill (held in
+   * sandbox seconds) that were written by `writtenBy` (real ms, before the clock moved) come due
+   * `ms` earlier (see released). Answers when each one moved is now due.
+   */
+  advanceHeld(payeeId: string, ms: number, writtenBy: number, now: number): Promise<readonly number[]>;
   /** Erases the merchant's deliveries, pending ones included. */
   clear(payeeId: string): Promise<void>;
 }
@@ -144,6 +165,25 @@ export class MemoryDeliveryLog implements DeliveryLog {
     if (!current) return undefined;
     if (current.state === 'pending') return 'pending';
     return { ...current, state: 'pending', attempt: 0, nextAttemptAt: now };
+  }
+
+  async advanceHeld(payeeId: string, ms: number, writtenBy: number, now: number): Promise<readonly number[]> {
+    const moved = this.advancedHeld(payeeId, ms, writtenBy, now);
+    this.putPending(moved);
+    return moved.map((d) => d.nextAttemptAt!);
+  }
+
+  /** The merchant's held deliveries as they are once its clock moved (not stored yet): see advanceHeld. */
+  advancedHeld(payeeId: string, ms: number, writtenBy: number, now: number): Delivery[] {
+    return (this.byMerchant.get(payeeId) ?? []).filter((d) => isHeld(d, now, writtenBy)).map((d) => released(d, ms, now));
+  }
+
+  /** Stores deliveries still waiting for their first attempt here (not erased, trimmed, claimed or sent meanwhile). */
+  putPending(deliveries: readonly Delivery[]): void {
+    for (const d of deliveries) {
+      const held = this.pending.get(d.id);
+      if (held && held.leaseUntil === 0 && held.delivery.attempt === 0) this.put(d);
+    }
   }
 
   async clear(payeeId: string): Promise<void> {

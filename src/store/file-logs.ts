@@ -81,6 +81,15 @@ export class FileDeliveryLog implements DeliveryLog {
     return again;
   }
 
+  /** Written before the clock advance is answered; sendable once written (a failed write moves nothing). */
+  async advanceHeld(payeeId: string, ms: number, writtenBy: number, now: number): Promise<readonly number[]> {
+    const moved = this.memory.advancedHeld(payeeId, ms, writtenBy, now);
+    if (moved.length === 0) return [];
+    const lines = moved.map((v) => encodeRecord({ t: 'delivery', v })).join('');
+    await this.log.change(lines, moved.length, () => undefined, () => this.memory.putPending(moved));
+    return moved.map((d) => d.nextAttemptAt!);
+  }
+
   async clear(payeeId: string): Promise<void> {
     this.log.now(encodeRecord({ t: 'deliveries-clear', payeeId }));
     await this.memory.clear(payeeId);

@@ -158,6 +158,35 @@ describe('unhappy paths and every route through a validating proxy', () => {
     }
   });
 
+  it('webhook drills: no URL is 402; a bad type or drills out of bounds are 400, refused by the document too', async () => {
+    const drills = (await send('POST', '/sandbox/v1/merchants', { key: null, body: { name: 'Drill Shop' } })).json as { api_key: string };
+    const key = drills.api_key;
+    expect((await send('POST', '/sandbox/v1/webhook/test', { key, body: { type: 'payment.paid' } })).status).toBe(402);
+    const set = await send('PUT', '/sandbox/v1/webhook', { key, body: { url: hook.url, faults: { duplicate: 0.5, reorder: true, delay_seconds: 3600 } } });
+    expect(set.status).toBe(200);
+    expect(lastRequestValid(), 'the document accepts drills within bounds').toBe(true);
+    const bad: [string, string, unknown][] = [
+      ['PUT', '/sandbox/v1/webhook', { url: hook.url, faults: { duplicate: 2 } }],
+      ['PUT', '/sandbox/v1/webhook', { url: hook.url, faults: { duplicate: -1 } }],
+      ['PUT', '/sandbox/v1/webhook', { url: hook.url, faults: { delay_seconds: 3601 } }],
+      ['PUT', '/sandbox/v1/webhook', { url: hook.url, faults: { delay_seconds: 1.5 } }],
+      ['PUT', '/sandbox/v1/webhook', { url: hook.url, faults: { reorder: 'yes' } }],
+      ['PUT', '/sandbox/v1/webhook', { url: hook.url, faults: [] }],
+      ['PUT', '/sandbox/v1/webhook', {}],
+      ['POST', '/sandbox/v1/webhook/test', { type: 'payment.refunded' }],
+      ['POST', '/sandbox/v1/webhook/test', {}],
+    ];
+    for (const [method, path, body] of bad) {
+      const answer = await send(method, path, { key, body });
+      expect(answer.status, `${method} ${path} ${JSON.stringify(body)}: ${answer.text}`).toBe(400);
+      expect(lastRequestValid(), `the document refuses ${JSON.stringify(body)}`).toBe(false);
+    }
+    expect((await send('GET', '/sandbox/v1/webhook', { key })).json.faults).toEqual({ duplicate: 0.5, reorder: true, delay_seconds: 3600 });
+    expect((await send('PUT', '/sandbox/v1/webhook', { key, body: { faults: { duplicate: 1 } } })).json).toMatchObject({ url: hook.url, faults: { duplicate: 1 } });
+    expect(lastRequestValid(), 'the document accepts faults alone').toBe(true);
+    expect((await send('PUT', '/sandbox/v1/webhook', { key, body: { url: null, faults: null } })).status).toBe(200);
+  });
+
   it('every operation of the document answers as declared, at least once successfully', async () => {
     const p = await create();
     const token = p.payment_token;
@@ -212,6 +241,7 @@ describe('unhappy paths and every route through a validating proxy', () => {
       ['GET', '/sandbox/v1/readiness'],
       ['PUT', '/sandbox/v1/webhook', { url: hook.url }],
       ['GET', '/sandbox/v1/webhook'],
+      ['POST', '/sandbox/v1/webhook/test', { type: 'payment.paid' }],
     ];
     for (const [method, path, body] of calls) expect((await send(method, path, body === undefined ? {} : { body })).status, `${method} ${path}`).toBe(200);
     const e = (await create()).payment_id;

@@ -1,17 +1,28 @@
 /**
- * Contracts of the webhook settings, the delivery log and replays. The handlers are in
- * webhook.ts, given these contracts by webhookRoutesDescribed (the webhook drills are landing there).
+ * Contracts of the webhook settings and drills, the delivery log, replays and test events. The
+ * handlers are in webhook.ts, given these contracts by webhookRoutesDescribed.
  */
 import { z } from 'zod';
 import type { Hono } from 'hono';
 import { BODY_ANSWERS, KEYED_ANSWERS, answers, json, okBody, requestHeaders } from '../contract/answers.js';
 import { defineRoute, describeRegistered } from '../contract/route.js';
 import type { AppEnv } from '../context.js';
-import { deliveriesQuerySchema, webhookSchema } from '../schemas.js';
+import { MAX_WEBHOOK_DELAY_SECONDS } from '../../domain/webhook-drills.js';
+import { deliveriesQuerySchema, webhookSchema, webhookTestSchema } from '../schemas.js';
 import { webhookRoutes } from './webhook.js';
 
 const tag = 'Sandbox control';
 const url = z.string().nullable().meta({ description: 'Where state changes are POSTed; null is off' });
+
+/** The schema of faultsView: the drills in force, every member present. */
+const faultsViewSchema = z
+  .object({
+    duplicate: z.number().min(0).max(1).meta({ description: 'Probability that a delivery is sent twice, with the same event_id' }),
+    reorder: z.boolean().meta({ description: 'Events of one payment that fall due together are sent newest first' }),
+    delay_seconds: z.number().int().min(0).max(MAX_WEBHOOK_DELAY_SECONDS).meta({ description: 'Sandbox seconds each delivery is held' }),
+  })
+  .meta({ id: 'WebhookFaults', description: 'The webhook drills in force (0 and false when off)' });
+const settingsBody = okBody({ url, faults: faultsViewSchema });
 
 /** The schema of deliveryView. */
 const deliveryViewSchema = z.object({
@@ -33,17 +44,41 @@ export const read = defineRoute({
   summary: 'The webhook URL',
   tag,
   access: 'key',
-  responses: { 200: json('The URL, or null.', okBody({ url })), ...KEYED_ANSWERS },
+  responses: { 200: json('The URL, or null, and the drills in force.', settingsBody), ...KEYED_ANSWERS },
 });
 
 export const set = defineRoute({
   method: 'put',
   path: '/webhook',
-  summary: 'Set or clear (null) the webhook URL',
+  summary: 'Set or clear (null) the webhook URL, and the webhook drills',
+  description:
+    'faults sets the drills: duplicate (each delivery sent twice with this probability, with the same event_id), reorder (events of one payment ' +
+    'that fall due together sent newest first), delay_seconds (each delivery held this many sandbox seconds: POST /sandbox/v1/clock/advance ' +
+    'releases it). What is left out keeps what was set before (url, faults, or both must be sent); faults null or {} turns the drills off. ' +
+    'Anything out of bounds is a 400 and changes nothing.',
   tag,
   access: 'key',
   request: { body: { schema: webhookSchema, required: true } },
-  responses: { 200: json('The URL now in force.', okBody({ url })), ...BODY_ANSWERS, ...KEYED_ANSWERS },
+  responses: { 200: json('The URL and the drills now in force.', settingsBody), ...BODY_ANSWERS, ...KEYED_ANSWERS },
+});
+
+export const sendTest = defineRoute({
+  method: 'post',
+  path: '/webhook/test',
+  summary: 'Send a sample event to the webhook URL',
+  description:
+    'Delivers a sample event of the type given (test: true in the body, a fresh event_id, signed like real ones) to the URL set by PUT /sandbox/v1/webhook, ' +
+    'without touching a payment, once and at once whatever the drills, and answers the delivery after its first attempt; later attempts follow ' +
+    'the retry schedule. No URL set: 402.',
+  tag,
+  access: 'key',
+  request: { headers: { 'Idempotency-Key': requestHeaders.idempotencyKey }, body: { schema: webhookTestSchema, required: true } },
+  responses: {
+    200: json('The delivery, after its first attempt.', okBody({ delivery: deliveryViewSchema })),
+    402: answers.refused,
+    ...BODY_ANSWERS,
+    ...KEYED_ANSWERS,
+  },
 });
 
 export const deliveries = defineRoute({
@@ -75,6 +110,6 @@ export const replay = defineRoute({
 
 export function webhookRoutesDescribed(): Hono<AppEnv> {
   const app = webhookRoutes();
-  for (const route of [read, set, deliveries, replay]) describeRegistered(app, route);
+  for (const route of [read, set, sendTest, deliveries, replay]) describeRegistered(app, route);
   return app;
 }

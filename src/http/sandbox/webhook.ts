@@ -1,10 +1,14 @@
-/** Webhook settings, the delivery log and replays. */
+/** Webhook settings and drills, the delivery log, replays and test events. */
 import { Hono } from 'hono';
+import type { Context } from 'hono';
+import type { z } from 'zod';
+import { NO_WEBHOOK_FAULTS } from '../../domain/webhook-drills.js';
+import type { WebhookFaults } from '../../domain/webhook-drills.js';
 import type { Delivery } from '../../services/webhooks.js';
 import { readJsonObject, validate, validateQuery } from '../body.js';
 import type { AppEnv } from '../context.js';
 import { ok } from '../envelope.js';
-import { deliveriesQuerySchema, webhookSchema } from '../schemas.js';
+import { deliveriesQuerySchema, webhookSchema, webhookTestSchema } from '../schemas.js';
 
 function deliveryView(d: Delivery): Record<string, unknown> {
   return {
@@ -21,18 +25,77 @@ function deliveryView(d: Delivery): Record<string, unknown> {
   };
 }
 
+function faultsView(f: WebhookFaults): Record<string, unknown> {
+  return { duplicate: f.duplicate, reorder: f.reorder, delay_seconds: f.delaySeconds };
+}
+
+/** The drills in force, as a sentence, or '' when none is. */
+function drillsSentence(f: WebhookFaults): string {
+  const drills = [
+    f.duplicate > 0 ? `each delivery sent twice with probability ${f.duplicate} (same event_id)` : '',
+    f.reorder ? 'events of one change sent newest first' : '',
+    f.delaySeconds > 0 ? `deliveries held ${f.delaySeconds} sandbox seconds (POST /sandbox/v1/clock/advance releases them)` : '',
+  ].filter(Boolean);
+  return drills.length > 0 ? ` Drills: ${drills.join('; ')}.` : '';
+}
+
+type FaultsInput = NonNullable<z.output<typeof webhookSchema>['faults']>;
+
+/** Absent keeps the drills set before (undefined); null or {} turns them off: a member left out is 0 or false. */
+function faultsOf(input: FaultsInput | null | undefined): WebhookFaults | undefined {
+  if (input === undefined) return undefined;
+  return {
+    duplicate: input?.duplicate ?? NO_WEBHOOK_FAULTS.duplicate,
+    reorder: input?.reorder ?? NO_WEBHOOK_FAULTS.reorder,
+    delaySeconds: input?.delay_seconds ?? NO_WEBHOOK_FAULTS.delaySeconds,
+  };
+}
+
+/** Unknown members of faults are ignored like unknown fields, and named in Sandbox-Warning too. */
+function warnUnknownFaults(c: Context<AppEnv>, body: Record<string, unknown>): void {
+  const faults = body.faults;
+  if (faults === null || typeof faults !== 'object' || Array.isArray(faults)) return;
+  const known = new Set(['duplicate', 'reorder', 'delay_seconds']);
+  for (const name of Object.keys(faults).filter((k) => !known.has(k)).slice(0, 10)) {
+    c.get('warnings').push(`unknown field ${JSON.stringify(`faults.${name.slice(0, 64)}`)} ignored`);
+  }
+}
+
+function attemptSentence(d: Delivery): string {
+  const last = d.attempts.at(-1);
+  if (d.state === 'delivered') return `the receiver answered ${last?.status}`;
+  const outcome = last === undefined ? 'not sent yet' : last.status === null ? `not delivered (${last.error})` : `the receiver answered ${last.status}`;
+  return d.state === 'failed' ? `${outcome}; no retry is left` : `${outcome}; it is retried with back-off (GET /sandbox/v1/webhook/deliveries shows each attempt)`;
+}
+
 export function webhookRoutes(): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
 
   routes.get('/webhook', async (c) => {
-    const url = await c.get('services').webhooks.url(c.get('merchant'));
-    return ok(c, url ? `State changes are POSTed to ${url}.` : 'No webhook URL is set: PUT /sandbox/v1/webhook {"url": "..."} sets one.', { url });
+    const { url, faults } = await c.get('services').webhooks.settings(c.get('merchant'));
+    const said = url ? `State changes are POSTed to ${url}.${drillsSentence(faults)}` : 'No webhook URL is set: PUT /sandbox/v1/webhook {"url": "..."} sets one.';
+    return ok(c, said, { url, faults: faultsView(faults) });
   });
 
   routes.put('/webhook', async (c) => {
-    const { url } = validate(c, webhookSchema, await readJsonObject(c));
-    await c.get('services').webhooks.setUrl(c.get('merchant'), url);
-    return ok(c, url ? `Each state change will be POSTed to ${url}, signed like requests (sign_type SHA512, sign).` : 'Webhooks turned off.', { url });
+    const body = await readJsonObject(c);
+    const input = validate(c, webhookSchema, body);
+    warnUnknownFaults(c, body);
+    const now = await c.get('services').webhooks.configure(c.get('merchant'), { url: input.url, faults: faultsOf(input.faults) });
+    const url = now.webhookUrl ?? null;
+    const faults = now.webhookFaults ?? NO_WEBHOOK_FAULTS;
+    const said = url
+      ? `Each state change will be POSTed to ${url}, signed like requests (sign_type SHA512, sign).${drillsSentence(faults)}`
+      : `Webhooks are off: nothing is sent${drillsSentence(faults) ? ' (the drills apply once a URL is set)' : ''}.`;
+    return ok(c, said, { url, faults: faultsView(faults) });
+  });
+
+  routes.post('/webhook/test', async (c) => {
+    const { type } = validate(c, webhookTestSchema, await readJsonObject(c));
+    const delivery = await c.get('services').webhooks.sendTest(c.get('merchant'), type);
+    return ok(c, `Sample ${delivery.eventType} event ${delivery.eventId} (test: true) sent to ${delivery.url}: ${attemptSentence(delivery)}.`, {
+      delivery: deliveryView(delivery),
+    });
   });
 
   routes.get('/webhook/deliveries', async (c) => {
