@@ -1,4 +1,4 @@
-/** Every `code` the sandbox answers, and the one error type that carries them to the envelope. */
+/** Every `code` the sandbox answers, with what it means and what causes it (GET /sandbox/v1/codes). */
 
 export const Code = {
   OK: 200,
@@ -64,62 +64,3 @@ export const CODE_CATALOGUE: readonly CodeInfo[] = [
   { code: 503, meaning: 'Service unavailable', causes: ['Injected by a fault (amount 900.02, Sandbox-Fault: error=503)'] },
   { code: 504, meaning: 'Gateway timeout', causes: ['Injected by a fault (Sandbox-Fault: error=504)'] },
 ];
-
-export interface FieldError {
-  readonly field: string;
-  readonly message: string;
-}
-
-/**
- * What went wrong, in the sandbox's own words. The domain and the services say which kind; only
- * http/errors.ts knows the envelope `code`, the HTTP status and the headers of each.
- */
-export type ErrorKind =
-  /** The request is wrong; the description says what would be right. */
-  | 'invalid'
-  /** The key or the signature is missing or wrong. */
-  | 'unauthenticated'
-  /** Valid, but it cannot be done now: the payment's state, a duplicate, a cap, a key in progress. */
-  | 'refused'
-  | 'not_found'
-  | 'body_too_large'
-  | 'unsupported_media_type'
-  /** Over a limit: `retryAfterSeconds` says when to try again. */
-  | 'rate_limited'
-  /** A failure the merchant asked for with a magic value (nothing is stored). */
-  | 'injected_internal_error'
-  | 'injected_unavailable';
-
-/** The one error type of the sandbox; http/errors.ts maps it to the envelope in one place. */
-export class ApiError extends Error {
-  constructor(
-    readonly kind: ErrorKind,
-    readonly description: string,
-    /** Fields the envelope carries beside code and description (errors, payment_id, signature_hint...). */
-    readonly details: Readonly<Record<string, unknown>> = {},
-    readonly retryAfterSeconds?: number,
-  ) {
-    super(description);
-    this.name = 'ApiError';
-  }
-
-  static invalid(description: string, errors?: readonly FieldError[]): ApiError {
-    return new ApiError('invalid', description, errors ? { errors } : {});
-  }
-
-  static notFound(description: string): ApiError {
-    return new ApiError('not_found', description);
-  }
-
-  static refused(description: string, details: Readonly<Record<string, unknown>> = {}): ApiError {
-    return new ApiError('refused', description, details);
-  }
-
-  static unauthenticated(description: string, details: Readonly<Record<string, unknown>> = {}): ApiError {
-    return new ApiError('unauthenticated', description, details);
-  }
-
-  static rateLimited(description: string, retryAfterSeconds: number): ApiError {
-    return new ApiError('rate_limited', description, {}, retryAfterSeconds);
-  }
-}

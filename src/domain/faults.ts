@@ -4,7 +4,7 @@
  * draw for the same seed, so a CI replay fails the same requests.
  */
 import { seedOf } from './seeded.js';
-import { ApiError } from './codes.js';
+import { SandboxError } from './errors.js';
 import type { ResponseCode } from './codes.js';
 
 export type Fault =
@@ -23,17 +23,17 @@ export function parseFaults(text: string, where = 'Sandbox-Fault'): Fault[] {
     .split(',')
     .map((part) => part.trim())
     .filter(Boolean);
-  if (parts.length === 0) throw ApiError.invalid(`${where} is empty: use ${FAULT_SYNTAX}.`);
+  if (parts.length === 0) throw SandboxError.invalid(`${where} is empty: use ${FAULT_SYNTAX}.`);
   const faults = parts.map((part) => parseFault(part, where));
   const latency = faults.reduce((sum, f) => sum + (f.kind === 'latency' ? f.ms : 0), 0);
-  if (latency > MAX_LATENCY_MS) throw ApiError.invalid(`${where} asks for ${latency} ms of latency in all; the most is ${MAX_LATENCY_MS} ms.`);
+  if (latency > MAX_LATENCY_MS) throw SandboxError.invalid(`${where} asks for ${latency} ms of latency in all; the most is ${MAX_LATENCY_MS} ms.`);
   return faults;
 }
 
 function parseFault(part: string, where: string): Fault {
   const [name = '', value] = part.split('=', 2).map((s) => s.trim());
   const bad = (why: string) =>
-    ApiError.invalid(`${where} ${JSON.stringify(part.slice(0, 64))} is not understood: ${why}; use ${FAULT_SYNTAX} (several may be joined with ",").`);
+    SandboxError.invalid(`${where} ${JSON.stringify(part.slice(0, 64))} is not understood: ${why}; use ${FAULT_SYNTAX} (several may be joined with ",").`);
   switch (name) {
     case 'latency': {
       const ms = Number(value);

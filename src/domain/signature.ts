@@ -4,7 +4,7 @@
  * then "&" and the merchant's signing salt; sign is the lowercase hex SHA-512 of that text.
  */
 import { createHash } from 'node:crypto';
-import { ApiError } from './codes.js';
+import { SandboxError } from './errors.js';
 import { formatMinorUnits, toMinorUnits } from './money.js';
 
 export const SIGN_TYPES = ['SHA512'] as const;
@@ -54,7 +54,7 @@ function encodeField(name: string, text: string): string {
   } catch (err) {
     if (!(err instanceof URIError)) throw err;
     const field = JSON.stringify(name.slice(0, 64)).slice(1, -1);
-    throw ApiError.invalid(`${field} is not valid Unicode text: it holds half of a surrogate pair (such as \\ud800) alone; send whole characters only.`, [
+    throw SandboxError.invalid(`${field} is not valid Unicode text: it holds half of a surrogate pair (such as \\ud800) alone; send whole characters only.`, [
       { field, message: 'not valid Unicode text (a lone surrogate)' },
     ]);
   }

@@ -2,7 +2,7 @@
  * The one place where a payment's status changes. Public cancel/void/assign, control
  * pickup/pay/fail/expire/settle, the clock and the magic payers all call `transition`.
  */
-import { ApiError } from './codes.js';
+import { SandboxError } from './errors.js';
 import { HISTORY_CAP, isOpen, STATUS_MEANINGS } from './payment.js';
 import type { Actor, Fee, Payer, Payment, PaymentEvent, PaymentEventType, PaymentSource, PaymentStatus } from './payment.js';
 
@@ -109,7 +109,7 @@ function reasonOf(action: PaymentAction): string | null {
 /** Applies an action at sandbox time `at`, or throws a 402 naming the state and what is allowed. */
 export function transition(p: Payment, action: PaymentAction, at: number, actor: Actor): Payment {
   const refused = refusal(p, action.type);
-  if (refused) throw ApiError.refused(refused);
+  if (refused) throw SandboxError.refused(refused);
   const to = nextStatus(p, action);
   const history = appendEvent(p.history, { type: EVENT[action.type], from: p.status, to, at, reason: reasonOf(action), actor });
   const base = { ...p, status: to, history, version: p.version + 1 };

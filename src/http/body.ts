@@ -1,8 +1,8 @@
 /** Reading request bodies: size limit, content type, JSON syntax, object shape, schema, unknown fields. */
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { ApiError } from '../domain/codes.js';
-import type { FieldError } from '../domain/codes.js';
+import { SandboxError } from '../domain/errors.js';
+import type { FieldError } from '../domain/errors.js';
 import type { AppEnv } from './context.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -27,8 +27,8 @@ async function readLimited(request: Request): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function tooLarge(): ApiError {
-  return new ApiError('body_too_large', `The request body is over the limit of ${BODY_LIMIT_BYTES} bytes (64 KiB): send a smaller JSON object.`);
+function tooLarge(): SandboxError {
+  return new SandboxError('body_too_large', `The request body is over the limit of ${BODY_LIMIT_BYTES} bytes (64 KiB): send a smaller JSON object.`);
 }
 
 function hasBody(c: Context<AppEnv>): boolean {
@@ -64,17 +64,17 @@ export async function readBodyText(c: Context<AppEnv>): Promise<string> {
 export async function readJsonObject(c: Context<AppEnv>, optional = false): Promise<Record<string, unknown>> {
   if (!hasBody(c)) {
     if (optional) return {};
-    throw ApiError.invalid('A JSON object body is required, with Content-Type: application/json.');
+    throw SandboxError.invalid('A JSON object body is required, with Content-Type: application/json.');
   }
   const length = Number(c.req.header('content-length'));
   if (length > BODY_LIMIT_BYTES) throw tooLarge();
   const type = c.req.header('content-type');
   if (!type || !JSON_TYPE.test(type)) {
-    throw new ApiError('unsupported_media_type', `Content-Type must be application/json, got ${type ? JSON.stringify(type) : 'none'}: send the body as JSON with that header.`);
+    throw new SandboxError('unsupported_media_type', `Content-Type must be application/json, got ${type ? JSON.stringify(type) : 'none'}: send the body as JSON with that header.`);
   }
   const charset = /;\s*charset\s*=\s*"?([\w-]+)/i.exec(type)?.[1];
   if (charset && !/^utf-?8$/i.test(charset)) {
-    throw new ApiError('unsupported_media_type', `The body must be UTF-8 JSON, got charset ${JSON.stringify(charset)}: send Content-Type: application/json (UTF-8).`);
+    throw new SandboxError('unsupported_media_type', `The body must be UTF-8 JSON, got charset ${JSON.stringify(charset)}: send Content-Type: application/json (UTF-8).`);
   }
   const text = await readBodyText(c);
   c.set('requestBody', text);
@@ -84,13 +84,13 @@ export async function readJsonObject(c: Context<AppEnv>, optional = false): Prom
     parsed = JSON.parse(text);
   } catch (err) {
     const detail = err instanceof SyntaxError ? err.message : 'unreadable';
-    throw ApiError.invalid(`The body is not valid JSON (${detail}): send one complete JSON object.`);
+    throw SandboxError.invalid(`The body is not valid JSON (${detail}): send one complete JSON object.`);
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw ApiError.invalid(`The body must be a JSON object ({...}), got ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`}.`);
+    throw SandboxError.invalid(`The body must be a JSON object ({...}), got ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`}.`);
   }
   if (nestsDeeperThan(parsed, MAX_JSON_DEPTH)) {
-    throw ApiError.invalid(`The body is nested more than ${MAX_JSON_DEPTH} levels deep (objects and arrays, metadata included): send flatter JSON.`);
+    throw SandboxError.invalid(`The body is nested more than ${MAX_JSON_DEPTH} levels deep (objects and arrays, metadata included): send flatter JSON.`);
   }
   return parsed as Record<string, unknown>;
 }
@@ -149,12 +149,12 @@ export function validate<S extends z.ZodObject>(c: Context<AppEnv>, schema: S, b
   const errors: FieldError[] = result.error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', message: issue.message }));
   const first = errors[0]!;
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more problem${errors.length > 2 ? 's' : ''}, see errors)` : '';
-  throw ApiError.invalid(`Invalid ${first.field}: ${first.message}${more}.`, errors);
+  throw SandboxError.invalid(`Invalid ${first.field}: ${first.message}${more}.`, errors);
 }
 
 export function validateQuery<S extends z.ZodObject>(schema: S, query: Record<string, string>): z.output<S> {
   const result = schema.safeParse(query);
   if (result.success) return result.data;
   const errors: FieldError[] = result.error.issues.map((issue) => ({ field: issue.path.join('.') || '(query)', message: issue.message }));
-  throw ApiError.invalid(`Invalid query parameter ${errors[0]!.field}: ${errors[0]!.message}.`, errors);
+  throw SandboxError.invalid(`Invalid query parameter ${errors[0]!.field}: ${errors[0]!.message}.`, errors);
 }

@@ -4,8 +4,10 @@
  * anything else as a 500 that names no internals.
  */
 import type { Context } from 'hono';
-import { ApiError, Code } from '../domain/codes.js';
-import type { ErrorKind, ResponseCode } from '../domain/codes.js';
+import { Code } from '../domain/codes.js';
+import { SandboxError } from '../domain/errors.js';
+import type { ResponseCode } from '../domain/codes.js';
+import type { ErrorKind } from '../domain/errors.js';
 import { StoreUnavailableError } from '../store/unavailable.js';
 import type { AppEnv } from './context.js';
 import { send } from './envelope.js';
@@ -24,18 +26,18 @@ const CODE_OF: Readonly<Record<ErrorKind, ResponseCode>> = {
   injected_unavailable: Code.UNAVAILABLE,
 };
 
-export function codeOf(err: ApiError): ResponseCode {
+export function codeOf(err: SandboxError): ResponseCode {
   return CODE_OF[err.kind];
 }
 
-export function sendError(c: Context<AppEnv>, err: ApiError): Response {
+export function sendError(c: Context<AppEnv>, err: SandboxError): Response {
   const headers: Record<string, string> = err.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(err.retryAfterSeconds) };
   return send(c, { code: codeOf(err), description: err.description, ...err.details }, headers);
 }
 
 /** Hono's onError: the answer to whatever a request threw. */
 export function answerError(err: Error, c: Context<AppEnv>): Response {
-  if (err instanceof ApiError) return sendError(c, err);
+  if (err instanceof SandboxError) return sendError(c, err);
   const where = `${c.req.method} ${new URL(c.req.url).pathname}`;
   if (err instanceof StoreUnavailableError) {
     console.error(`store unavailable on ${where}: ${err.message}`);

@@ -1,5 +1,5 @@
 /** Fault rules of a merchant: kept on the merchant record, so they survive a restart. */
-import { ApiError } from '../domain/codes.js';
+import { SandboxError } from '../domain/errors.js';
 import { drawRule, parseFaults, ruleMatches } from '../domain/faults.js';
 import type { Fault, FaultRule } from '../domain/faults.js';
 import { newFaultRuleId } from '../domain/ids.js';
@@ -41,7 +41,7 @@ export class FaultRuleService {
     return this.merchants.update(merchant.payeeId, (current) => {
       const rules = current.faultRules ?? [];
       if (rules.length >= MAX_RULES_PER_MERCHANT) {
-        throw ApiError.refused(`This merchant has ${MAX_RULES_PER_MERCHANT} fault rules, the most allowed: delete some with DELETE /sandbox/v1/faults/{id}.`);
+        throw SandboxError.refused(`This merchant has ${MAX_RULES_PER_MERCHANT} fault rules, the most allowed: delete some with DELETE /sandbox/v1/faults/{id}.`);
       }
       const rule: FaultRule = {
         id: newFaultRuleId(),
@@ -74,7 +74,7 @@ export class FaultRuleService {
       const rules = current.faultRules ?? [];
       const kept = id === undefined ? [] : rules.filter((r) => r.id !== id);
       if (id !== undefined && kept.length === rules.length) {
-        throw ApiError.notFound(`No fault rule ${JSON.stringify(id.slice(0, 64))} for this merchant: GET /sandbox/v1/faults lists them.`);
+        throw SandboxError.notFound(`No fault rule ${JSON.stringify(id.slice(0, 64))} for this merchant: GET /sandbox/v1/faults lists them.`);
       }
       return [kept.length === rules.length ? null : { ...current, faultRules: kept }, rules.length - kept.length] as const;
     });

@@ -1,5 +1,5 @@
 /** Enrolment, keys, demo merchants, the per-merchant clock, and a merchant's deletion (by itself, or when idle). */
-import { ApiError } from '../domain/codes.js';
+import { SandboxError } from '../domain/errors.js';
 import { findCurrency } from '../domain/currencies.js';
 import { newApiKey, newPayeeId, newSigningSalt } from '../domain/ids.js';
 import { DEFAULT_SETTINGS } from '../domain/merchant.js';
@@ -60,10 +60,10 @@ export class MerchantService {
 
   async authenticate(apiKey: string | undefined): Promise<Merchant> {
     if (!apiKey) {
-      throw ApiError.unauthenticated('Missing Service-Api-Key header: send the API key you got at enrolment, e.g. Service-Api-Key: sk_sandbox_...');
+      throw SandboxError.unauthenticated('Missing Service-Api-Key header: send the API key you got at enrolment, e.g. Service-Api-Key: sk_sandbox_...');
     }
     const merchant = await this.store.merchantByKey(apiKey);
-    if (!merchant) throw ApiError.unauthenticated('The Service-Api-Key is not recognised: check the key you got at enrolment (keys are case-sensitive).');
+    if (!merchant) throw SandboxError.unauthenticated('The Service-Api-Key is not recognised: check the key you got at enrolment (keys are case-sensitive).');
     if (this.config.merchantIdleDays > 0) this.noteUse(merchant);
     return merchant;
   }
@@ -92,7 +92,7 @@ export class MerchantService {
   async deleteMerchant(merchant: Merchant): Promise<MerchantDeletion> {
     const current = await this.current(merchant);
     const erased = await this.store.deleteMerchant(merchant.payeeId);
-    if (!erased) throw ApiError.unauthenticated('The Service-Api-Key is not recognised: its merchant no longer exists.');
+    if (!erased) throw SandboxError.unauthenticated('The Service-Api-Key is not recognised: its merchant no longer exists.');
     this.lastUsed.delete(merchant.payeeId);
     this.useWritten.delete(merchant.payeeId);
     return { ...erased, faultRules: current.faultRules?.length ?? 0, apiKeys: current.apiKeys.length };
@@ -124,7 +124,7 @@ export class MerchantService {
         gone.push(id);
       } catch (err) {
         // Deleted meanwhile (by itself, or by another instance's sweep).
-        if (!(err instanceof ApiError)) throw err;
+        if (!(err instanceof SandboxError)) throw err;
       }
     }
     return gone;
@@ -138,10 +138,10 @@ export class MerchantService {
 
   async enroll(input: EnrollInput): Promise<{ merchant: Merchant; apiKey: string }> {
     if ((await this.store.merchantIds()).length >= this.config.maxMerchants) {
-      throw ApiError.refused(`This sandbox holds ${this.config.maxMerchants} merchants, its cap: reuse an enrolled merchant (POST /sandbox/v1/reset erases its payments), or delete one you no longer need (DELETE /sandbox/v1/merchant with its key).`);
+      throw SandboxError.refused(`This sandbox holds ${this.config.maxMerchants} merchants, its cap: reuse an enrolled merchant (POST /sandbox/v1/reset erases its payments), or delete one you no longer need (DELETE /sandbox/v1/merchant with its key).`);
     }
     const homeCurrency = input.homeCurrency ?? 'SGD';
-    if (!findCurrency(homeCurrency)) throw ApiError.invalid(`home_currency ${JSON.stringify(homeCurrency)} is not a supported currency.`);
+    if (!findCurrency(homeCurrency)) throw SandboxError.invalid(`home_currency ${JSON.stringify(homeCurrency)} is not a supported currency.`);
     const profile = this.people.merchantProfile();
     const apiKey = newApiKey();
     const merchant: Merchant = {
@@ -204,7 +204,7 @@ export class MerchantService {
    */
   async update<T>(payeeId: string, change: MerchantChange<T>): Promise<T> {
     const done = await this.store.updateMerchant(payeeId, change);
-    if (!done) throw ApiError.unauthenticated('The Service-Api-Key is not recognised: its merchant no longer exists.');
+    if (!done) throw SandboxError.unauthenticated('The Service-Api-Key is not recognised: its merchant no longer exists.');
     return done.result;
   }
 

@@ -1,5 +1,5 @@
 /** The payment use cases: each reads, asks the domain to decide, and stores with compare-and-set. */
-import { ApiError } from '../domain/codes.js';
+import { SandboxError } from '../domain/errors.js';
 import { convertMinorUnits, findCurrency } from '../domain/currencies.js';
 import { newPaymentCode, newPaymentId, newPaymentToken } from '../domain/ids.js';
 import { magicPayerOutcome, MAGIC_AMOUNTS, PAY_LATER_DELAY_MS } from '../domain/magic.js';
@@ -63,17 +63,17 @@ export class PaymentService {
   async create(merchant: Merchant, input: CreatePaymentInput): Promise<{ payment: Payment; fault: CommittedFault }> {
     this.verifySignature(merchant, input);
     if (input.payee !== merchant.payeeId) {
-      throw ApiError.invalid(`payee ${JSON.stringify(input.payee)} is not the merchant of this Service-Api-Key: use your payee id ${merchant.payeeId}.`, [
+      throw SandboxError.invalid(`payee ${JSON.stringify(input.payee)} is not the merchant of this Service-Api-Key: use your payee id ${merchant.payeeId}.`, [
         { field: 'payee', message: `must be ${merchant.payeeId}, the payee id of this API key` },
       ]);
     }
     const magic = MAGIC_AMOUNTS[input.amountMinor];
-    if (magic?.fault === 'error=500') throw new ApiError('injected_internal_error', 'Injected fault: amount 900.01 makes create answer 500 and store nothing (a sandbox magic value).');
-    if (magic?.fault === 'error=503') throw new ApiError('injected_unavailable', 'Injected fault: amount 900.02 makes create answer 503 and store nothing (a sandbox magic value).');
+    if (magic?.fault === 'error=500') throw new SandboxError('injected_internal_error', 'Injected fault: amount 900.01 makes create answer 500 and store nothing (a sandbox magic value).');
+    if (magic?.fault === 'error=503') throw new SandboxError('injected_unavailable', 'Injected fault: amount 900.02 makes create answer 503 and store nothing (a sandbox magic value).');
 
     // A duplicate merchant_ref_no is found by the insert itself (the store's unique index), not by a read before it.
     if (!(await this.store.belowPaymentCap(merchant.payeeId, this.config.maxPaymentsPerMerchant))) {
-      throw ApiError.refused(`This merchant holds ${this.config.maxPaymentsPerMerchant} payments, the sandbox cap: erase them with POST /sandbox/v1/reset.`);
+      throw SandboxError.refused(`This merchant holds ${this.config.maxPaymentsPerMerchant} payments, the sandbox cap: erase them with POST /sandbox/v1/reset.`);
     }
 
     const now = this.merchants.now(merchant);
@@ -103,7 +103,7 @@ export class PaymentService {
       if (result === 'inserted') break;
       if (result === 'duplicate_ref') {
         const existing = await this.store.paymentByRef(merchant.payeeId, input.merchantRefNo);
-        throw ApiError.refused(
+        throw SandboxError.refused(
           `Duplicate merchant_ref_no ${JSON.stringify(input.merchantRefNo)}: payment ${existing?.id} already uses it; query that payment or send a new merchant_ref_no.`,
           { payment_id: existing?.id },
         );
@@ -180,7 +180,7 @@ export class PaymentService {
         settled++;
       } catch (err) {
         // Not paid (or no longer there): nothing to settle.
-        if (!(err instanceof ApiError)) throw err;
+        if (!(err instanceof SandboxError)) throw err;
       }
     }
     return settled;
@@ -208,7 +208,7 @@ export class PaymentService {
     const p = await this.store.payment(merchant.payeeId, paymentId);
     if (!p) {
       const shown = paymentId.length > 64 ? `${paymentId.slice(0, 64)}…` : paymentId;
-      throw ApiError.notFound(`No payment with payment_id ${JSON.stringify(shown)} exists for this merchant: use a payment_id returned by create with this Service-Api-Key.`);
+      throw SandboxError.notFound(`No payment with payment_id ${JSON.stringify(shown)} exists for this merchant: use a payment_id returned by create with this Service-Api-Key.`);
     }
     return p;
   }
@@ -258,10 +258,10 @@ export class PaymentService {
   private payAction(p: Payment, options: PayOptions): PaymentAction {
     const payer: Payer = options.payer !== undefined ? this.people.payerFor(options.payer) : (p.payer ?? this.people.generatedPayer());
     const paidCurrency = options.paidCurrency ?? p.currency;
-    if (!findCurrency(paidCurrency)) throw ApiError.invalid(`paid_currency_code ${JSON.stringify(paidCurrency)} is not a supported currency; see the README for the list.`);
+    if (!findCurrency(paidCurrency)) throw SandboxError.invalid(`paid_currency_code ${JSON.stringify(paidCurrency)} is not a supported currency; see the README for the list.`);
     const paidAmountMinor = convertMinorUnits(p.amountMinor, p.currency, paidCurrency, this.config.rates);
     if (paidAmountMinor === undefined || paidAmountMinor > MAX_AMOUNT_MINOR) {
-      throw ApiError.invalid(`No conversion from ${p.currency} to ${paidCurrency} fits the amount limits of the sandbox.`);
+      throw SandboxError.invalid(`No conversion from ${p.currency} to ${paidCurrency} fits the amount limits of the sandbox.`);
     }
     return { type: 'pay', payer, paidCurrency, paidAmountMinor, source: this.people.walletSourceFor(payer), fees: feesFor(p.currency, p.amountMinor) };
   }
@@ -281,18 +281,18 @@ export class PaymentService {
   private verifySignature(merchant: Merchant, input: CreatePaymentInput): void {
     if (input.sign === undefined && input.signType === undefined) {
       if (merchant.settings.requireSignature) {
-        throw ApiError.unauthenticated('Signature required: this merchant requires sign_type "SHA512" and sign on create (see POST /sandbox/v1/tools/sign).');
+        throw SandboxError.unauthenticated('Signature required: this merchant requires sign_type "SHA512" and sign on create (see POST /sandbox/v1/tools/sign).');
       }
       return;
     }
-    if (input.signType === undefined) throw ApiError.unauthenticated('sign is present but sign_type is missing: send sign_type "SHA512" with it.');
+    if (input.signType === undefined) throw SandboxError.unauthenticated('sign is present but sign_type is missing: send sign_type "SHA512" with it.');
     if (!(SIGN_TYPES as readonly string[]).includes(input.signType)) {
-      throw ApiError.unauthenticated(`Unknown sign_type ${JSON.stringify(input.signType)}: the only sign_type is "SHA512".`);
+      throw SandboxError.unauthenticated(`Unknown sign_type ${JSON.stringify(input.signType)}: the only sign_type is "SHA512".`);
     }
-    if (input.sign === undefined) throw ApiError.unauthenticated('sign_type is present but sign is missing: send sign, the lowercase hex SHA-512 of the string to sign.');
+    if (input.sign === undefined) throw SandboxError.unauthenticated('sign_type is present but sign is missing: send sign, the lowercase hex SHA-512 of the string to sign.');
     const expected = signBody(input.body, merchant.signingSalt);
     if (input.sign !== expected) {
-      throw ApiError.unauthenticated(
+      throw SandboxError.unauthenticated(
         'Signature mismatch: sign is not the SHA-512 of the string the sandbox signed; compare it with yours (string_to_sign, salt masked).',
         {
           string_to_sign: maskedStringToSign(input.body),

@@ -7,7 +7,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { BlockList } from 'node:net';
-import { ApiError } from '../domain/codes.js';
+import { SandboxError } from '../domain/errors.js';
 import { newDeliveryId, newEventId, newPaymentCode, newPaymentId, newPaymentToken } from '../domain/ids.js';
 import { seedOf } from '../domain/seeded.js';
 import { eventTypeOf, NO_WEBHOOK_FAULTS, sampleEvent, WEBHOOK_EVENT_TYPES } from '../domain/webhook-drills.js';
@@ -151,9 +151,9 @@ export class WebhookService {
   async sendTest(merchant: Merchant, type: string): Promise<Delivery> {
     const current = await this.merchants.current(merchant);
     const url = current.webhookUrl;
-    if (!url) throw ApiError.refused('No webhook URL is set: PUT /sandbox/v1/webhook {"url": "https://..."} first, then send a test event.');
+    if (!url) throw SandboxError.refused('No webhook URL is set: PUT /sandbox/v1/webhook {"url": "https://..."} first, then send a test event.');
     const eventType = eventTypeOf(type);
-    if (!eventType) throw ApiError.invalid(`type ${JSON.stringify(type.slice(0, 64))} is not an event the sandbox sends: use one of ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
+    if (!eventType) throw SandboxError.invalid(`type ${JSON.stringify(type.slice(0, 64))} is not an event the sandbox sends: use one of ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
     const now = this.merchants.realNow();
     const { payment, event } = sampleEvent(eventType, { id: newPaymentId(), token: newPaymentToken(), code: newPaymentCode() }, current, this.merchants.now(current));
     // Held past the pump's reach until this call has made its own attempt.
@@ -197,8 +197,8 @@ export class WebhookService {
   async replay(payeeId: string, deliveryId: string): Promise<Delivery> {
     const shown = JSON.stringify(deliveryId.slice(0, 64));
     const again = await this.log.resend(payeeId, deliveryId, this.merchants.realNow());
-    if (!again) throw ApiError.notFound(`No webhook delivery ${shown} for this merchant: GET /sandbox/v1/webhook/deliveries lists them.`);
-    if (again === 'pending') throw ApiError.refused(`Delivery ${shown} is still being sent; replay it once it is delivered or failed (GET /sandbox/v1/webhook/deliveries shows its state).`);
+    if (!again) throw SandboxError.notFound(`No webhook delivery ${shown} for this merchant: GET /sandbox/v1/webhook/deliveries lists them.`);
+    if (again === 'pending') throw SandboxError.refused(`Delivery ${shown} is still being sent; replay it once it is delivered or failed (GET /sandbox/v1/webhook/deliveries shows its state).`);
     this.kick();
     return again;
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/domain/codes.js';
+import { SandboxError } from '../../src/domain/errors.js';
 import type { ActionType, PaymentAction } from '../../src/domain/transitions.js';
 import { refusal, transition } from '../../src/domain/transitions.js';
 import { paymentIn, STATE_NAMES } from '../support/payments.js';
@@ -55,8 +55,8 @@ describe('transitions: every refused transition', () => {
     } catch (err) {
       caught = err;
     }
-    expect(caught).toBeInstanceOf(ApiError);
-    const err = caught as ApiError;
+    expect(caught).toBeInstanceOf(SandboxError);
+    const err = caught as SandboxError;
     expect(err.kind).toBe('refused');
     const letter = state === 'A-settled' ? 'A' : state;
     expect(err.description).toContain(`it is ${letter} (`);

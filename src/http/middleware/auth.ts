@@ -1,7 +1,7 @@
 /** Service-Api-Key authentication: the key decides the merchant, and so everything it can see. */
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { ApiError } from '../../domain/codes.js';
+import { SandboxError } from '../../domain/errors.js';
 import type { AppEnv } from '../context.js';
 
 /** Whether the request's method and path name a route the app serves. */
@@ -18,7 +18,7 @@ export function requireApiKey(isRouted: RouteCheck) {
     try {
       c.set('merchant', await c.get('services').merchants.authenticate(c.req.header('service-api-key')));
     } catch (err) {
-      if (err instanceof ApiError && !isRouted(c)) return next();
+      if (err instanceof SandboxError && !isRouted(c)) return next();
       throw err;
     }
     await next();

@@ -6,7 +6,7 @@
  * running is a 402. Answers that committed nothing (5xx) are not kept, so the retry runs.
  */
 import { createMiddleware } from 'hono/factory';
-import { ApiError } from '../../domain/codes.js';
+import { SandboxError } from '../../domain/errors.js';
 import type { ResponseCode } from '../../domain/codes.js';
 import { readBodyText } from '../body.js';
 import type { AppEnv } from '../context.js';
@@ -23,7 +23,7 @@ export const idempotentPosts = createMiddleware<AppEnv>(async (c, next) => {
   const merchant = c.get('merchant');
   if (key === undefined || !merchant) return next();
   if (!IDEMPOTENCY_KEY.test(key)) {
-    throw ApiError.invalid(
+    throw SandboxError.invalid(
       'Idempotency-Key must be 1 to 255 printable ASCII characters (space to ~), and the one sent is not: send one value per operation (a UUID does) and the same value on every retry of it.',
     );
   }
@@ -31,12 +31,12 @@ export const idempotentPosts = createMiddleware<AppEnv>(async (c, next) => {
   const fingerprint = `${c.req.method} ${c.req.path} ${canonicalBody(await readBodyText(c))}`;
   const verdict = await idempotency.begin(merchant.payeeId, key, fingerprint, merchants.now(merchant), merchants.realNow());
   if (verdict.kind === 'mismatch') {
-    throw ApiError.invalid(
+    throw SandboxError.invalid(
       `Idempotency-Key ${JSON.stringify(key)} was already used for another request (another route or body) in the last 24 hours: a retry must repeat the first request exactly; a new operation needs a new key.`,
     );
   }
   if (verdict.kind === 'in_progress') {
-    throw ApiError.refused(`The request with Idempotency-Key ${JSON.stringify(key)} is still in progress: retry later, and you will get its answer.`);
+    throw SandboxError.refused(`The request with Idempotency-Key ${JSON.stringify(key)} is still in progress: retry later, and you will get its answer.`);
   }
   if (verdict.kind === 'done') return sendText(c, verdict.code as ResponseCode, verdict.body, { [REPLAYED_HEADER]: 'true' });
 

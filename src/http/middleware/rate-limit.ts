@@ -1,6 +1,6 @@
 /** The merchant's requests-per-second limit: over it, 429 with Retry-After. */
 import { createMiddleware } from 'hono/factory';
-import { ApiError } from '../../domain/codes.js';
+import { SandboxError } from '../../domain/errors.js';
 import type { AppEnv } from '../context.js';
 
 export const limitRate = createMiddleware<AppEnv>(async (c, next) => {
@@ -10,7 +10,7 @@ export const limitRate = createMiddleware<AppEnv>(async (c, next) => {
     const { store, merchants } = c.get('services');
     const wait = await store.rateWindows.take(`merchant:${merchant.payeeId}`, limit, 1000, merchants.realNow());
     if (wait > 0) {
-      throw ApiError.rateLimited(`Rate limit exceeded: this key may send ${limit} request${limit === 1 ? '' : 's'} per second; retry after ${wait} s (see Retry-After).`, wait);
+      throw SandboxError.rateLimited(`Rate limit exceeded: this key may send ${limit} request${limit === 1 ? '' : 's'} per second; retry after ${wait} s (see Retry-After).`, wait);
     }
   }
   await next();

@@ -1,7 +1,7 @@
 /** GET /sandbox/pay/{token} and its Pay / Decline forms: reachable by the unguessable token alone. */
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { ApiError } from '../../domain/codes.js';
+import { SandboxError } from '../../domain/errors.js';
 import { PAYMENT_TOKEN_PATTERN } from '../../domain/ids.js';
 import type { Merchant } from '../../domain/merchant.js';
 import type { Payment } from '../../domain/payment.js';
@@ -46,7 +46,7 @@ async function act(c: Context<AppEnv>, action: 'pay' | 'decline'): Promise<Respo
     if (action === 'pay') await payments.pay(merchant, payment.id, {}, 'payer');
     else await payments.fail(merchant, payment.id, 'declined by the payer on the payer page', 'payer');
   } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
+    if (!(err instanceof SandboxError)) throw err;
     if (err.kind === 'not_found') return renderNotFound(c);
     const current = await payments.byToken(payment.token);
     if (!current) return renderNotFound(c);

@@ -5,7 +5,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { ApiError } from '../../domain/codes.js';
+import { SandboxError } from '../../domain/errors.js';
 import { clientAddress } from '../client-address.js';
 import { readJsonObject, validate } from '../body.js';
 import type { AppEnv } from '../context.js';
@@ -56,7 +56,7 @@ async function limitEnrolment(c: Context<AppEnv>): Promise<void> {
   if (client === 'in-process') return;
   const wait = await store.rateWindows.take(`enroll:${client}`, config.enrollLimitPerMinute, 60_000, merchants.realNow());
   if (wait > 0) {
-    throw ApiError.rateLimited(`Enrolment limit reached: ${config.enrollLimitPerMinute} merchants per minute from one client; retry after ${wait} s (see Retry-After), or reuse a merchant you enrolled (POST /sandbox/v1/reset erases its payments).`, wait);
+    throw SandboxError.rateLimited(`Enrolment limit reached: ${config.enrollLimitPerMinute} merchants per minute from one client; retry after ${wait} s (see Retry-After), or reuse a merchant you enrolled (POST /sandbox/v1/reset erases its payments).`, wait);
   }
 }
 
@@ -68,7 +68,7 @@ export function merchantRoutes(): Hono<AppEnv> {
       const header = c.req.header('authorization') ?? '';
       const token = header.startsWith('Bearer ') ? header.slice(7) : '';
       if (!sameSecret(token, config.adminToken)) {
-        throw ApiError.unauthenticated('Enrolment on this sandbox needs the admin token: send Authorization: Bearer <SANDBOX_ADMIN_TOKEN>.');
+        throw SandboxError.unauthenticated('Enrolment on this sandbox needs the admin token: send Authorization: Bearer <SANDBOX_ADMIN_TOKEN>.');
       }
     }
     await limitEnrolment(c);

@@ -1,5 +1,5 @@
 /** The QR image of a payment, rendered once per payload (services/qr-images.ts) and served with its ETag. */
-import { ApiError } from '../../../domain/codes.js';
+import { SandboxError } from '../../../domain/errors.js';
 import { PAYMENT_TOKEN_PATTERN } from '../../../domain/ids.js';
 import { emvPayloadOf } from '../../../services/qr-images.js';
 import type { AppEnv } from '../../context.js';
@@ -9,13 +9,13 @@ import type * as routes from './qr.routes.js';
 export const image: RouteHandler<typeof routes.image, AppEnv> = async (c) => {
   const token = c.req.param('payment_token');
   const format = c.req.query('format') ?? 'png';
-  if (format !== 'png' && format !== 'svg') throw ApiError.invalid(`format must be png or svg, got ${JSON.stringify(format.slice(0, 16))}.`);
+  if (format !== 'png' && format !== 'svg') throw SandboxError.invalid(`format must be png or svg, got ${JSON.stringify(format.slice(0, 16))}.`);
   const { store, qr } = c.get('services');
   const payment = PAYMENT_TOKEN_PATTERN.test(token) ? await store.paymentByToken(token) : undefined;
-  if (!payment) throw ApiError.notFound('No payment has this payment_token: use the image_url returned by create.');
+  if (!payment) throw SandboxError.notFound('No payment has this payment_token: use the image_url returned by create.');
   const picture = await qr.image(token, format, async () => {
     const merchant = await store.merchant(payment.payeeId);
-    if (!merchant) throw ApiError.notFound('No payment has this payment_token: use the image_url returned by create.');
+    if (!merchant) throw SandboxError.notFound('No payment has this payment_token: use the image_url returned by create.');
     return emvPayloadOf(payment, merchant);
   });
   const headers = { 'Content-Type': picture.contentType, ETag: picture.etag, 'Cache-Control': 'private, max-age=86400, immutable' };
