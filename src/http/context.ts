@@ -24,5 +24,7 @@ export interface AppEnv {
     keepCommittedAnswer: (() => Promise<void>) | undefined;
     /** The faults applied to this request, for the journal. */
     fault: string | undefined;
+    /** The status a status read answered: the readiness evidence takes it from here instead of parsing the answer. */
+    answeredStatus: string | undefined;
   };
 }

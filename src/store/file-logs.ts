@@ -165,7 +165,9 @@ export class FileReadinessLog implements ReadinessLog {
 
   async add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void> {
     const { id, replaced } = this.memory.keep(payeeId, seen, repeat);
-    void this.part.log.ride(this.part.line({ t: 'seen', payeeId, id, v: seen, replaced }));
+    // A polling loop's newest read only replaces the last of its run: written with the next fold
+    // (rows() holds it), not per read. A kill loses at most that copy; the run's first read stays.
+    if (replaced === null) void this.part.log.ride(this.part.line({ t: 'seen', payeeId, id, v: seen, replaced }));
   }
 
   list(payeeId: string): Promise<readonly SeenRequest[]> {

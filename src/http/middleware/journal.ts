@@ -34,29 +34,43 @@ export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
     fault: c.get('fault') ?? null,
     idempotencyKey: idempotencyKeyOf(c.req.header('idempotency-key')),
   };
+  // The evidence reads the whole bodies, not the journal's cut of them; written side by side with
+  // the journal entry (the shared store batches both per turn), so a report read next sees it.
+  const evidence = readiness
+    .record(merchant.payeeId, {
+      ref: seen.ref,
+      at: seen.at,
+      latencyMs: seen.latencyMs,
+      method: seen.method,
+      path,
+      alias: seen.alias,
+      status: seen.status,
+      fault: seen.fault,
+      idempotencyKey: seen.idempotencyKey,
+      requestBody,
+      responseBody,
+      answeredStatus: c.get('answeredStatus') ?? null,
+    })
+    .catch(lost('readiness evidence'));
   // The answer stands whatever happens to its journal entry: a change it reports is already made.
-  // Entry and evidence are written side by side (the shared store batches each per turn): one wait.
-  await Promise.all([
-    journal
-      .record(merchant.payeeId, {
-        at: seen.at,
-        method: seen.method,
-        path,
-        alias: seen.alias,
-        status: seen.status,
-        code: responseBody ? envelopeCodeOf(responseBody) : null,
-        requestBody: requestBody === null ? null : bodyToKeep(requestBody),
-        responseBody: responseBody === null ? null : bodyToKeep(responseBody),
-        latencyMs: seen.latencyMs,
-        fault: seen.fault,
-        warnings: warnings.length === 0 ? NO_WARNINGS : [...warnings],
-        requestId: seen.ref,
-        ...(seen.idempotencyKey === null ? {} : { idempotencyKey: seen.idempotencyKey }),
-      })
-      .catch(lost('journal entry')),
-    // The evidence reads the whole bodies, not the journal's cut of them.
-    readiness.record(merchant.payeeId, { ...seen, requestBody, responseBody }).catch(lost('readiness evidence')),
-  ]);
+  await journal
+    .record(merchant.payeeId, {
+      at: seen.at,
+      method: seen.method,
+      path,
+      alias: seen.alias,
+      status: seen.status,
+      code: responseBody ? envelopeCodeOf(responseBody) : null,
+      requestBody: requestBody === null ? null : bodyToKeep(requestBody),
+      responseBody: responseBody === null ? null : bodyToKeep(responseBody),
+      latencyMs: seen.latencyMs,
+      fault: seen.fault,
+      warnings: warnings.length === 0 ? NO_WARNINGS : [...warnings],
+      requestId: seen.ref,
+      ...(seen.idempotencyKey === null ? {} : { idempotencyKey: seen.idempotencyKey }),
+    })
+    .catch(lost('journal entry'));
+  await evidence;
 });
 
 function lost(what: string): (err: unknown) => void {

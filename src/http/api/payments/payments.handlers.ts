@@ -79,6 +79,7 @@ export function paymentHandlers(routes: PaymentRoutes): Handlers {
     async status(c) {
       const merchant = c.get('merchant');
       const p = await c.get('services').payments.get(merchant, c.req.param('payment_id'));
+      c.set('answeredStatus', p.status);
       const kept = statusTexts.get(p.id);
       if (kept?.payment === p) return sendText(c, Code.OK, kept.text);
       const settled = p.status === 'A' && p.settled ? ' and settled' : '';
