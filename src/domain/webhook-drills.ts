@@ -4,6 +4,7 @@
  * sent on demand without touching a payment.
  */
 import { newPayment } from './payment.js';
+import { seedOf } from './seeded.js';
 import type { Payment, PaymentEvent, PaymentEventType, PaymentStatus } from './payment.js';
 
 export interface WebhookFaults {
@@ -19,6 +20,21 @@ export interface WebhookFaults {
 export const MAX_WEBHOOK_DELAY_SECONDS = 3600;
 
 export const NO_WEBHOOK_FAULTS: WebhookFaults = { duplicate: 0, reorder: false, delaySeconds: 0 };
+
+/**
+ * Whether the duplicate drill sends an event twice. Drawn from the sandbox's seed and what a
+ * replay reproduces (the payment's merchant_ref_no, the version of the payment the event made,
+ * its type), never from random ids (event id, payee id), so two sandboxes with one seed and the
+ * same calls duplicate the same deliveries.
+ */
+export function isDuplicated(
+  duplicate: number,
+  seed: number,
+  event: { readonly merchantRefNo: string; readonly version: number; readonly type: string },
+): boolean {
+  if (duplicate <= 0) return false;
+  return seedOf(`duplicate:${seed}:${event.merchantRefNo}:${event.version}:${event.type}`) / 2 ** 32 < duplicate;
+}
 
 /** Each event type the sandbox sends, with the change it stands for. */
 const EVENT_CHANGES: Readonly<Record<PaymentEventType, { readonly from: PaymentStatus | null; readonly to: PaymentStatus }>> = {

@@ -67,7 +67,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
   // Names and payers drawn from this sandbox's own generator: another sandbox's calls do not move its sequence.
   const people = new PeopleGenerator(config.seed);
   const merchants = new MerchantService(store, sandboxClock, config, people);
-  const webhooks = new WebhookService(merchants, store.deliveries, wire.webhookBody, wire.json, config.webhookRetryDelaysMs, config.webhookPrivateTargets, metrics);
+  const webhooks = new WebhookService(merchants, store.deliveries, wire.webhookBody, wire.json, config.webhookRetryDelaysMs, config.seed, config.webhookPrivateTargets, metrics);
   const payments = new PaymentService(store, merchants, config, people, webhooks.deliveriesFor, metrics);
   payments.onChange(webhooks.onPaymentChange);
   if (metrics) payments.onChange((_merchant, _payment, events) => metrics.countEvents(events));

@@ -9,8 +9,7 @@ import { lookup } from 'node:dns/promises';
 import { BlockList } from 'node:net';
 import { SandboxError } from '../domain/errors.js';
 import { newDeliveryId, newEventId, newPaymentCode, newPaymentId, newPaymentToken } from '../domain/ids.js';
-import { seedOf } from '../domain/seeded.js';
-import { eventTypeOf, NO_WEBHOOK_FAULTS, sampleEvent, WEBHOOK_EVENT_TYPES } from '../domain/webhook-drills.js';
+import { eventTypeOf, isDuplicated, NO_WEBHOOK_FAULTS, sampleEvent, WEBHOOK_EVENT_TYPES } from '../domain/webhook-drills.js';
 import type { WebhookFaults } from '../domain/webhook-drills.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment, PaymentEvent } from '../domain/payment.js';
@@ -31,6 +30,8 @@ export const WEBHOOK_TIMEOUT_MS = 5000;
 export const DELIVERY_LEASE_MS = 30_000;
 /** Deliveries one instance sends at once; the rest wait for a place. */
 export const MAX_DELIVERIES_IN_FLIGHT = 16;
+/** Deliveries of one merchant one instance sends at once: a receiver that hangs holds 4 places, leaving 12 to the other merchants. */
+export const MAX_DELIVERIES_PER_MERCHANT = 4;
 /** With reorder, how far apart the events of one change are sent; a duplicate follows its original by this. */
 const REORDER_GAP_MS = 100;
 const DUPLICATE_GAP_MS = 50;
@@ -61,6 +62,8 @@ async function refusePrivateTarget(url: string): Promise<void> {
 export class WebhookService {
   private readonly timers = new Set<NodeJS.Timeout>();
   private inFlight = 0;
+  /** Per merchant, deliveries this instance is sending now. */
+  private readonly inFlightByMerchant = new Map<string, number>();
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
   private closed = false;
@@ -72,6 +75,8 @@ export class WebhookService {
     private readonly writeBody: WebhookBodyWriter,
     private readonly writeJson: JsonWriter,
     private readonly retryDelaysMs: readonly number[],
+    /** The sandbox's seed: the duplicate drill draws from it. */
+    private readonly seed: number,
     /** Deliver to loopback, private and link-local addresses (local use); a hosted sandbox denies them. */
     private readonly allowPrivateTargets = true,
     private readonly metrics?: SandboxMetrics,
@@ -116,8 +121,10 @@ export class WebhookService {
     const deliveries = ordered.flatMap((event, i) => {
       const gap = faults.reorder ? i * REORDER_GAP_MS : 0;
       const delivery = this.delivery(merchant, url, payment, event, due + gap, false, held ? gap : undefined);
+      // Each event of a change added one version: the last event made the payment's version.
+      const version = payment.version - (events.length - 1 - events.indexOf(event));
+      const twice = isDuplicated(faults.duplicate, this.seed, { merchantRefNo: payment.merchantRefNo, version, type: event.type });
       // A duplicate is the same event (same event_id and body) sent again a moment later.
-      const twice = faults.duplicate > 0 && seedOf(`${delivery.eventId}:duplicate`) / 2 ** 32 < faults.duplicate;
       if (!twice) return [delivery];
       const copy: Delivery = { ...delivery, id: newDeliveryId(), nextAttemptAt: delivery.nextAttemptAt! + DUPLICATE_GAP_MS };
       return [delivery, held ? { ...copy, heldGapMs: gap + DUPLICATE_GAP_MS } : copy];
@@ -234,21 +241,30 @@ export class WebhookService {
       });
   }
 
-  /** Claims what is due, up to the free places, and sends each. */
+  /** Claims what is due, up to the free places (of the instance, and of each merchant), and sends each. */
   private async pump(): Promise<void> {
+    const places = { perMerchant: MAX_DELIVERIES_PER_MERCHANT, inFlight: this.inFlightByMerchant };
     while (!this.closed && this.inFlight < MAX_DELIVERIES_IN_FLIGHT) {
-      const claimed = await this.log.claimDue(this.merchants.realNow(), DELIVERY_LEASE_MS, MAX_DELIVERIES_IN_FLIGHT - this.inFlight);
+      const claimed = await this.log.claimDue(this.merchants.realNow(), DELIVERY_LEASE_MS, MAX_DELIVERIES_IN_FLIGHT - this.inFlight, places);
       if (claimed.length === 0) return;
       for (const delivery of claimed) {
-        this.inFlight++;
+        this.sending(delivery.payeeId, +1);
         void this.attempt(delivery)
           .catch((err: unknown) => console.error('webhook delivery failed to record:', err instanceof Error ? err.message : err))
           .finally(() => {
-            this.inFlight--;
+            this.sending(delivery.payeeId, -1);
             this.kick();
           });
       }
     }
+  }
+
+  /** Counts a delivery of the merchant starting (+1) or ending (-1) here. */
+  private sending(payeeId: string, change: 1 | -1): void {
+    this.inFlight += change;
+    const n = (this.inFlightByMerchant.get(payeeId) ?? 0) + change;
+    if (n > 0) this.inFlightByMerchant.set(payeeId, n);
+    else this.inFlightByMerchant.delete(payeeId);
   }
 
   private async attempt(delivery: Delivery): Promise<void> {

@@ -48,6 +48,23 @@ export function released(d: Delivery, ms: number, now: number): Delivery {
   return { ...d, nextAttemptAt: Math.max(d.nextAttemptAt! - ms, now + (d.heldGapMs ?? 0)) };
 }
 
+/**
+ * How many deliveries of each merchant a claim may hand out: `perMerchant` minus those of the
+ * merchant the claiming instance is sending already (read when claimDue is called).
+ */
+export interface MerchantPlaces {
+  readonly perMerchant: number;
+  readonly inFlight: ReadonlyMap<string, number>;
+}
+
+/** No limit per merchant: only claimDue's `max` bounds a claim. */
+export const ANY_MERCHANT: MerchantPlaces = { perMerchant: Number.POSITIVE_INFINITY, inFlight: new Map() };
+
+/** Places left to the merchant under `places`. */
+export function placesLeft(places: MerchantPlaces, payeeId: string): number {
+  return places.perMerchant - (places.inFlight.get(payeeId) ?? 0);
+}
+
 /** What comes after an attempt. */
 export interface AttemptOutcome {
   readonly state: DeliveryState;
@@ -62,10 +79,11 @@ export interface DeliveryLog {
   list(payeeId: string, limit: number): Promise<readonly Delivery[]>;
   get(payeeId: string, id: string): Promise<Delivery | undefined>;
   /**
-   * Pending deliveries due by `now` that nobody holds, at most `max`, each now held for
-   * `leaseMs`: no other instance claims it until the lease ends or the attempt is recorded.
+   * Pending deliveries due by `now` that nobody holds, at most `max` and at most the places left
+   * to each merchant (the others stay pending, queued), each now held for `leaseMs`: no other
+   * instance claims it until the lease ends or the attempt is recorded.
    */
-  claimDue(now: number, leaseMs: number, max: number): Promise<readonly Delivery[]>;
+  claimDue(now: number, leaseMs: number, max: number, places?: MerchantPlaces): Promise<readonly Delivery[]>;
   /** Records an attempt of a claimed delivery and what comes next; releases the lease. */
   recordAttempt(id: string, attempt: DeliveryAttempt, next: AttemptOutcome): Promise<void>;
   /** Makes a delivered or failed delivery pending again from the first attempt; answers it, or undefined when unknown, or 'pending' when it still is. */
@@ -127,11 +145,16 @@ export class MemoryDeliveryLog implements DeliveryLog {
     return this.find(payeeId, id);
   }
 
-  async claimDue(now: number, leaseMs: number, max: number): Promise<readonly Delivery[]> {
+  async claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces = ANY_MERCHANT): Promise<readonly Delivery[]> {
     const out: Delivery[] = [];
+    const claimedBy = new Map<string, number>();
     for (const held of this.pending.values()) {
       if (out.length >= max) break;
       if (held.leaseUntil > now || held.delivery.nextAttemptAt === null || held.delivery.nextAttemptAt > now) continue;
+      const { payeeId } = held.delivery;
+      const claimed = claimedBy.get(payeeId) ?? 0;
+      if (claimed >= placesLeft(places, payeeId)) continue;
+      claimedBy.set(payeeId, claimed + 1);
       held.leaseUntil = now + leaseMs;
       out.push(held.delivery);
     }

@@ -10,7 +10,7 @@
  * The idempotency keys and the readiness evidence are kept the same way, in files of their own
  * (part-file.ts): `<dataFile>.idempotency` and `<dataFile>.readiness`.
  */
-import type { AttemptOutcome, Delivery, DeliveryAttempt, DeliveryLog, MemoryDeliveryLog } from './delivery-log.js';
+import type { AttemptOutcome, Delivery, DeliveryAttempt, DeliveryLog, MemoryDeliveryLog, MerchantPlaces } from './delivery-log.js';
 import type { JournalEntry, JournalFilter, JournalLog, MemoryJournalLog, NewJournalEntry } from './journal-log.js';
 import type { LogWriter } from './log-writer.js';
 import { encodeRecord } from './store-records.js';
@@ -62,8 +62,8 @@ export class FileDeliveryLog implements DeliveryLog {
     return this.memory.get(payeeId, id);
   }
 
-  claimDue(now: number, leaseMs: number, max: number): Promise<readonly Delivery[]> {
-    return this.memory.claimDue(now, leaseMs, max);
+  claimDue(now: number, leaseMs: number, max: number, places?: MerchantPlaces): Promise<readonly Delivery[]> {
+    return this.memory.claimDue(now, leaseMs, max, places);
   }
 
   async recordAttempt(id: string, attempt: DeliveryAttempt, next: AttemptOutcome): Promise<void> {

@@ -1,8 +1,11 @@
 /** Webhook deliveries of the PostgreSQL store: written in the transaction of their change, claimed under a lease. */
-import { DELIVERY_LOG_CAP } from './delivery-log.js';
-import type { Delivery, DeliveryAttempt, DeliveryLog, DeliveryState } from './delivery-log.js';
+import { ANY_MERCHANT, DELIVERY_LOG_CAP } from './delivery-log.js';
+import type { Delivery, DeliveryAttempt, DeliveryLog, DeliveryState, MerchantPlaces } from './delivery-log.js';
 import { cannotBeStored } from './postgres-connection.js';
 import type { Run, Sql } from './postgres-connection.js';
+
+/** The largest PostgreSQL integer: a limit per merchant of "none". */
+const MAX_INT4 = 2_147_483_647;
 
 /** Trim a merchant's deliveries to the cap after this many of this instance. */
 const TRIM_EVERY = 50;
@@ -75,16 +78,32 @@ export class PostgresDeliveryLog implements DeliveryLog {
     });
   }
 
-  claimDue(now: number, leaseMs: number, max: number): Promise<readonly Delivery[]> {
+  /**
+   * One statement: for each merchant with due work, oldest due first, its deliveries up to its
+   * places left (locked with SKIP LOCKED, so instances claiming together never share one), until
+   * `max` are claimed; a merchant at its limit gets none and the others are reached anyway.
+   */
+  claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces = ANY_MERCHANT): Promise<readonly Delivery[]> {
+    const perMerchant = Math.min(places.perMerchant, MAX_INT4);
+    const busy = [...places.inFlight].filter(([, n]) => n > 0);
+    const busyIds = busy.map(([payeeId]) => payeeId);
+    const busyCounts = busy.map(([, n]) => n);
     return this.store.run(async (sql) =>
       (
         await sql<DeliveryRow[]>`
           UPDATE payreq_deliveries SET lease_until = ${now + leaseMs}
            WHERE id IN (
-             SELECT id FROM payreq_deliveries
-              WHERE state = 'pending' AND next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now})
-              ORDER BY next_attempt_at LIMIT ${max}
-              FOR UPDATE SKIP LOCKED)
+             SELECT claim.id
+               FROM (SELECT payee_id, min(next_attempt_at) AS first_due FROM payreq_deliveries
+                      WHERE state = 'pending' AND next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now})
+                      GROUP BY payee_id ORDER BY first_due) due
+              CROSS JOIN LATERAL (
+                SELECT id FROM payreq_deliveries d
+                 WHERE d.payee_id = due.payee_id AND d.state = 'pending' AND d.next_attempt_at <= ${now} AND (d.lease_until IS NULL OR d.lease_until <= ${now})
+                 ORDER BY d.next_attempt_at LIMIT LEAST(${max}::int, GREATEST(0, ${perMerchant}::int - COALESCE(
+                   (SELECT n FROM unnest(${busyIds}::text[], ${busyCounts}::int[]) AS flying(payee_id, n) WHERE flying.payee_id = due.payee_id), 0)))
+                 FOR UPDATE SKIP LOCKED) claim
+              LIMIT ${max})
           RETURNING id, doc, state, attempts, attempt, next_attempt_at`
       ).map(deliveryOf),
     );
