@@ -50,6 +50,21 @@ describe('GET /metrics', () => {
     for (const secret of [id, DEMO_KEY, created.body.payment_token as string, 'pay_unknown']) expect(text).not.toContain(secret);
   });
 
+  it('labels answers given by middleware (no key, an injected fault, a bad header) with the route they were sent to', async () => {
+    await call(each.sandbox, 'GET', '/openapi/v1/payments/payment/pay_x', { key: null });
+    await call(each.sandbox, 'POST', '/openapi/v1/payments/payment', { body: createBody(), headers: { 'Sandbox-Fault': 'error=503' } });
+    await call(each.sandbox, 'POST', '/openapi/v1/payments/payment', { body: createBody(), headers: { 'Idempotency-Key': 'bad key \u00e9' } });
+    await call(each.sandbox, 'PATCH', '/openapi/v1/payments/payment');
+    await call(each.sandbox, 'GET', '/openapi/v1/nowhere');
+    const text = await (await each.sandbox.fetch(new Request('http://sandbox/metrics'))).text();
+    expect(text).toContain('payreq_http_requests_total{method="GET",route="/openapi/v1/payments/payment/:payment_id",status="401"} 1');
+    expect(text).toContain('payreq_http_requests_total{method="POST",route="/openapi/v1/payments/payment",status="503"} 1');
+    expect(text).toContain('payreq_http_requests_total{method="POST",route="/openapi/v1/payments/payment",status="400"} 1');
+    expect(text).toContain('payreq_http_requests_total{method="PATCH",route="/openapi/v1/payments/payment",status="405"} 1');
+    // Only what matches no route at all stays unmatched.
+    expect(text).toContain('payreq_http_requests_total{method="GET",route="unmatched",status="404"} 1');
+  });
+
   it('is not served with SANDBOX_METRICS=off', async () => {
     const sandbox = await memorySandbox({ config: { metrics: false } });
     try {

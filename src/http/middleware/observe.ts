@@ -4,7 +4,8 @@
  * the route pattern, never the raw path.
  */
 import { createMiddleware } from 'hono/factory';
-import { routePath } from 'hono/route';
+import type { Context } from 'hono';
+import { matchedRoutes, routePath } from 'hono/route';
 import { newRequestId } from '../../domain/ids.js';
 import type { AppEnv } from '../context.js';
 
@@ -19,11 +20,21 @@ export const observeRequests = createMiddleware<AppEnv>(async (c, next) => {
   // Envelopes carry it already (sendText); touching c.res.headers would rebuild the light response.
   if (c.get('responseBody') === undefined) c.res.headers.set('Request-Id', requestId);
   const { log, metrics } = c.get('services');
-  // After next(), the route index is the one that answered; a pattern ending in * is middleware only.
-  const pattern = routePath(c);
-  const route = pattern && !pattern.endsWith('*') ? pattern : 'unmatched';
+  const route = routePatternOf(c);
   const seconds = (performance.now() - started) / 1000;
   const status = c.res.status;
   metrics?.observeRequest(c.req.method, route, status, seconds);
   log?.info({ request_id: requestId, method: c.req.method, route, status, latency_ms: Math.round(seconds * 10_000) / 10, payee_id: c.get('merchant')?.payeeId ?? null }, 'request');
 });
+
+/**
+ * The route pattern of the answer, for labels: after next(), the index is the one that answered.
+ * When middleware answered (a 401, a rate limit, an injected fault; its pattern ends in *), the
+ * route is the handler Hono matched for this method, so those answers are counted per route too.
+ */
+function routePatternOf(c: Context<AppEnv>): string {
+  const pattern = routePath(c);
+  if (pattern && !pattern.endsWith('*')) return pattern;
+  const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
+  return matchedRoutes(c).find((route) => route.method === method)?.path ?? 'unmatched';
+}
