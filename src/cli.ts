@@ -95,8 +95,9 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   if (postgresUrl) guardDriverWriteAfterClose();
   const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, url: postgresUrl, seed: options.seed, config, log, processMetrics: true, demoMerchants: demos, repair: options.repair });
   const server = await sandbox.listen(options.port, options.host);
-  const everywhere = options.host === '0.0.0.0' || options.host === '::';
-  const bound = `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${server.port}`;
+  // The address really bound (localhost is resolved to 127.0.0.1 or ::1 by the listen).
+  const everywhere = server.address === '0.0.0.0' || server.address === '::';
+  const bound = `http://${server.address.includes(':') ? `[${server.address}]` : server.address}:${server.port}`;
   const base = sandbox.services.config.publicBaseUrl ?? (everywhere ? `http://localhost:${server.port}` : bound);
   const [demo, signed] = sandbox.demoMerchants;
   const where = storeKind === 'file' ? ` ${options.data}` : postgresUrl ? ` ${redactedUrl(postgresUrl)}` : '';

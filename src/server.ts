@@ -86,6 +86,8 @@ function checkedLimits(limits: ServerLimits): ServerLimits {
 export interface RunningServer {
   readonly port: number;
   readonly url: string;
+  /** The address the socket is bound to (127.0.0.1 for localhost, 0.0.0.0 or :: for every interface). */
+  readonly address: string;
   readonly limits: ServerLimits;
   /**
    * Stops accepting; closes connections with no request on them; answers in flight finish
@@ -284,6 +286,7 @@ export function listen(app: Hono<AppEnv>, port: number, hostname?: string, limit
       resolve({
         port: address.port,
         url: `http://${host}:${address.port}`,
+        address: address.address,
         limits: settings,
         close: (graceMs = 5000) => (stopping ??= stop(graceMs)),
       });

@@ -66,6 +66,11 @@ describe('serve', () => {
     expect(server.banner).toMatch(/listening on http:\/\/0\.0\.0\.0:\d+ \(every interface\)/);
   });
 
+  it('HOST=localhost: the banner prints the address localhost resolved to and was bound, not the name', async () => {
+    const server = await serve({ HOST: 'localhost' });
+    expect(server.banner).toMatch(/^payreq-sandbox listening on http:\/\/(127\.0\.0\.1|\[::1\]):\d+ {2}\(store: file /);
+  });
+
   it('logs one JSON line per request with its pattern, status, latency, payee and id; never a key, salt or sign', async () => {
     const server = await serve();
     const enrolled = await post(server.url, '/sandbox/v1/merchants', { name: 'Log Shop', require_signature: true });
