@@ -129,3 +129,20 @@ describe('journal masking of long bodies', () => {
     expect(entry.request_body as string).toContain('"sign":"***bbbb"');
   });
 });
+
+describe('with SANDBOX_JOURNAL=off', () => {
+  it('the journal and the readiness report say that nothing is recorded', async () => {
+    const sandbox = await memorySandbox({ config: { journal: false } });
+    try {
+      await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', createBody()));
+      const journal = (await (await sandbox.fetch(jsonRequest('GET', '/sandbox/v1/requests'))).json()) as { description: string; requests: unknown[] };
+      expect(journal.requests).toEqual([]);
+      expect(journal.description).toMatch(/journal is off on this sandbox \(SANDBOX_JOURNAL=off\)/);
+      const report = (await (await sandbox.fetch(jsonRequest('GET', '/sandbox/v1/readiness'))).json()) as { description: string; ready: boolean };
+      expect(report.ready).toBe(false);
+      expect(report.description).toMatch(/SANDBOX_JOURNAL=off.*not tried/);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});

@@ -34,7 +34,8 @@ export const list: RouteHandler<typeof routes.list, AppEnv> = async (c) => {
     ...(query.path ? { path: query.path } : {}),
     ...(query.status ? { status: query.status } : {}),
   });
-  return ok(c, `${entries.length} journaled request${entries.length === 1 ? '' : 's'}, newest first.`, { requests: entries.map(entryView) });
+  const off = c.get('services').journal.enabled ? '' : ' The journal is off on this sandbox (SANDBOX_JOURNAL=off): no request is recorded.';
+  return ok(c, `${entries.length} journaled request${entries.length === 1 ? '' : 's'}, newest first.${off}`, { requests: entries.map(entryView) });
 };
 
 export const clear: RouteHandler<typeof routes.clear, AppEnv> = async (c) => {
