@@ -126,6 +126,36 @@ function isLineBreak(c: number): boolean {
   return c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029;
 }
 
+/**
+ * Where faults apply: the public API, under both of its prefixes (SPEC 2, SPEC 8). Control
+ * routes, pages and health are never faulted (http/app.ts mounts the faults middleware on the
+ * public prefixes only).
+ */
+export const FAULTED_PATH_PREFIXES = ['/openapi/v1/', '/v1/'] as const;
+
+/** True when `path` is one faults apply to (the Sandbox-Fault header and rules alike). */
+export function faultsApplyTo(path: string): boolean {
+  return FAULTED_PATH_PREFIXES.some((prefix) => path.startsWith(prefix));
+}
+
+/**
+ * True when some path starting with `prefix` matches `glob`: the glob's characters before its
+ * first star spell the start of the prefix, or the whole prefix and more.
+ */
+export function globCanMatchUnder(glob: string, prefix: string): boolean {
+  for (let i = 0; i < prefix.length; i++) {
+    if (i === glob.length) return false;
+    if (glob.charCodeAt(i) === STAR) return true;
+    if (glob[i] !== prefix[i]) return false;
+  }
+  return true;
+}
+
+/** True when some request faults apply to can match the rule path `glob`; otherwise the rule would never fire. */
+export function ruleCanFire(glob: string): boolean {
+  return FAULTED_PATH_PREFIXES.some((prefix) => globCanMatchUnder(glob, prefix));
+}
+
 export function ruleMatches(rule: FaultRule, method: string, path: string): boolean {
   if (rule.timesLeft === 0) return false;
   if (rule.match.method !== '*' && rule.match.method !== method) return false;

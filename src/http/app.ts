@@ -18,6 +18,7 @@ import { keyedCatalogueRoutes, openCatalogueRoutes } from './sandbox/catalogue/c
 import { clockRoutes } from './sandbox/clock/clock.index.js';
 import { controlRoutes } from './sandbox/control/control.index.js';
 import { faultRoutes } from './sandbox/faults/faults.index.js';
+import { warnIgnoredFaultHeader } from './sandbox/faults/fault-header.js';
 import { journalRoutes } from './sandbox/journal/journal.index.js';
 import { webhookRoutesDescribed } from './sandbox/webhook.routes.js';
 import { merchantRoutesDescribed, ownMerchantRoutesDescribed } from './sandbox/merchants.routes.js';
@@ -40,6 +41,7 @@ export function createApp(services: Services): Hono<AppEnv> {
     await next();
     await holdUntilWritten(c);
   });
+  app.use('*', warnIgnoredFaultHeader);
 
   bindRoute(app, serviceRoutes.health, serviceHandlers.health(services));
 

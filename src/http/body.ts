@@ -1,17 +1,18 @@
-/** Reading request bodies: size limit, content type, JSON syntax, object shape, schema, unknown fields. */
+/** Reading request bodies: size limit, content type, strict UTF-8, JSON syntax, object shape, schema (unknown fields: unknown-fields.ts). */
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { SandboxError } from '../domain/errors.js';
 import type { FieldError } from '../domain/errors.js';
 import type { AppEnv } from './context.js';
+import { unknownFieldWarnings } from './unknown-fields.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
-async function readLimited(request: Request): Promise<string> {
+async function readLimited(request: Request): Promise<Uint8Array> {
   // Only chunked bodies (no Content-Length) come here; read them with a running count.
   const reader = request.body?.getReader();
-  if (!reader) return '';
+  if (!reader) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
@@ -24,7 +25,7 @@ async function readLimited(request: Request): Promise<string> {
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 function tooLarge(): SandboxError {
@@ -51,10 +52,56 @@ export async function readBodyText(c: Context<AppEnv>): Promise<string> {
   if (!hasBody(c)) return '';
   const length = Number(c.req.header('content-length'));
   if (length > BODY_LIMIT_BYTES) throw tooLarge();
-  const text = Number.isFinite(length) ? await c.req.text() : await readLimited(c.req.raw);
-  if (Buffer.byteLength(text) > BODY_LIMIT_BYTES) throw tooLarge();
+  const bytes = Number.isFinite(length) ? new Uint8Array(await c.req.arrayBuffer()) : await readLimited(c.req.raw);
+  if (bytes.byteLength > BODY_LIMIT_BYTES) throw tooLarge();
+  const text = decodeUtf8(bytes);
   c.set('bodyText', text);
   return text;
+}
+
+/** Strict: a byte that is not UTF-8 is refused, not replaced by U+FFFD (native, and as quick as the lenient decoder). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    const at = firstNonUtf8Byte(bytes);
+    const shown = at < bytes.length ? `byte ${at} (counting from 0) is 0x${bytes[at]!.toString(16).toUpperCase().padStart(2, '0')}` : 'it ends inside a character';
+    throw SandboxError.invalid(
+      `The body is not valid UTF-8: ${shown}, which cannot stand there. Send the JSON as UTF-8 text (any character may also be written as a \\u escape, e.g. "\\u00e9").`,
+    );
+  }
+}
+
+/**
+ * Where the first byte that breaks UTF-8 is (RFC 3629: no overlong forms, no surrogates, nothing
+ * past U+10FFFF); bytes.length when the body ends inside a character. Run only on a refused body.
+ */
+export function firstNonUtf8Byte(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const lead = bytes[i]!;
+    if (lead < 0x80) {
+      i++;
+      continue;
+    }
+    // The continuation bytes that follow this lead, and the range allowed for the first of them.
+    let count: number;
+    let low = 0x80;
+    let high = 0xbf;
+    if (lead >= 0xc2 && lead <= 0xdf) count = 1;
+    else if (lead >= 0xe0 && lead <= 0xef) [count, low, high] = [2, lead === 0xe0 ? 0xa0 : 0x80, lead === 0xed ? 0x9f : 0xbf];
+    else if (lead >= 0xf0 && lead <= 0xf4) [count, low, high] = [3, lead === 0xf0 ? 0x90 : 0x80, lead === 0xf4 ? 0x8f : 0xbf];
+    else return i;
+    for (let k = 1; k <= count; k++) {
+      if (i + k >= bytes.length) return bytes.length;
+      const next = bytes[i + k]!;
+      if (next < (k === 1 ? low : 0x80) || next > (k === 1 ? high : 0xbf)) return i + k;
+    }
+    i += count + 1;
+  }
+  return bytes.length;
 }
 
 /**
@@ -109,41 +156,13 @@ function nestsDeeperThan(value: object, limit: number): boolean {
   return false;
 }
 
-const DID_YOU_MEAN: Readonly<Record<string, string>> = {
-  currency: 'currency_code',
-  amount_value: 'amount',
-  merchant_ref: 'merchant_ref_no',
-  reference: 'merchant_ref_no',
-  payee_id: 'payee',
-  payer_id: 'payer',
-  producttype: 'product_type',
-  productType: 'product_type',
-  merchantRefNo: 'merchant_ref_no',
-  currencyCode: 'currency_code',
-  signType: 'sign_type',
-  signature: 'sign',
-};
-
-/** The field names of each schema, worked out once rather than on every request. */
-const knownFields = new WeakMap<z.ZodObject, ReadonlySet<string>>();
-
-function fieldsOf(schema: z.ZodObject): ReadonlySet<string> {
-  let fields = knownFields.get(schema);
-  if (!fields) knownFields.set(schema, (fields = new Set(Object.keys(schema.shape))));
-  return fields;
-}
-
-/** Validates `body` with `schema`; unknown fields are accepted but named in Sandbox-Warning. */
+/**
+ * Validates `body` with `schema`; unknown fields, at any level the schema describes, are
+ * accepted but named in Sandbox-Warning (with a "did you mean" for a near miss).
+ */
 export function validate<S extends z.ZodObject>(c: Context<AppEnv>, schema: S, body: Record<string, unknown>): z.output<S> {
-  const known = fieldsOf(schema);
-  const unknown = Object.keys(body).filter((k) => !known.has(k));
-  if (unknown.length > 0) {
-    const warnings = c.get('warnings');
-    for (const name of unknown.slice(0, 10)) {
-      const hint = DID_YOU_MEAN[name];
-      warnings.push(`unknown field ${JSON.stringify(name.slice(0, 64))} ignored${hint ? ` (did you mean "${hint}"?)` : ''}`);
-    }
-  }
+  const unknown = unknownFieldWarnings(schema, body);
+  if (unknown.length > 0) c.get('warnings').push(...unknown);
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const errors: FieldError[] = result.error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', message: issue.message }));

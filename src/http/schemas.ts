@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { CURRENCY_CODES } from '../domain/currencies.js';
-import { FAULT_SYNTAX } from '../domain/faults.js';
+import { FAULT_SYNTAX, ruleCanFire } from '../domain/faults.js';
 import { MAX_AMOUNT_MINOR, toMinorUnits } from '../domain/money.js';
 import { MAX_WEBHOOK_DELAY_SECONDS, WEBHOOK_EVENT_TYPES } from '../domain/webhook-drills.js';
 
@@ -168,7 +168,13 @@ export const faultRuleSchema = z.object({
         .string({ error: typeError('match.method', 'an HTTP method such as POST, or "*"', false) })
         .regex(/^(\*|[A-Za-z]+)$/, 'match.method must be an HTTP method such as POST, or "*"')
         .default('*'),
-      path: text('match.path', 1, 256, true).regex(/^[\x21-\x7e]+$/, 'match.path must be a path such as /openapi/v1/payments/payment, with * as a wildcard'),
+      path: text('match.path', 1, 256, true)
+        .regex(/^[\x21-\x7e]+$/, { error: 'match.path must be a path such as /openapi/v1/payments/payment, with * as a wildcard', abort: true })
+        .refine(ruleCanFire, {
+          error: (issue) =>
+            `match.path ${sent(issue.input)} can never match: fault rules apply to the public API paths only (/openapi/v1/..., /v1/...), ` +
+            'not to control routes, pages or health; use a public path such as /openapi/v1/payments/payment, or a glob that can match one (*/payments/payment/*/cancel)',
+        }),
     },
     { error: typeError('match', 'an object {method, path}', true) },
   ),

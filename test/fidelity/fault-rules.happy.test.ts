@@ -54,9 +54,9 @@ describe('fault rules', () => {
   });
 
   it('rules survive as part of the merchant and are listed with their counters', async () => {
-    const id = await addRule({ match: { method: 'post', path: '/x' }, fault: 'latency=10' });
+    const id = await addRule({ match: { method: 'post', path: '/v1/x' }, fault: 'latency=10' });
     const list = (await (await sandbox.fetch(jsonRequest('GET', '/sandbox/v1/faults'))).json()) as { rules: Record<string, unknown>[] };
-    expect(list.rules).toEqual([{ id, match: { method: 'POST', path: '/x' }, fault: 'latency=10', probability: 1, times_left: null, seed: 42, matched: 0, fired: 0 }]);
+    expect(list.rules).toEqual([{ id, match: { method: 'POST', path: '/v1/x' }, fault: 'latency=10', probability: 1, times_left: null, seed: 42, matched: 0, fired: 0 }]);
     const del = await sandbox.fetch(jsonRequest('DELETE', `/sandbox/v1/faults/${id}`));
     expect(await del.json()).toMatchObject({ code: 200, deleted: 1 });
   });

@@ -26,12 +26,12 @@ describe('bad faults are 400 and change nothing', () => {
     ['no match', { fault: 'error=500' }],
     ['match not an object', { match: 'POST /x', fault: 'error=500' }],
     ['no path', { match: { method: 'POST' }, fault: 'error=500' }],
-    ['bad method', { match: { method: 'PO ST', path: '/x' }, fault: 'error=500' }],
-    ['unknown fault', { match: { path: '/x' }, fault: 'meteor' }],
-    ['probability above 1', { match: { path: '/x' }, fault: 'drop', probability: 1.5 }],
-    ['times 0', { match: { path: '/x' }, fault: 'drop', times: 0 }],
-    ['times fractional', { match: { path: '/x' }, fault: 'drop', times: 1.5 }],
-    ['string probability', { match: { path: '/x' }, fault: 'drop', probability: '0.5' }],
+    ['bad method', { match: { method: 'PO ST', path: '/openapi/v1/x' }, fault: 'error=500' }],
+    ['unknown fault', { match: { path: '/openapi/v1/x' }, fault: 'meteor' }],
+    ['probability above 1', { match: { path: '/openapi/v1/x' }, fault: 'drop', probability: 1.5 }],
+    ['times 0', { match: { path: '/openapi/v1/x' }, fault: 'drop', times: 0 }],
+    ['times fractional', { match: { path: '/openapi/v1/x' }, fault: 'drop', times: 1.5 }],
+    ['string probability', { match: { path: '/openapi/v1/x' }, fault: 'drop', probability: '0.5' }],
   ];
   for (const [name, rule] of badRules) {
     it(`fault rule with ${name}`, async () => {

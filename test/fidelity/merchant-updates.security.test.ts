@@ -35,7 +35,7 @@ describe('changes to one merchant record never overwrite each other', () => {
     const slow = slowJsonRequest('/sandbox/v1/clock/advance', JSON.stringify({ seconds: 100 }));
     const pending = sandbox.fetch(slow.request);
     await new Promise((r) => setTimeout(r, 20));
-    expect((await sandbox.fetch(jsonRequest('POST', '/sandbox/v1/faults', { match: { path: '/nothing' }, fault: 'latency=1' }))).status).toBe(200);
+    expect((await sandbox.fetch(jsonRequest('POST', '/sandbox/v1/faults', { match: { path: '/v1/nothing' }, fault: 'latency=1' }))).status).toBe(200);
     expect((await sandbox.fetch(jsonRequest('PUT', '/sandbox/v1/webhook', { url: 'http://127.0.0.1:9/hooks' }))).status).toBe(200);
     expect((await sandbox.fetch(jsonRequest('POST', '/sandbox/v1/clock/advance', { seconds: 100 }))).status).toBe(200);
     slow.release();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Amount, AMOUNT_MARK, toJsonText } from '../../src/http/json-text.js';
+import { Amount, AMOUNT_MARK, RAW_JSON_MARK, RawJson, toJsonText } from '../../src/http/json-text.js';
 
 describe('toJsonText: the JSON writer of every answer', () => {
   it('writes each Amount as a bare number with exactly two decimals, wherever it is', () => {
@@ -30,5 +30,31 @@ describe('toJsonText: the JSON writer of every answer', () => {
     const amount = new Amount(60);
     expect(String(amount)).toBe('0.60');
     expect(amount.minor).toBe(60);
+  });
+});
+
+describe('RawJson: JSON text embedded as it was written', () => {
+  const sent = '{"amount":100.00,"fee":[{"amount":0.60}],"note":"a \\"quoted\\" word"}';
+
+  it('is embedded byte for byte, beside Amounts, in objects and arrays', () => {
+    const text = toJsonText({ a: new Amount(1050), body: new RawJson(sent), list: [new RawJson('[1.10,2]'), new RawJson('0.50')] });
+    expect(text).toBe(`{"a":10.50,"body":${sent},"list":[[1.10,2],0.50]}`);
+    expect(JSON.parse(text)).toEqual({ a: 10.5, body: JSON.parse(sent), list: [[1.1, 2], 0.5] });
+  });
+
+  it('embedded text is not scanned again: markers inside it stay as they are', () => {
+    const inside = JSON.stringify({ m: `${AMOUNT_MARK}1.00`, r: `${RAW_JSON_MARK}0` });
+    expect(toJsonText({ x: new RawJson(inside), y: new RawJson('1') })).toBe(`{"x":${inside},"y":1}`);
+  });
+
+  it('a plain JSON.stringify writes the parsed value, and the next toJsonText call starts afresh', () => {
+    expect(JSON.stringify({ body: new RawJson(sent) })).toBe(JSON.stringify({ body: JSON.parse(sent) }));
+    expect(toJsonText({ body: new RawJson('{"amount":1.00}') })).toBe('{"body":{"amount":1.00}}');
+    expect(JSON.stringify(new RawJson('2.50'))).toBe('2.5');
+  });
+
+  it('a text that looks like a marked RawJson is left alone', () => {
+    const guesses = { guess: 'json-000000000000000000000000:0', prefix: `${RAW_JSON_MARK}x` };
+    expect(JSON.parse(toJsonText(guesses))).toEqual(guesses);
   });
 });

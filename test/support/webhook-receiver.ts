@@ -6,6 +6,8 @@ import type { AddressInfo } from 'node:net';
 export interface Received {
   headers: Record<string, string | string[] | undefined>;
   body: Record<string, unknown>;
+  /** The body as sent, byte for byte (as UTF-8 text). */
+  text: string;
 }
 
 /** Answers the statuses queued in `replies`, then 200; keeps every request it got. */
@@ -13,10 +15,11 @@ export async function receiver(): Promise<{ url: string; received: Received[]; r
   const received: Received[] = [];
   const replies: number[] = [];
   const server: Server = createServer((req, res) => {
-    let text = '';
-    req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      received.push({ headers: req.headers, body: JSON.parse(text) as Record<string, unknown> });
+      const text = Buffer.concat(chunks).toString('utf8');
+      received.push({ headers: req.headers, body: JSON.parse(text) as Record<string, unknown>, text });
       res.statusCode = replies.shift() ?? 200;
       res.end('ok');
     });

@@ -48,7 +48,7 @@ describe('DELETE /sandbox/v1/merchant', () => {
     await createPayment(sandbox, { payee }, { key });
     const idempotent = await call(sandbox, 'POST', '/openapi/v1/payments/payment', { key, body: createBody({ payee, merchant_ref_no: 'once-only' }), headers: { 'Idempotency-Key': 'op-1' } });
     expectEnvelope(idempotent, 200);
-    expectEnvelope(await call(sandbox, 'POST', '/sandbox/v1/faults', { key, body: { match: { method: 'GET', path: '/sandbox/v1/clock' }, fault: 'latency=1' } }), 200);
+    expectEnvelope(await call(sandbox, 'POST', '/sandbox/v1/faults', { key, body: { match: { method: 'GET', path: '/v1/never-called' }, fault: 'latency=1' } }), 200);
     expectEnvelope(await call(sandbox, 'POST', '/sandbox/v1/clock/advance', { key, body: { seconds: 3600 } }), 200);
     const deliveries = (await call(sandbox, 'GET', '/sandbox/v1/webhook/deliveries?limit=100', { key })).body.deliveries.length as number;
     expect(deliveries).toBeGreaterThan(0);

@@ -35,7 +35,7 @@ describe('DELETE /sandbox/v1/merchant and other merchants', () => {
     const other = await sandbox.control.enroll({ name: 'Leaving Shop' });
     await createPayment(sandbox, { payee: other.payeeId }, { key: other.apiKey });
     const kept = await createPayment(sandbox);
-    expectEnvelope(await call(sandbox, 'POST', '/sandbox/v1/faults', { body: { match: { method: 'GET', path: '/sandbox/v1/clock' }, fault: 'latency=1' } }), 200);
+    expectEnvelope(await call(sandbox, 'POST', '/sandbox/v1/faults', { body: { match: { method: 'GET', path: '/v1/never-called' }, fault: 'latency=1' } }), 200);
     expectEnvelope(await call(sandbox, 'POST', '/sandbox/v1/clock/advance', { body: { seconds: 90 } }), 200);
     const before = await seenBy(sandbox, DEMO_KEY);
 

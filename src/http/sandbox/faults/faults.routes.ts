@@ -31,6 +31,9 @@ export const add = defineRoute({
   method: 'post',
   path: '/faults',
   summary: 'Add a fault rule: matching public requests get the fault (seeded draws)',
+  description:
+    'Rules apply to the public API only: match.path is a full path under /openapi/v1/ or /v1/, with * matching any run of characters ' +
+    '(/ included). A path no public request can match (a control route such as /sandbox/v1/payments, or /x) is a 400: the rule would never fire.',
   tag,
   access: 'key',
   request: { headers: { 'Idempotency-Key': requestHeaders.idempotencyKey }, body: { schema: faultRuleSchema, required: true } },
