@@ -61,8 +61,17 @@ export interface AnsweredRequest {
   readonly idempotencyKey: string | null;
   readonly requestBody: string | null;
   readonly responseBody: string | null;
-  /** The payment_status a status read answered, when the handler said so (then its answer is not parsed). */
-  readonly answeredStatus?: string | null;
+  /** What the handler said of a clean 200 (a create, a status read): then neither body is parsed. */
+  readonly answered?: AnsweredFacts | null;
+}
+
+/** The facts a handler hands the evidence so that the hot paths (create, status polling) parse nothing. */
+export interface AnsweredFacts {
+  readonly paymentId?: string;
+  readonly paymentStatus?: string;
+  readonly merchantRefNo?: string;
+  readonly amount?: number;
+  readonly signed?: boolean;
 }
 
 export interface SeenDelivery {
@@ -92,12 +101,11 @@ const createdId = (r: SeenRequest) => (isCreate(r) && r.status === 200 && r.paym
 /** What the checks read of a request: its bodies are parsed only where a check looks into them. */
 export function seenRequestOf(r: AnsweredRequest): SeenRequest {
   const create = isCreate(r);
-  const sent = create || r.status === 402 ? objectOf(r.requestBody) : null;
-  const statusRead = r.status === 200 && r.method === 'GET' ? STATUS_READ.exec(r.path) : null;
-  // A polling loop is the hot path: its status comes from the handler, its id from the path.
-  const known = statusRead && r.answeredStatus ? { payment_id: decodeURIComponent(statusRead[1]!), payment_status: r.answeredStatus } : null;
-  const readsAnswer = known === null && (r.status === 402 || r.status === 429 || (r.status === 200 && (create || statusRead !== null)));
-  const answer: Record<string, unknown> | null = known ?? (readsAnswer ? objectOf(r.responseBody) : null);
+  // Creates and status polls are the hot paths: for a clean 200 the handler said what they were.
+  const told = r.status === 200 && r.fault === null ? (r.answered ?? null) : null;
+  const sent = told === null && (create || r.status === 402) ? objectOf(r.requestBody) : null;
+  const readsAnswer = told === null && (r.status === 402 || r.status === 429 || (r.status === 200 && (create || (r.method === 'GET' && STATUS_READ.test(r.path)))));
+  const answer = readsAnswer ? objectOf(r.responseBody) : null;
   return {
     ref: r.ref,
     at: r.at - r.latencyMs,
@@ -108,13 +116,13 @@ export function seenRequestOf(r: AnsweredRequest): SeenRequest {
     status: r.status,
     fault: r.fault,
     idempotencyKey: r.idempotencyKey,
-    merchantRefNo: create && typeof sent?.merchant_ref_no === 'string' ? sent.merchant_ref_no : null,
-    amount: create && typeof sent?.amount === 'number' ? sent.amount : null,
-    signed: create && typeof sent?.sign === 'string',
+    merchantRefNo: !create ? null : told ? (told.merchantRefNo ?? null) : typeof sent?.merchant_ref_no === 'string' ? sent.merchant_ref_no : null,
+    amount: !create ? null : told ? (told.amount ?? null) : typeof sent?.amount === 'number' ? sent.amount : null,
+    signed: create && (told ? told.signed === true : typeof sent?.sign === 'string'),
     // JSON.stringify of the parsed body: the same request sent with other spacing is the same request.
     bodyDigest: r.status === 402 ? createHash('sha256').update(sent === null ? (r.requestBody ?? '') : JSON.stringify(sent)).digest('base64url').slice(0, 16) : null,
-    paymentId: typeof answer?.payment_id === 'string' ? answer.payment_id : null,
-    paymentStatus: typeof answer?.payment_status === 'string' ? answer.payment_status : null,
+    paymentId: told ? (told.paymentId ?? null) : typeof answer?.payment_id === 'string' ? answer.payment_id : null,
+    paymentStatus: told ? (told.paymentStatus ?? null) : typeof answer?.payment_status === 'string' ? answer.payment_status : null,
     retryAfterSeconds: r.status === 429 ? Number(/retry after (\d+) s/.exec(String(answer?.description ?? ''))?.[1] ?? 1) : null,
   };
 }

@@ -1,5 +1,6 @@
 /** What every handler can reach through the Hono context. */
 import type { Merchant } from '../domain/merchant.js';
+import type { AnsweredFacts } from '../domain/readiness.js';
 import type { Services } from '../services/index.js';
 
 export type { Services };
@@ -24,7 +25,7 @@ export interface AppEnv {
     keepCommittedAnswer: (() => Promise<void>) | undefined;
     /** The faults applied to this request, for the journal. */
     fault: string | undefined;
-    /** The status a status read answered: the readiness evidence takes it from here instead of parsing the answer. */
-    answeredStatus: string | undefined;
+    /** What a create or a status read answered: the readiness evidence takes it from here instead of parsing the bodies. */
+    answered: AnsweredFacts | undefined;
   };
 }

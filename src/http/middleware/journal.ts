@@ -34,26 +34,8 @@ export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
     fault: c.get('fault') ?? null,
     idempotencyKey: idempotencyKeyOf(c.req.header('idempotency-key')),
   };
-  // The evidence reads the whole bodies, not the journal's cut of them; written side by side with
-  // the journal entry (the shared store batches both per turn), so a report read next sees it.
-  const evidence = readiness
-    .record(merchant.payeeId, {
-      ref: seen.ref,
-      at: seen.at,
-      latencyMs: seen.latencyMs,
-      method: seen.method,
-      path,
-      alias: seen.alias,
-      status: seen.status,
-      fault: seen.fault,
-      idempotencyKey: seen.idempotencyKey,
-      requestBody,
-      responseBody,
-      answeredStatus: c.get('answeredStatus') ?? null,
-    })
-    .catch(lost('readiness evidence'));
   // The answer stands whatever happens to its journal entry: a change it reports is already made.
-  await journal
+  const entry = journal
     .record(merchant.payeeId, {
       at: seen.at,
       method: seen.method,
@@ -70,6 +52,25 @@ export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
       ...(seen.idempotencyKey === null ? {} : { idempotencyKey: seen.idempotencyKey }),
     })
     .catch(lost('journal entry'));
+  // The evidence reads the whole bodies, not the journal's cut of them; written side by side with
+  // the journal entry (the shared store batches both per turn), so a report read next sees it.
+  const evidence = readiness
+    .record(merchant.payeeId, {
+      ref: seen.ref,
+      at: seen.at,
+      latencyMs: seen.latencyMs,
+      method: seen.method,
+      path,
+      alias: seen.alias,
+      status: seen.status,
+      fault: seen.fault,
+      idempotencyKey: seen.idempotencyKey,
+      requestBody,
+      responseBody,
+      answered: c.get('answered') ?? null,
+    })
+    .catch(lost('readiness evidence'));
+  await entry;
   await evidence;
 });
 

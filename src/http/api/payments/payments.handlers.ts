@@ -46,6 +46,7 @@ export function paymentHandlers(routes: PaymentRoutes): Handlers {
         signType: input.sign_type ?? undefined,
         sign: input.sign ?? undefined,
       });
+      c.set('answered', { paymentId: payment.id, merchantRefNo: input.merchant_ref_no, amount: input.amount, signed: typeof input.sign === 'string' });
       const qrFields = qrData(payment, merchant, baseUrlOf(c));
       if (merchant.settings.inlineQrImage) qrFields.image = await qr.dataUrl(payment.token, qrFields.payload as string);
       const response = ok(c, `Payment created with status ${payment.status} (${STATUS_MEANINGS[payment.status]}); show qr_data to the payer.`, {
@@ -79,7 +80,7 @@ export function paymentHandlers(routes: PaymentRoutes): Handlers {
     async status(c) {
       const merchant = c.get('merchant');
       const p = await c.get('services').payments.get(merchant, c.req.param('payment_id'));
-      c.set('answeredStatus', p.status);
+      c.set('answered', { paymentId: p.id, paymentStatus: p.status });
       const kept = statusTexts.get(p.id);
       if (kept?.payment === p) return sendText(c, Code.OK, kept.text);
       const settled = p.status === 'A' && p.settled ? ' and settled' : '';
