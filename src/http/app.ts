@@ -52,15 +52,17 @@ export function createApp(services: Services): Hono<AppEnv> {
   });
 
   const authenticate = requireApiKey(servesMethod);
+  // The key is claimed before any fault runs: a repeat during an injected latency is "in progress".
+  const idempotent = idempotentPosts(servesMethod);
 
   const api = publicApi(services.config.productTypes);
   for (const prefix of PUBLIC_PREFIXES) {
-    app.use(`${prefix}/*`, authenticate, journalRequests, limitRate, injectFaults, idempotentPosts);
+    app.use(`${prefix}/*`, authenticate, journalRequests, limitRate, idempotent, injectFaults);
     app.route(prefix, api);
   }
 
   const keyed = new Hono<AppEnv>();
-  keyed.use('*', authenticate, journalRequests, limitRate, idempotentPosts);
+  keyed.use('*', authenticate, journalRequests, limitRate, idempotent);
   keyed.route('/', controlRoutes());
   keyed.route('/', clockRoutes());
   keyed.route('/', keyedCatalogueRoutes());

@@ -34,11 +34,26 @@ function socketOf(c: Context<AppEnv>): Socket | undefined {
   return env?.incoming?.socket;
 }
 
-export function injectedError(c: Context<AppEnv>, status: ResponseCode, committed: boolean): Response {
+function injectedError(c: Context<AppEnv>, status: ResponseCode, committed: boolean): Response {
   const what = committed
     ? 'the change WAS committed; query the payment status to learn the outcome'
     : 'nothing was committed; the request can be retried';
   return send(c, { code: status, description: `Injected fault: this request answers ${status} by a sandbox fault (${what}).` });
+}
+
+/**
+ * `error=`: answers before anything runs. The hook that keeps the answer for the request's
+ * Idempotency-Key is withdrawn, so this answer, whatever its status, is not kept and a retry runs.
+ */
+export function answerBeforeCommit(c: Context<AppEnv>, status: ResponseCode): Response {
+  c.set('keepCommittedAnswer', undefined);
+  return injectedError(c, status, false);
+}
+
+/** `error-after-commit=`: the committed answer is kept for a retry with the same Idempotency-Key, then spoiled. */
+export async function spoilCommittedAnswer(c: Context<AppEnv>, status: ResponseCode): Promise<Response> {
+  await c.get('keepCommittedAnswer')?.();
+  return injectedError(c, status, true);
 }
 
 /** After the change is committed: hold the answer, or close the connection without one. */

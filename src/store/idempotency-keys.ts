@@ -5,6 +5,7 @@
  * the file store in front of its files (file-logs.ts); a shared store keeps them in a table.
  */
 import { createHash } from 'node:crypto';
+import { MAX_LATENCY_MS } from '../domain/faults.js';
 
 export type IdempotencyBegin =
   /** The caller runs the request, then calls `finish` or `forget`. */
@@ -34,8 +35,11 @@ export interface IdempotencyKeys {
 
 /** A day of the merchant's clock. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
-/** How long a claim holds without an answer before a retry may take it over (a crashed instance). */
-export const IDEMPOTENCY_LEASE_MS = 60_000;
+/**
+ * How long a claim holds without an answer before a retry may take it over (a crashed instance):
+ * the claim is taken before an injected latency, so it outlasts the longest one by a minute.
+ */
+export const IDEMPOTENCY_LEASE_MS = MAX_LATENCY_MS + 60_000;
 /** Keys kept per merchant; the oldest go first. */
 export const IDEMPOTENCY_KEYS_PER_MERCHANT = 1_000;
 /** Characters of kept answers per merchant (~bytes: answers are JSON, nearly all ASCII); the oldest go first. */

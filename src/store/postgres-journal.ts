@@ -1,9 +1,7 @@
-/** The request journal and the rate-limit windows of the PostgreSQL store: tables every instance shares. */
+/** The request journal of the PostgreSQL store: a table every instance shares. */
 import type { JournalEntry, JournalFilter, JournalLog, NewJournalEntry } from './journal-log.js';
 import { JOURNAL_CAP, journalEntryMatches } from './journal-log.js';
 import type { Run } from './postgres-connection.js';
-import { secondsLeft } from './rate-windows.js';
-import type { RateWindows } from './rate-windows.js';
 
 /** Trim a merchant's journal to the cap after this many appends of this instance. */
 const JOURNAL_TRIM_EVERY = 50;
@@ -75,25 +73,5 @@ export class PostgresJournalLog implements JournalLog {
         SELECT least(count(*), ${JOURNAL_CAP})::int AS n FROM gone`;
       return row?.n ?? 0;
     });
-  }
-}
-
-export class PostgresRateWindows implements RateWindows {
-  constructor(private readonly store: { run: Run }) {}
-
-  async take(key: string, limit: number, windowMs: number, nowMs: number): Promise<number> {
-    if (limit <= 0) return 0;
-    const window = Math.floor(nowMs / windowMs);
-    // One statement counts the request in the window every instance shares; an instance whose
-    // clock is a little behind counts into the newer window rather than resetting it.
-    const [row] = await this.store.run(
-      (sql) => sql<{ count: number }[]>`
-        INSERT INTO payreq_rate_windows AS w (key, slot, count) VALUES (${key}, ${window}, 1)
-        ON CONFLICT (key) DO UPDATE
-          SET count = CASE WHEN excluded.slot <= w.slot THEN w.count + 1 ELSE 1 END,
-              slot = greatest(w.slot, excluded.slot)
-        RETURNING count`,
-    );
-    return (row?.count ?? 0) > limit ? secondsLeft(windowMs, nowMs) : 0;
   }
 }

@@ -7,7 +7,7 @@
 import type postgres from 'postgres';
 
 /** The schema this code reads and writes; a database with a newer one is refused. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Key of the advisory lock held while migrating ('payreq' in ASCII). */
 const MIGRATION_LOCK = 0x7061797265710000n;
@@ -95,6 +95,16 @@ const MIGRATIONS: readonly string[] = [
     entry      text NOT NULL
   );
   CREATE INDEX payreq_readiness_merchant ON payreq_readiness (payee_id, id);
+  `,
+  // 3: rate limits slide: the stamps of the requests passed within the window, and whether the last
+  // request passed. slot and count (the fixed windows of version 2) stay, unused, for instances of
+  // version 2 still running while one of version 3 starts.
+  `
+  ALTER TABLE payreq_rate_windows
+    ADD COLUMN passed bigint[] NOT NULL DEFAULT '{}',
+    ADD COLUMN admitted boolean NOT NULL DEFAULT true,
+    ALTER COLUMN slot SET DEFAULT 0,
+    ALTER COLUMN count SET DEFAULT 0;
   `,
 ];
 

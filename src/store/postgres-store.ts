@@ -8,7 +8,7 @@
  *   N racing transitions on N instances exactly one wins.
  * - Merchants: a change reads the row FOR UPDATE in a transaction, so concurrent changes from
  *   several instances (fault rules, webhook URL, clock) never overwrite each other.
- * - Journal and rate-limit windows: tables, shared by every instance.
+ * - Journal and rate-limit windows (a sliding log per key): tables, shared by every instance.
  * - Unreachable database: every call throws StoreUnavailableError (the HTTP layer answers 503)
  *   until the database answers again (postgres-connection.ts).
  */
@@ -22,7 +22,8 @@ import type { Delivery } from './delivery-log.js';
 import type { JournalLog } from './journal-log.js';
 import { PostgresDeliveryLog } from './postgres-deliveries.js';
 import { PostgresIdempotencyKeys } from './postgres-idempotency.js';
-import { PostgresJournalLog, PostgresRateWindows } from './postgres-journal.js';
+import { PostgresJournalLog } from './postgres-journal.js';
+import { PostgresRateWindows } from './postgres-rate-windows.js';
 import { PostgresReadinessLog } from './postgres-readiness.js';
 import { migrate } from './postgres-schema.js';
 import type { RateWindows } from './rate-windows.js';

@@ -1,31 +1,74 @@
-/** Requests counted per key (a merchant, a client address) in fixed windows of real time. */
+/**
+ * Requests counted per key (a merchant, a client address) in a sliding window of real time: a
+ * request passes when fewer than `limit` requests passed in the `windowMs` before it (a sliding
+ * log). The guarantee is exact: no span of `windowMs` ever holds more than `limit` passed
+ * requests, whatever the boundaries, and a refused request is told the real wait. The price is
+ * one time stamp per request passed within the window, at most `limit` per key: small for the
+ * limits a sandbox rehearses (a few requests a second, 10 enrolments a minute).
+ */
 export interface RateWindows {
   /**
-   * Counts a request under `key` in the window of `windowMs` that holds `nowMs`; answers the whole
-   * seconds to wait when this one is over `limit`, else 0. A limit of 0 or less counts nothing.
+   * Counts a request under `key` at `nowMs` when fewer than `limit` passed in the `windowMs`
+   * before it (those at `nowMs - windowMs` or earlier have left), and answers 0; else counts
+   * nothing and answers the whole seconds (at least 1) until one would pass. A limit of 0 or
+   * less counts nothing.
    */
   take(key: string, limit: number, windowMs: number, nowMs: number): Promise<number>;
 }
 
-/** Whole seconds from `nowMs` to the end of its window (at least 1). */
-export function secondsLeft(windowMs: number, nowMs: number): number {
-  return Math.max(1, Math.ceil((windowMs - (nowMs % windowMs)) / 1000));
+/**
+ * Whole seconds (at least 1) until a request passed at `oldestMs` leaves the window: a retry
+ * after that many seconds passes (unless others took the room), one a second earlier does not.
+ */
+export function secondsUntilLeaves(oldestMs: number, windowMs: number, nowMs: number): number {
+  return Math.max(1, Math.ceil((oldestMs + windowMs - nowMs) / 1000));
+}
+
+/** Keys whose requests have all left their window are dropped after this many takes. */
+const SWEEP_EVERY = 10_000;
+
+/** The stamps of one key's passed requests, oldest first; those before `head` have left. */
+interface PassedLog {
+  readonly windowMs: number;
+  stamps: number[];
+  head: number;
 }
 
 /** The windows of one process. */
 export class MemoryRateWindows implements RateWindows {
-  private readonly windows = new Map<string, { window: number; count: number }>();
+  private readonly logs = new Map<string, PassedLog>();
+  private takes = 0;
 
   async take(key: string, limit: number, windowMs: number, nowMs: number): Promise<number> {
     if (limit <= 0) return 0;
-    const window = Math.floor(nowMs / windowMs);
-    const current = this.windows.get(key);
-    if (!current || current.window !== window) {
-      // One entry per key: a new window replaces the old one, so the map holds keys seen, not windows.
-      this.windows.set(key, { window, count: 1 });
-      return 0;
+    if (++this.takes % SWEEP_EVERY === 0) this.sweep(nowMs);
+    let log = this.logs.get(key);
+    if (!log || log.windowMs !== windowMs) this.logs.set(key, (log = { windowMs, stamps: [], head: 0 }));
+    const { stamps } = log;
+    while (log.head < stamps.length && stamps[log.head]! <= nowMs - windowMs) log.head++;
+    if (log.head > 64 && log.head * 2 > stamps.length) {
+      stamps.splice(0, log.head);
+      log.head = 0;
     }
-    current.count++;
-    return current.count > limit ? secondsLeft(windowMs, nowMs) : 0;
+    const inside = stamps.length - log.head;
+    // Only the newest `limit` count: the one of them that leaves first makes room.
+    if (inside >= limit) return secondsUntilLeaves(stamps[stamps.length - limit]!, windowMs, nowMs);
+    insertInOrder(stamps, nowMs);
+    return 0;
   }
+
+  /** Drops the keys whose passed requests have all left their window (a client address seen once stays no longer). */
+  private sweep(nowMs: number): void {
+    for (const [key, log] of this.logs) {
+      const newest = log.stamps[log.stamps.length - 1];
+      if (newest === undefined || newest <= nowMs - log.windowMs) this.logs.delete(key);
+    }
+  }
+}
+
+/** Appends `stamp`, or inserts it in order when the clock stepped back. */
+function insertInOrder(stamps: number[], stamp: number): void {
+  let at = stamps.length;
+  while (at > 0 && stamps[at - 1]! > stamp) at--;
+  stamps.splice(at, 0, stamp);
 }

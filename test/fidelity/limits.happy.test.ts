@@ -18,7 +18,7 @@ describe('per-merchant rate limit', () => {
     const headers = { 'Service-Api-Key': key };
     const statuses: number[] = [];
     let limited: Response | undefined;
-    // Fixed one-second windows: within 6 quick requests at least one lands over the limit.
+    // A sliding second: of 6 requests at one moment, 2 pass and the others are over the limit.
     for (let i = 0; i < 6; i++) {
       const res = await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', createBody({ payee, merchant_ref_no: `rl-${i}` }), headers));
       statuses.push(res.status);
@@ -34,6 +34,31 @@ describe('per-merchant rate limit', () => {
     now += 1000;
     const list = await sandbox.fetch(jsonRequest('GET', '/sandbox/v1/payments?limit=100', undefined, headers));
     expect(((await list.json()) as { total: number }).total).toBe(statuses.filter((s) => s === 200).length);
+  });
+
+  it('the second slides: two requests late in one second leave no room early in the next, and room a second after them', async () => {
+    const enrolled = await sandbox.fetch(jsonRequest('POST', '/sandbox/v1/merchants', { rate_limit_per_second: 2 }));
+    const headers = { 'Service-Api-Key': ((await enrolled.json()) as { api_key: string }).api_key };
+    const clock = () => sandbox.fetch(jsonRequest('GET', '/sandbox/v1/clock', undefined, headers));
+    const second = Math.ceil(now / 1000) * 1000 + 5_000;
+    now = second + 900;
+    expect((await clock()).status).toBe(200);
+    now = second + 950;
+    expect((await clock()).status).toBe(200);
+    // A fixed window would start afresh at the boundary; a sliding one still holds both.
+    now = second + 1_100;
+    const limited = await clock();
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('Retry-After')).toBe('1');
+    now = second + 1_899;
+    expect((await clock()).status).toBe(429);
+    now = second + 1_900;
+    expect((await clock()).status).toBe(200);
+    // Over any second, never more than 2: the one at +950 still holds room with this one.
+    now = second + 1_949;
+    expect((await clock()).status).toBe(429);
+    now = second + 1_950;
+    expect((await clock()).status).toBe(200);
   });
 
   it('a merchant without a limit is never limited', async () => {

@@ -46,3 +46,39 @@ describe('Idempotency-Key refusals', () => {
     expect(await count()).toBe(0);
   });
 });
+
+describe('Idempotency-Key on requests no route serves', () => {
+  const each = sandboxPerTest();
+
+  it('an unknown path answers 404 every time: the key is not used up by it', async () => {
+    for (let i = 0; i < 2; i++) {
+      const answer = await call(each.sandbox, 'POST', '/sandbox/v1/nothing', { body: {}, headers: { 'Idempotency-Key': 'u1' } });
+      expectEnvelope(answer, 404);
+      expect(answer.body.description).toMatch(/^No route POST \/sandbox\/v1\/nothing/);
+      expect(answer.headers.get('idempotent-replayed')).toBeNull();
+    }
+  });
+
+  it('a key used on a real route, then sent to a mistyped path, answers 404 "No route", not 400', async () => {
+    const body = createBody();
+    expectEnvelope(await call(each.sandbox, 'POST', '/openapi/v1/payments/payment', { body, headers: { 'Idempotency-Key': 'u2' } }), 200);
+    const typo = await call(each.sandbox, 'POST', '/openapi/v1/payments/paymnet', { body, headers: { 'Idempotency-Key': 'u2' } });
+    expectEnvelope(typo, 404);
+    expect(typo.body.description).toMatch(/^No route POST \/openapi\/v1\/payments\/paymnet/);
+    // The key still belongs to the create: its repeat replays it.
+    const repeat = await call(each.sandbox, 'POST', '/openapi/v1/payments/payment', { body, headers: { 'Idempotency-Key': 'u2' } });
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('a POST to a path that serves only other methods answers 405 every time, and leaves the key free', async () => {
+    const id = (await call(each.sandbox, 'POST', '/openapi/v1/payments/payment', { body: createBody() })).body.payment_id as string;
+    for (let i = 0; i < 2; i++) {
+      const answer = await call(each.sandbox, 'POST', `/openapi/v1/payments/payment/${id}`, { body: {}, headers: { 'Idempotency-Key': 'u3' } });
+      expectEnvelope(answer, 405);
+      expect(answer.headers.get('idempotent-replayed')).toBeNull();
+    }
+    const created = await call(each.sandbox, 'POST', '/openapi/v1/payments/payment', { body: createBody(), headers: { 'Idempotency-Key': 'u3' } });
+    expectEnvelope(created, 200);
+    expect(created.headers.get('idempotent-replayed')).toBeNull();
+  });
+});

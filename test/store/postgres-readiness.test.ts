@@ -56,7 +56,8 @@ describe('PostgreSQL: the readiness evidence', () => {
 
     const instances = await Promise.all([store(url), store(url), store(url)]);
     expect(await instances[0]!.run((sql) => sql`SELECT version FROM payreq_schema`)).toEqual([{ version: SCHEMA_VERSION }]);
-    expect(SCHEMA_VERSION).toBe(2);
+    // Version 2 brought the readiness table; later versions keep it.
+    expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(2);
     expect((await instances[1]!.merchant('M1'))?.payeeId).toBe('M1');
     await instances[2]!.readiness.add('M1', seen(1), null);
     expect((await instances[0]!.readiness.list('M1')).map((e) => e.ref)).toEqual(['req-1']);

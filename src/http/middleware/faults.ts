@@ -1,11 +1,15 @@
-/** Applies the faults of the Sandbox-Fault header and of the merchant's fault rules (public routes). */
+/**
+ * Applies the faults of the Sandbox-Fault header and of the merchant's fault rules (public routes).
+ * Runs inside the Idempotency-Key middleware: a repeat is answered (402, 400 or the replay) before
+ * any fault, and the key is claimed before a latency starts.
+ */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createMiddleware } from 'hono/factory';
 import { describeFault, MAX_LATENCY_MS, parseFaults } from '../../domain/faults.js';
 import type { Fault } from '../../domain/faults.js';
 import type { FaultDraw } from '../../services/fault-rules.js';
 import type { AppEnv } from '../context.js';
-import { applyCommittedFault, injectedError, noteFault } from '../faults.js';
+import { answerBeforeCommit, applyCommittedFault, noteFault, spoilCommittedAnswer } from '../faults.js';
 
 const NO_DRAW: FaultDraw = { faults: [], fired: [] };
 const afterCommit = (f: Fault) => f.kind === 'error-after-commit' || f.kind === 'timeout' || f.kind === 'drop';
@@ -25,14 +29,14 @@ export const injectFaults = createMiddleware<AppEnv>(async (c, next) => {
   const before = faults.find((f) => f.kind === 'error');
   if (before?.kind === 'error') {
     applied.push(before);
-    c.res = injectedError(c, before.status, false);
+    c.res = answerBeforeCommit(c, before.status);
   } else {
     await next();
     // A handler that threw committed nothing: its own error answer stands.
     if (!c.error) {
       for (const fault of faults.filter(afterCommit)) {
         applied.push(fault);
-        if (fault.kind === 'error-after-commit') c.res = injectedError(c, fault.status, true);
+        if (fault.kind === 'error-after-commit') c.res = await spoilCommittedAnswer(c, fault.status);
         else if (fault.kind === 'timeout' || fault.kind === 'drop') c.res = await applyCommittedFault(c, fault.kind);
       }
     }

@@ -1,4 +1,4 @@
-/** The merchant's requests-per-second limit: over it, 429 with Retry-After. */
+/** The merchant's requests-per-second limit, over any second (a sliding window): over it, 429 with Retry-After. */
 import { createMiddleware } from 'hono/factory';
 import { SandboxError } from '../../domain/errors.js';
 import type { AppEnv } from '../context.js';

@@ -48,7 +48,7 @@ export function ownMerchantRoutes(): Hono<AppEnv> {
   return routes;
 }
 
-/** Without an admin token, each client address may enroll a few merchants a minute (SPEC 15). */
+/** Without an admin token, each client address may enroll a few merchants in any minute (a sliding window, SPEC 15). */
 async function limitEnrolment(c: Context<AppEnv>): Promise<void> {
   const { config, store, merchants } = c.get('services');
   if (config.adminToken !== undefined || config.enrollLimitPerMinute <= 0) return;

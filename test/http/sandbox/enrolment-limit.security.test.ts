@@ -1,12 +1,10 @@
 /** SPEC 15: enrolment without an admin token is limited per client address, and a forged X-Forwarded-For changes nothing. */
 import { describe, expect, it } from 'vitest';
-import { createSandbox } from '../../../src/index.js';
 import type { SandboxConfig } from '../../../src/index.js';
+import { memorySandbox } from '../../helpers.js';
 
 async function live(config: Partial<SandboxConfig>) {
-  // The windows are whole minutes of real time: do not start a burst at the very end of one.
-  if (Date.now() % 60_000 > 58_000) await new Promise((r) => setTimeout(r, 2_100));
-  const sandbox = await createSandbox({ store: 'memory', scheduler: false, config });
+  const sandbox = await memorySandbox({ config });
   const server = await sandbox.listen(0, '127.0.0.1');
   const enroll = (headers: Record<string, string> = {}) =>
     fetch(`${server.url}/sandbox/v1/merchants`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: '{}' });
