@@ -46,7 +46,12 @@ export interface SeenRequest {
   readonly paymentStatus: string | null;
   /** Of a 429: the seconds its Retry-After asked for. */
   readonly retryAfterSeconds: number | null;
+  /** A 402 that said the same Idempotency-Key is still in progress: a retry SPEC 16 asks for, not a refusal. */
+  readonly inProgress?: boolean;
 }
+
+/** The words of the 402 that answers a repeat of a keyed request still running (http/middleware/idempotency.ts). */
+export const STILL_IN_PROGRESS = 'is still in progress: retry later';
 
 /** A request as the journal records it, bodies as text; `at` is when it was answered. */
 export interface AnsweredRequest {
@@ -123,6 +128,7 @@ export function seenRequestOf(r: AnsweredRequest): SeenRequest {
     bodyDigest: r.status === 402 ? createHash('sha256').update(sent === null ? (r.requestBody ?? '') : JSON.stringify(sent)).digest('base64url').slice(0, 16) : null,
     paymentId: told ? (told.paymentId ?? null) : typeof answer?.payment_id === 'string' ? answer.payment_id : null,
     paymentStatus: told ? (told.paymentStatus ?? null) : typeof answer?.payment_status === 'string' ? answer.payment_status : null,
+    ...(r.status === 402 && r.idempotencyKey !== null && String(answer?.description ?? '').includes(STILL_IN_PROGRESS) ? { inProgress: true } : {}),
     retryAfterSeconds: r.status === 429 ? Number(/retry after (\d+) s/.exec(String(answer?.description ?? ''))?.[1] ?? 1) : null,
   };
 }
@@ -276,7 +282,8 @@ function interruptedCreate(requests: readonly SeenRequest[], byRef: ReadonlyMap<
 /** A refused transition (402) is not retried more than twice with the same request. */
 function refusedTransition(requests: readonly SeenRequest[]): ReadinessCheck {
   // The duplicate merchant_ref_no 402 of a recovering create carries payment_id: it is not a refusal to learn from.
-  const refused = requests.filter((r) => r.status === 402 && r.paymentId === null);
+  // Nor is the 402 of a keyed retry sent while the first is still running: SPEC 16 asks for that retry.
+  const refused = requests.filter((r) => r.status === 402 && r.paymentId === null && r.inProgress !== true);
   const counts = new Map<string, SeenRequest[]>();
   for (const r of refused) {
     const key = `${r.method} ${r.path} ${r.bodyDigest}`;

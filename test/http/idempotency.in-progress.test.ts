@@ -40,6 +40,17 @@ describe('Idempotency-Key while the first request is still running', () => {
     expect(await paymentsWithRef(body.merchant_ref_no)).toBe(1);
   });
 
+  it('keyed retries answered "still in progress" do not count against the readiness check refused-transition', async () => {
+    const body = createBody();
+    const first = call(each.sandbox, 'POST', CREATE, { body, headers: withKey({ 'Sandbox-Fault': `latency=${LATENCY_MS}` }) });
+    await sleep(REPEAT_AFTER_MS);
+    for (let i = 0; i < 4; i++) expectEnvelope(await call(each.sandbox, 'POST', CREATE, { body, headers: withKey() }), 402);
+    await first;
+    const report = await call(each.sandbox, 'GET', '/sandbox/v1/readiness');
+    const check = (report.body.checks as { id: string; status: string }[]).find((c) => c.id === 'refused-transition');
+    expect(check?.status).toBe('not_tried');
+  });
+
   it.each(['error=503', 'error=409'])('latency then %s: a repeat during the latency is a 402; the injected error is not kept, so the retry after it runs', async (error) => {
     const body = createBody();
     const first = call(each.sandbox, 'POST', CREATE, { body, headers: withKey({ 'Sandbox-Fault': `latency=${LATENCY_MS}, ${error}` }) });

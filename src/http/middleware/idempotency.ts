@@ -9,6 +9,7 @@
  */
 import { createMiddleware } from 'hono/factory';
 import { SandboxError } from '../../domain/errors.js';
+import { STILL_IN_PROGRESS } from '../../domain/readiness.js';
 import type { ResponseCode } from '../../domain/codes.js';
 import { readBodyText } from '../body.js';
 import type { AppEnv } from '../context.js';
@@ -44,7 +45,7 @@ export function idempotentPosts(isRouted: RouteCheck) {
       );
     }
     if (verdict.kind === 'in_progress') {
-      throw SandboxError.refused(`The request with Idempotency-Key ${JSON.stringify(key)} is still in progress: retry later, and you will get its answer.`);
+      throw SandboxError.refused(`The request with Idempotency-Key ${JSON.stringify(key)} ${STILL_IN_PROGRESS}, and you will get its answer.`);
     }
     if (verdict.kind === 'done') return sendText(c, verdict.code as ResponseCode, verdict.body, { [REPLAYED_HEADER]: 'true' });
 
