@@ -17,6 +17,8 @@ export interface AppEnv {
     responseBody: string | undefined;
     /** Set once the answer has waited for the store's pending write (http/durable.ts). */
     heldUntilWritten: boolean | undefined;
+    /** When the request arrived (performance.now()), for the journal's latency and so its sent time. */
+    startedAt: number | undefined;
     /** Names this request in the Request-Id header, the log line and the journal. */
     requestId: string;
     /** The body's text once read (http/body.ts). */

@@ -11,7 +11,8 @@ import { isDroppedResponse } from '../faults.js';
 export const journalRequests = createMiddleware<AppEnv>(async (c, next) => {
   const { journal, readiness, merchants } = c.get('services');
   if (!journal.enabled || !c.get('merchant')) return next();
-  const started = performance.now();
+  // From the request's arrival (observe), not this layer's turn: a burst sent together arrived together.
+  const started = c.get('startedAt') ?? performance.now();
   const path = c.req.path;
   await next();
   // The journal records what the client gets, which depends on the write of this turn.

@@ -13,6 +13,7 @@ const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
 export const observeRequests = createMiddleware<AppEnv>(async (c, next) => {
   const started = performance.now();
+  c.set('startedAt', started);
   const sent = c.req.header('request-id');
   const requestId = sent !== undefined && CLIENT_REQUEST_ID.test(sent) ? sent : newRequestId();
   c.set('requestId', requestId);
