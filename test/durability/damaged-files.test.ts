@@ -4,29 +4,20 @@
  */
 import { rmSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir, walSegments } from '../support/files.js';
 import { DEMO_KEY, createBody } from '../support/http.js';
-import { killQuietly, startServer } from '../support/processes.js';
+import { serversPerTest, startServer } from '../support/processes.js';
 import type { ServerProcess } from '../support/processes.js';
 
 afterAll(removeTempDirs);
-let running: ServerProcess[] = [];
-afterEach(() => {
-  for (const s of running) killQuietly(s);
-  running = [];
-});
-
-async function start(dataFile: string): Promise<ServerProcess> {
-  const server = await startServer(dataFile);
-  running.push(server);
-  return server;
-}
+const servers = serversPerTest();
+const start = (dataFile: string): Promise<ServerProcess> => servers.start(dataFile);
 
 async function refusedStart(dataFile: string): Promise<string> {
   const error = await startServer(dataFile).then(
     (server) => {
-      running.push(server);
+      servers.track(server);
       return undefined;
     },
     (err: unknown) => err,

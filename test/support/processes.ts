@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
 
 export const CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
@@ -47,4 +48,24 @@ export async function startServer(dataFile: string, env: Record<string, string> 
 /** Stops a server that a failed test left running. */
 export function killQuietly(server: ServerProcess | undefined): void {
   if (server && server.child.exitCode === null && server.child.signalCode === null) server.child.kill('SIGKILL');
+}
+
+/**
+ * Real `serve` processes for one test file: each started one is killed after its test. Call at
+ * the top of a describe or file; it registers the afterEach itself.
+ */
+export function serversPerTest(): {
+  start(dataFile: string, env?: Record<string, string>): Promise<ServerProcess>;
+  track(server: ServerProcess): ServerProcess;
+} {
+  let running: ServerProcess[] = [];
+  afterEach(() => {
+    for (const s of running) killQuietly(s);
+    running = [];
+  });
+  const track = (server: ServerProcess) => {
+    running.push(server);
+    return server;
+  };
+  return { start: async (dataFile, env = {}) => track(await startServer(dataFile, env)), track };
 }
