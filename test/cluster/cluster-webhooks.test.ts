@@ -9,6 +9,7 @@ import { removeTempDirs, tempDir } from '../support/files.js';
 import { killQuietly, startServer } from '../support/processes.js';
 import type { ServerProcess } from '../support/processes.js';
 import { receiver } from '../support/webhook-receiver.js';
+import { until as waitUntil } from '../support/until.js';
 
 const started: ServerProcess[] = [];
 afterEach(() => {
@@ -37,15 +38,7 @@ async function enroll(base: string, settings: Record<string, unknown>): Promise<
   return { key: answer.body.api_key as string, payee: answer.body.payee_id as string };
 }
 
-async function until<T>(check: () => T | undefined | Promise<T | undefined>, what: string, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+const until = <T>(check: () => T | undefined | Promise<T | undefined>, what: string, ms = 15_000) => waitUntil(check, what, ms, 50);
 
 describe('webhooks on a cluster', () => {
   it('20 expiries applied through one instance while both tick send exactly one payment.expired each', async () => {

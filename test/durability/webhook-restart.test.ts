@@ -10,6 +10,7 @@ import { DEMO_KEY, createBody } from '../support/http.js';
 import { killQuietly, startServer } from '../support/processes.js';
 import type { ServerProcess } from '../support/processes.js';
 import { receiver } from '../support/webhook-receiver.js';
+import { until as waitUntil } from '../support/until.js';
 
 afterAll(removeTempDirs);
 let running: ServerProcess[] = [];
@@ -33,15 +34,7 @@ async function call(server: ServerProcess, method: string, route: string, body?:
   return { status: response.status, body: await response.json() };
 }
 
-async function until<T>(check: () => Promise<T | undefined> | T | undefined, what: string, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const until = <T>(check: () => T | undefined | Promise<T | undefined>, what: string, ms = 10_000) => waitUntil(check, what, ms, 20);
 
 interface DeliveryView {
   id: string;

@@ -4,15 +4,8 @@ import type { EnrolledMerchant, Sandbox } from '../../src/index.js';
 import { createBody, jsonRequest, memorySandbox } from '../helpers.js';
 import { receiver } from '../support/webhook-receiver.js';
 import type { Received } from '../support/webhook-receiver.js';
+import { until } from '../support/until.js';
 
-async function until<T>(check: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 300; i++) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** Every amount field of a JSON text, as written (the number's text). */
 function amountsIn(text: string): string[] {

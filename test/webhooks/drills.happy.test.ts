@@ -14,18 +14,9 @@ import { listeningSandbox } from '../support/http.js';
 import { receiver } from '../support/webhook-receiver.js';
 import type { Received } from '../support/webhook-receiver.js';
 import { createBody, jsonRequest, memorySandbox } from '../helpers.js';
+import { until } from '../support/until.js';
 
 type Receiver = Awaited<ReturnType<typeof receiver>>;
-
-async function until<T>(check: () => T | undefined | Promise<T | undefined>, what: string, ms = 5_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -13,6 +13,7 @@ import { MAX_DELIVERIES_IN_FLIGHT, MAX_DELIVERIES_PER_MERCHANT } from '../../src
 import type { Delivery } from '../../src/store/delivery-log.js';
 import { createBody, jsonRequest, memorySandbox } from '../helpers.js';
 import { receiver } from '../support/webhook-receiver.js';
+import { until } from '../support/until.js';
 
 /** A receiver that takes the connection, reads the request and never answers. */
 async function hangingReceiver(): Promise<{ url: string; held: () => number; close(): Promise<void> }> {
@@ -38,16 +39,6 @@ async function hangingReceiver(): Promise<{ url: string; held: () => number; clo
       return new Promise((r) => server.close(() => r()));
     },
   };
-}
-
-async function until<T>(check: () => T | undefined | Promise<T | undefined>, what: string, ms: number): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 interface DeliveryView {

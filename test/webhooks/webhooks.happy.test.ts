@@ -3,15 +3,8 @@ import { signBody } from '../../src/domain/signature.js';
 import type { EnrolledMerchant, Sandbox } from '../../src/index.js';
 import { createBody, jsonRequest, memorySandbox } from '../helpers.js';
 import { receiver } from '../support/webhook-receiver.js';
+import { until } from '../support/until.js';
 
-async function until<T>(check: () => T | undefined | Promise<T | undefined>, what: string): Promise<T> {
-  for (let i = 0; i < 200; i++) {
-    const value = await check();
-    if (value !== undefined) return value;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('webhooks', () => {
   let sandbox: Sandbox;
