@@ -6,6 +6,7 @@
 import { seedOf } from './seeded.js';
 import { SandboxError } from './errors.js';
 import type { ResponseCode } from './codes.js';
+import { isPublicApiPath, PUBLIC_PATH_STARTS } from './public-api.js';
 
 export type Fault =
   | { readonly kind: 'latency'; readonly ms: number }
@@ -127,15 +128,12 @@ function isLineBreak(c: number): boolean {
 }
 
 /**
- * Where faults apply: the public API, under both of its prefixes (SPEC 2, SPEC 8). Control
- * routes, pages and health are never faulted (http/app.ts mounts the faults middleware on the
- * public prefixes only).
+ * True when `path` is one faults apply to (the Sandbox-Fault header and rules alike): the public
+ * API, under both of its prefixes (SPEC 2, SPEC 8). Control routes, pages and health are never
+ * faulted (http/app.ts mounts the faults middleware on the public prefixes only).
  */
-export const FAULTED_PATH_PREFIXES = ['/openapi/v1/', '/v1/'] as const;
-
-/** True when `path` is one faults apply to (the Sandbox-Fault header and rules alike). */
 export function faultsApplyTo(path: string): boolean {
-  return FAULTED_PATH_PREFIXES.some((prefix) => path.startsWith(prefix));
+  return isPublicApiPath(path);
 }
 
 /**
@@ -153,7 +151,7 @@ export function globCanMatchUnder(glob: string, prefix: string): boolean {
 
 /** True when some request faults apply to can match the rule path `glob`; otherwise the rule would never fire. */
 export function ruleCanFire(glob: string): boolean {
-  return FAULTED_PATH_PREFIXES.some((prefix) => globCanMatchUnder(glob, prefix));
+  return PUBLIC_PATH_STARTS.some((start) => globCanMatchUnder(glob, start));
 }
 
 export function ruleMatches(rule: FaultRule, method: string, path: string): boolean {

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Payment, PaymentStatus } from './payment.js';
+import { isPublicApiPath } from './public-api.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'not_tried';
 
@@ -97,7 +98,6 @@ const CREATE = /^\/(?:openapi\/)?v1\/payments\/payment$/;
 const STATUS_READ = /^\/(?:openapi\/)?v1\/payments\/payment\/([^/]+)$/;
 const LOST = /\b(timeout|drop|error-after-commit=\d+)\b/;
 
-const PUBLIC_API = /^\/(?:openapi\/)?v1\//;
 
 const isCreate = (r: { method: string; path: string }) => r.method === 'POST' && CREATE.test(r.path);
 const readOf = (r: SeenRequest) => (r.method === 'GET' && r.status === 200 ? STATUS_READ.exec(r.path)?.[1] : undefined);
@@ -139,7 +139,7 @@ export function seenRequestOf(r: AnsweredRequest): SeenRequest {
  * Retry-After counts too; the caller knows when that is.)
  */
 export function isEvidence(r: SeenRequest): boolean {
-  return PUBLIC_API.test(r.path) || r.status === 402 || r.status === 429 || r.idempotencyKey !== null;
+  return isPublicApiPath(r.path) || r.status === 402 || r.status === 429 || r.idempotencyKey !== null;
 }
 
 /**

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import type { Context } from 'hono';
 import { Code } from '../domain/codes.js';
+import { PUBLIC_PREFIXES } from '../domain/public-api.js';
 import { publicApi } from './api/payments/payments.index.js';
 import type { AppEnv, Services } from './context.js';
 import { send } from './envelope.js';
@@ -28,8 +29,6 @@ import { referenceRoutes } from './reference/reference.index.js';
 import { bindRoute } from './contract/route.js';
 import * as serviceRoutes from './service/service.routes.js';
 import * as serviceHandlers from './service/service.handlers.js';
-
-export const PUBLIC_PREFIXES = ['/openapi/v1', '/v1'] as const;
 
 export function createApp(services: Services): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
