@@ -31,7 +31,7 @@ import type { Payment } from '../domain/payment.js';
 import { MemoryDeliveryLog } from './delivery-log.js';
 import type { Delivery } from './delivery-log.js';
 import { FileDeliveryLog, FileIdempotencyKeys, FileJournalLog, FileReadinessLog } from './file-logs.js';
-import { JOURNAL_CAP, MemoryJournalLog } from './journal-log.js';
+import { MemoryJournalLog } from './journal-log.js';
 import { DataDirProbe, diskProblem } from './data-dir-probe.js';
 import { LogWriter } from './log-writer.js';
 import type { LogCounters } from './log-writer.js';
@@ -40,6 +40,7 @@ import type { StorePart } from './part-file.js';
 import { MemoryRateWindows } from './rate-windows.js';
 import { SnapshotFile } from './snapshot-file.js';
 import type { InsertResult, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
+import { clearMerchantParts, countMerchantParts } from './store.js';
 import { CHECKSUM_KEY, Damage, emptySnapshot, readSnapshot, replaySegment, segmentsToReplay } from './store-files.js';
 import { encodeRecord, SNAPSHOT_FORMAT } from './store-records.js';
 import type { LogRecord, Snapshot } from './store-records.js';
@@ -212,10 +213,8 @@ export class FileStore implements Store {
   async resetMerchant(payeeId: string): Promise<number> {
     this.log.now(encodeRecord({ t: 'reset', payeeId }));
     const erased = this.index.applyReset(payeeId);
-    await this.journal.clear(payeeId);
-    await this.deliveries.clear(payeeId);
-    await this.idempotency.clear(payeeId);
-    await this.readiness.clear(payeeId);
+    // Each part writes its own clear record (the journal and deliveries into the main log).
+    await clearMerchantParts(this, payeeId);
     await this.updateMerchant(payeeId, (m) => [afterReset(m), null] as const);
     return erased;
   }
@@ -231,8 +230,7 @@ export class FileStore implements Store {
    */
   async deleteMerchant(payeeId: string): Promise<MerchantErasure | undefined> {
     if (!(await this.index.merchant(payeeId))) return undefined;
-    const journalEntries = (await this.journal.list(payeeId, { limit: JOURNAL_CAP })).length;
-    const deliveries = (await this.deliveries.list(payeeId, Number.MAX_SAFE_INTEGER)).length;
+    const counted = await countMerchantParts(this, payeeId);
     const reset = await this.resetMerchant(payeeId);
     const late = await this.queues.exclusive(payeeId, async () => {
       this.log.now(encodeRecord({ t: 'merchant-delete', payeeId }));
@@ -242,7 +240,7 @@ export class FileStore implements Store {
       await this.readiness.clear(payeeId);
       return erased;
     });
-    return { payments: reset + late, journalEntries, deliveries };
+    return { payments: reset + late, ...counted };
   }
 
   /** The merchant out of memory, with anything a request in flight added since its reset. */

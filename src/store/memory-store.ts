@@ -9,11 +9,12 @@ import type { Payment } from '../domain/payment.js';
 import { MemoryDeliveryLog } from './delivery-log.js';
 import type { Delivery } from './delivery-log.js';
 import { MemoryIdempotencyKeys } from './idempotency-keys.js';
-import { JOURNAL_CAP, MemoryJournalLog } from './journal-log.js';
+import { MemoryJournalLog } from './journal-log.js';
 import { MemoryIndex, MerchantQueues } from './memory-index.js';
 import { MemoryRateWindows } from './rate-windows.js';
 import { MemoryReadinessLog } from './readiness-log.js';
 import type { InsertResult, MerchantChange, MerchantErasure, Store } from './store.js';
+import { clearMerchantParts, countMerchantParts } from './store.js';
 
 export class MemoryStore extends MemoryIndex implements Store {
   readonly kind = 'memory' as const;
@@ -59,10 +60,7 @@ export class MemoryStore extends MemoryIndex implements Store {
 
   async resetMerchant(payeeId: string): Promise<number> {
     const erased = this.applyReset(payeeId);
-    await this.journal.clear(payeeId);
-    await this.deliveries.clear(payeeId);
-    await this.idempotency.clear(payeeId);
-    await this.readiness.clear(payeeId);
+    await clearMerchantParts(this, payeeId);
     await this.updateMerchant(payeeId, (m) => [afterReset(m), null] as const);
     return erased;
   }
@@ -74,18 +72,14 @@ export class MemoryStore extends MemoryIndex implements Store {
   /** What a reset erases, then the merchant itself, with anything a request in flight added in between. */
   async deleteMerchant(payeeId: string): Promise<MerchantErasure | undefined> {
     if (!(await this.merchant(payeeId))) return undefined;
-    const journalEntries = (await this.journal.list(payeeId, { limit: JOURNAL_CAP })).length;
-    const deliveries = (await this.deliveries.list(payeeId, Number.MAX_SAFE_INTEGER)).length;
+    const counted = await countMerchantParts(this, payeeId);
     const reset = await this.resetMerchant(payeeId);
     const late = await this.queues.exclusive(payeeId, async () => {
       const erased = this.applyMerchantDelete(payeeId);
-      await this.journal.clear(payeeId);
-      await this.deliveries.clear(payeeId);
-      await this.idempotency.clear(payeeId);
-      await this.readiness.clear(payeeId);
+      await clearMerchantParts(this, payeeId);
       return erased;
     });
-    return { payments: reset + late, journalEntries, deliveries };
+    return { payments: reset + late, ...counted };
   }
 
   /** Memory is the store: nothing is ever waiting to be written. */

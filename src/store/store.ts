@@ -7,6 +7,7 @@ import type { Merchant } from '../domain/merchant.js';
 import type { Payment, PaymentStatus } from '../domain/payment.js';
 import type { Delivery, DeliveryLog } from './delivery-log.js';
 import type { IdempotencyKeys } from './idempotency-keys.js';
+import { JOURNAL_CAP } from './journal-log.js';
 import type { JournalLog } from './journal-log.js';
 import type { RateWindows } from './rate-windows.js';
 import type { ReadinessLog } from './readiness-log.js';
@@ -113,4 +114,23 @@ export interface MerchantErasure {
   readonly payments: number;
   readonly journalEntries: number;
   readonly deliveries: number;
+}
+
+/** A merchant's data beside its payments, each kept in a part of the store. */
+type MerchantParts = Pick<Store, 'journal' | 'deliveries' | 'idempotency' | 'readiness'>;
+
+/** Erases what the parts hold of a merchant (a reset of the in-process stores). */
+export async function clearMerchantParts(parts: MerchantParts, payeeId: string): Promise<void> {
+  await parts.journal.clear(payeeId);
+  await parts.deliveries.clear(payeeId);
+  await parts.idempotency.clear(payeeId);
+  await parts.readiness.clear(payeeId);
+}
+
+/** What a deletion reports of the parts, counted before they are erased. */
+export async function countMerchantParts(parts: MerchantParts, payeeId: string): Promise<Omit<MerchantErasure, 'payments'>> {
+  return {
+    journalEntries: (await parts.journal.list(payeeId, { limit: JOURNAL_CAP })).length,
+    deliveries: (await parts.deliveries.list(payeeId, Number.MAX_SAFE_INTEGER)).length,
+  };
 }
