@@ -20,22 +20,26 @@ export interface ReadinessCheck {
   readonly advice: string | null;
 }
 
-/**
- * One request of the integration, as the readiness evidence keeps it (slim, beyond the
- * journal's bound): what the checks read of it and no more. `seenRequestOf` makes one.
- */
-export interface SeenRequest {
+/** What the journal and the evidence both say of a request: who, what, and how it was answered. */
+export interface RequestLine {
   readonly ref: string;
-  /** When it was sent (real ms). */
-  readonly at: number;
-  /** When it was answered (real ms). */
-  readonly answeredAt: number;
   readonly method: string;
   readonly path: string;
   readonly alias: boolean;
   readonly status: number | 'dropped';
   readonly fault: string | null;
   readonly idempotencyKey: string | null;
+}
+
+/**
+ * One request of the integration, as the readiness evidence keeps it (slim, beyond the
+ * journal's bound): what the checks read of it and no more. `seenRequestOf` makes one.
+ */
+export interface SeenRequest extends RequestLine {
+  /** When it was sent (real ms). */
+  readonly at: number;
+  /** When it was answered (real ms). */
+  readonly answeredAt: number;
   /** Of a create's body: its merchant_ref_no and amount, and whether it carried a `sign`. */
   readonly merchantRefNo: string | null;
   readonly amount: number | null;
@@ -55,16 +59,9 @@ export interface SeenRequest {
 export const STILL_IN_PROGRESS = 'is still in progress: retry later';
 
 /** A request as the journal records it, bodies as text; `at` is when it was answered. */
-export interface AnsweredRequest {
-  readonly ref: string;
+export interface AnsweredRequest extends RequestLine {
   readonly at: number;
   readonly latencyMs: number;
-  readonly method: string;
-  readonly path: string;
-  readonly alias: boolean;
-  readonly status: number | 'dropped';
-  readonly fault: string | null;
-  readonly idempotencyKey: string | null;
   readonly requestBody: string | null;
   readonly responseBody: string | null;
   /** What the handler said of a clean 200 (a create, a status read): then neither body is parsed. */
