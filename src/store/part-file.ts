@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { LogWriter } from './log-writer.js';
 import { SnapshotFile } from './snapshot-file.js';
-import { CHECKSUM_KEY, Damage, damagedSnapshot, segmentsToReplay } from './store-files.js';
+import { CHECKSUM_KEY, Damage, damagedSnapshot, replayLines, segmentsToReplay } from './store-files.js';
 import { hasChecksum, hex, kindOf } from './store-records.js';
 
 export const PART_FORMAT = 'payreq-sandbox-part/1';
@@ -183,30 +183,10 @@ export class PartFile<R extends { readonly t: string }, Row> implements StorePar
 
   /** Applies the records of one segment; answers how many, and the segment's bytes. */
   private replaySegment(file: string, written: number, damage: Damage): { records: number; bytes: number } {
-    const bytes = readFileSync(file);
-    let records = 0;
-    let line = 0;
-    for (let start = 0; start < bytes.length; ) {
-      const newline = bytes.indexOf(0x0a, start);
-      const end = newline === -1 ? bytes.length : newline;
-      line++;
-      if (end > start) {
-        const decoded = this.decode(bytes.toString('utf8', start, end));
-        if (typeof decoded !== 'string') {
-          this.content.apply(decoded);
-          records++;
-        } else if (newline === -1 && decoded === TORN) {
-          console.error(`${file} line ${line}: skipped a torn last record (bytes ${start} to ${end}), a write cut short by a crash and never acknowledged`);
-        } else {
-          damage.found(file, `${file} line ${line}`, `${decoded} (at byte ${start})`, 'dropped');
-        }
-      }
-      start = end + 1;
-    }
-    if (bytes.length < written) {
-      damage.found(file, file, `holds ${bytes.length} bytes, but ${written} were written to it and acknowledged (${this.log.endFile}): it was cut after it was written`, `the records from byte ${bytes.length} on are gone`);
-    }
-    return { records, bytes: bytes.length };
+    return replayLines<R>(file, readFileSync(file), { bytes: written, marker: this.log.endFile }, damage, (text) => {
+      const decoded = this.decode(text);
+      return typeof decoded !== 'string' ? { record: decoded } : { problem: decoded, torn: decoded === TORN, lost: 'dropped' };
+    }, (record) => this.content.apply(record));
   }
 
   /** The record of one line, or what is wrong with it. */

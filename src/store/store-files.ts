@@ -168,14 +168,22 @@ function writtenLengths(files: LogFiles): Map<number, number> {
   return new Map();
 }
 
+/** What one line of a log holds: a record, or what is wrong with it (torn: a write cut short, skipped when it is the file's last line). */
+export type LineVerdict<R> = { readonly record: R } | { readonly problem: string; readonly torn: boolean; readonly lost: string };
+
 /**
- * Applies the records of one segment in order; answers how many, and the segment's bytes. A
- * segment shorter than the `written` bytes the end marker holds was cut after it was written.
+ * Applies the records of one segment of a log in order, each line judged by `read`; answers how
+ * many, and the segment's bytes. A segment shorter than the `written` bytes the end marker holds
+ * was cut after it was written. Serves the main log and the parts' logs (part-file.ts) alike.
  */
-export function replaySegment(file: string, written: { readonly bytes: number; readonly marker: string }, damage: Damage, apply: (record: LogRecord) => void): { records: number; bytes: number } {
-  const bytes = readFileSync(file);
-  // Lines of one segment are written by one process: with a checksum all, or (an earlier version) none.
-  const checksummed = hasChecksum(bytes.toString('utf8', 0, 16)) || bytes.includes('\n{"c":"');
+export function replayLines<R>(
+  file: string,
+  bytes: Buffer,
+  written: { readonly bytes: number; readonly marker: string },
+  damage: Damage,
+  read: (text: string) => LineVerdict<R>,
+  apply: (record: R) => void,
+): { records: number; bytes: number } {
   let records = 0;
   let line = 0;
   for (let start = 0; start < bytes.length; ) {
@@ -183,18 +191,15 @@ export function replaySegment(file: string, written: { readonly bytes: number; r
     const end = newline === -1 ? bytes.length : newline;
     line++;
     const place = `${file} line ${line}`;
-    const decoded = end > start ? decodeLine(bytes.toString('utf8', start, end)) : null;
-    if (decoded && 'record' in decoded) {
-      if (checksummed && !decoded.checksum) damage.found(file, place, `has no checksum, unlike the other lines of this file (at byte ${start})`, 'dropped');
-      else {
-        apply(decoded.record);
-        records++;
-      }
-    } else if (decoded && newline === -1 && !decoded.whole) {
+    const verdict = end > start ? read(bytes.toString('utf8', start, end)) : null;
+    if (verdict && 'record' in verdict) {
+      apply(verdict.record);
+      records++;
+    } else if (verdict && newline === -1 && verdict.torn) {
       // Beyond what was acknowledged (a cut short of that is found below).
       console.error(`${place}: skipped a torn last record (bytes ${start} to ${end}), a write cut short by a crash and never acknowledged`);
-    } else if (decoded) {
-      damage.found(file, place, `${decoded.problem} (at byte ${start})`, decoded.what ? `dropped (it held ${decoded.what})` : 'dropped');
+    } else if (verdict) {
+      damage.found(file, place, `${verdict.problem} (at byte ${start})`, verdict.lost);
     }
     start = end + 1;
   }
@@ -202,4 +207,18 @@ export function replaySegment(file: string, written: { readonly bytes: number; r
     damage.found(file, file, `holds ${bytes.length} bytes, but ${written.bytes} were written to it and acknowledged (${written.marker}): it was cut after it was written`, `the records from byte ${bytes.length} on are gone`);
   }
   return { records, bytes: bytes.length };
+}
+
+/** The main log's segment: its records, with lines of an earlier version (no checksums) still read. */
+export function replaySegment(file: string, written: { readonly bytes: number; readonly marker: string }, damage: Damage, apply: (record: LogRecord) => void): { records: number; bytes: number } {
+  const bytes = readFileSync(file);
+  // Lines of one segment are written by one process: with a checksum all, or (an earlier version) none.
+  const checksummed = hasChecksum(bytes.toString('utf8', 0, 16)) || bytes.includes('\n{"c":"');
+  return replayLines<LogRecord>(file, bytes, written, damage, (text) => {
+    const decoded = decodeLine(text);
+    if ('record' in decoded) {
+      return checksummed && !decoded.checksum ? { problem: 'has no checksum, unlike the other lines of this file', torn: false, lost: 'dropped' } : { record: decoded.record };
+    }
+    return { problem: decoded.problem, torn: !decoded.whole, lost: decoded.what ? `dropped (it held ${decoded.what})` : 'dropped' };
+  }, apply);
 }
