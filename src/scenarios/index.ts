@@ -10,4 +10,5 @@ export type { AssertionResult, Outcome } from './assertions.js';
 export { formatFileResult, formatSummary } from './report-human.js';
 export { junitXml } from './report-junit.js';
 export { scenarioJsonSchema, scenarioSchema } from './schema.js';
+export { SHIPPED_SCENARIOS } from './shipped.js';
 export type { Scenario, Step, StepKind, Expectations, Matcher } from './schema.js';
