@@ -2,7 +2,7 @@
 /** payreq-sandbox serve | replay | qr decode. */
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { decodeEmvPayload } from './domain/emv.js';
 import { createSandbox, isPostgresUrl } from './index.js';
 import { redactedUrl } from './store/unavailable.js';
@@ -13,10 +13,22 @@ import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS } from './scenarios/defaults.js
 import type { ReplayCommandOptions } from './scenarios/replay-command.js';
 import type { HttpStatusMode, SandboxConfig } from './services/config.js';
 
-function wholeNumber(name: string, min: number) {
+/** Exit codes of every command, so that a CI script can tell a failed check from a run that never happened. */
+export const EXIT_CODES = { ok: 0, checksFailed: 1, couldNotRun: 2 } as const;
+
+const EXIT_CODES_HELP = `
+Exit codes:
+  0  done: every scenario passed, the merchant is ready, the payload is valid
+  1  checks failed: a scenario failed, a required readiness check does not pass, an invalid QR payload
+  2  could not run: a usage error, an unknown command, a sandbox that cannot be reached, a port in use,
+     a file that cannot be written, a bad setting`;
+
+function wholeNumber(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be a whole number of at least ${min}.`);
+    if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`${name} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}, got ${value}.`);
+    }
     return n;
   };
 }
@@ -94,7 +106,10 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   const demos = envChoice(process.env, 'SANDBOX_DEMO_MERCHANTS', config.adminToken ? ['off', 'on'] : ['on', 'off']) === 'on';
   if (postgresUrl) guardDriverWriteAfterClose();
   const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, url: postgresUrl, seed: options.seed, config, log, processMetrics: true, demoMerchants: demos, repair: options.repair });
-  const server = await sandbox.listen(options.port, options.host);
+  const server = await sandbox.listen(options.port, options.host).catch(async (err: unknown) => {
+    await sandbox.close().catch(() => {});
+    throw listenError(err, options.port, options.host);
+  });
   // The address really bound (localhost is resolved to 127.0.0.1 or ::1 by the listen).
   const everywhere = server.address === '0.0.0.0' || server.address === '::';
   const bound = `http://${server.address.includes(':') ? `[${server.address}]` : server.address}:${server.port}`;
@@ -128,6 +143,15 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+/** A readable message for a port that cannot be listened on, instead of Node's bare code. */
+function listenError(err: unknown, port: number, host: string): Error {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE') return new Error(`port ${port} is already in use on ${host}: stop what is listening there, or choose another port with --port or PORT (e.g. PORT=8081 npm start).`);
+  if (code === 'EACCES') return new Error(`not allowed to listen on port ${port} on ${host} (ports below 1024 need root): choose a port from 1024 to 65535 with --port or PORT.`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new Error(`cannot listen on ${host}: it is not an address of this machine; use 127.0.0.1 (local) or 0.0.0.0 (every interface) with --host or HOST.`);
+  return err instanceof Error ? err : new Error(String(err));
 }
 
 /**
@@ -183,12 +207,15 @@ export function buildProgram(): Command {
   const program = new Command('payreq-sandbox')
     .description('A sandbox of the QR payment request service.')
     .version(packageVersion(), '-V, --version', 'print the version')
-    .showHelpAfterError();
+    .showHelpAfterError()
+    .addHelpText('after', EXIT_CODES_HELP)
+    // Usage errors throw instead of exiting, so main() gives them the "could not run" code.
+    .exitOverride();
 
   program
     .command('serve', { isDefault: true })
     .description('serve the sandbox over HTTP')
-    .addOption(new Option('-p, --port <port>', 'port to listen on').env('PORT').default(8080).argParser(wholeNumber('--port', 0)))
+    .addOption(new Option('-p, --port <port>', 'port to listen on (0 picks a free one)').env('PORT').default(8080).argParser(wholeNumber('--port', 0, 65535)))
     .addOption(new Option('--host <host>', 'address to listen on (0.0.0.0 for every interface, as a hosted sandbox needs)').env('HOST').default('127.0.0.1'))
     .addOption(new Option('-d, --data <file>', 'file of the file store').env('SANDBOX_DATA').default('data/sandbox.json'))
     .option('--memory', 'keep everything in memory (same as --store memory)', false)
@@ -199,7 +226,15 @@ export function buildProgram(): Command {
         .default('file'),
     )
     .addOption(new Option('--seed <n>', 'seed of generated names and fault randomness').default(42).argParser(wholeNumber('--seed', 0)))
-    .action((options: ServeOptions) => serveCommand(options));
+    // serve is the default command, so a mistyped command arrives here as an argument.
+    .allowExcessArguments(true)
+    .action((options: ServeOptions, command: Command) => {
+      const [unknown] = command.args;
+      if (unknown !== undefined) {
+        command.error(`error: unknown command '${unknown}': the commands are serve, replay, readiness, qr decode and dev-postgres (payreq-sandbox --help).`, { exitCode: EXIT_CODES.couldNotRun });
+      }
+      return serveCommand(options);
+    });
 
   program
     .command('dev-postgres')
@@ -218,8 +253,10 @@ export function buildProgram(): Command {
     .description("print a merchant's go-live checklist (GET /sandbox/v1/readiness); exits 1 when a required check does not pass")
     .addOption(new Option('-u, --base-url <url>', 'the sandbox').env('SANDBOX_BASE_URL').default('http://127.0.0.1:8080').argParser(httpUrl))
     .requiredOption('-k, --key <key>', "the merchant's Service-Api-Key")
-    .option('--junit <file>', 'also write a JUnit XML report (one testcase per check)')
-    .action(async (options: { baseUrl: string; key: string; junit?: string }) => {
+    .option('--junit <file>', 'also write a JUnit XML report (one testcase per check); its folder is created')
+    .option('--json', 'print the report as JSON on stdout instead of the checklist')
+    .addHelpText('after', '\nExit codes: 0 ready, 1 a required check does not pass, 2 the report could not be had or written.')
+    .action(async (options: { baseUrl: string; key: string; junit?: string; json?: boolean }) => {
       const { readinessCommand } = await import('./readiness-command.js');
       process.exitCode = await readinessCommand(options);
     });
@@ -237,16 +274,20 @@ export function buildProgram(): Command {
     .addOption(new Option('-u, --base-url <url>', 'replay against the sandbox at this URL (it enrolls its own merchants there)').env('SANDBOX_BASE_URL').argParser(httpUrl))
     .addOption(new Option('-c, --concurrency <n>', 'scenario files replayed at once').default(DEFAULT_CONCURRENCY).argParser(wholeNumber('--concurrency', 1)))
     .addOption(new Option('-t, --timeout <ms>', "default client timeout of each request, ms").default(DEFAULT_TIMEOUT_MS).argParser(wholeNumber('--timeout', 1)))
-    .option('--junit <file>', 'also write a JUnit XML report (one testcase per file) to this file')
+    .option('--junit <file>', 'also write a JUnit XML report (one testcase per file) to this file; its folder is created')
     .addOption(new Option('--reporter <name>', 'human (per file and step) or json (the whole report on stdout)').choices(['human', 'json']).default('human'))
+    .option('--json', 'the same as --reporter json')
     .addOption(new Option('--admin-token <token>', 'sent when enrolling, for a sandbox with SANDBOX_ADMIN_TOKEN').env('SANDBOX_ADMIN_TOKEN'))
     .option('-q, --quiet', 'list the steps of failing files only')
     .option('--no-color', 'plain output, also when stdout is a terminal')
-    .addHelpText('after', '\nExamples:\n  payreq-sandbox replay scenarios/\n  payreq-sandbox replay scenarios/ --base-url http://localhost:8080 --junit reports/scenarios.xml')
-    .action(async (paths: string[], options: ReplayCommandOptions) => {
+    .addHelpText(
+      'after',
+      '\nExamples:\n  payreq-sandbox replay scenarios/\n  payreq-sandbox replay scenarios/ --base-url http://localhost:8080 --junit reports/scenarios.xml\n\nExit codes: 0 every file passed, 1 a file failed (a step, or a malformed file), 2 could not run (no files, the sandbox cannot be reached, the report cannot be written).',
+    )
+    .action(async (paths: string[], options: ReplayCommandOptions & { json?: boolean }) => {
       // Loaded only for this command: the runner and its YAML parser add ~150 ms to every start-up.
       const { replayCommand } = await import('./scenarios/replay-command.js');
-      process.exitCode = await replayCommand(paths, options);
+      process.exitCode = await replayCommand(paths, options.json ? { ...options, reporter: 'json' } : options);
     });
 
   return program;
@@ -263,13 +304,29 @@ function httpUrl(value: string): string {
   return value;
 }
 
-// Run when started as `node dist/cli.js`; bin/payreq-sandbox.js imports buildProgram instead.
-const invokedDirectly = process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
-if (invokedDirectly) {
-  buildProgram()
-    .parseAsync(process.argv)
-    .catch((err: unknown) => {
-      console.error(err instanceof Error ? err.message : String(err));
-      process.exit(1);
+/** A reader that went away (`payreq-sandbox replay ... | head`) ends the command quietly, not with an EPIPE stack. */
+function quietOnClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(process.exitCode ?? EXIT_CODES.ok);
+      throw err;
     });
+  }
 }
+
+/** The command line: runs the command argv names; a usage error or one that stops the command before it runs exits 2. */
+export async function main(argv: readonly string[]): Promise<void> {
+  quietOnClosedPipes();
+  try {
+    await buildProgram().parseAsync(argv);
+  } catch (err) {
+    // Commander has printed its own message (usage errors), or nothing at all (--help, --version).
+    if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : EXIT_CODES.couldNotRun);
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exit(EXIT_CODES.couldNotRun);
+  }
+}
+
+// Run when started as `node dist/cli.js`; bin/payreq-sandbox.js calls main() too.
+const invokedDirectly = process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+if (invokedDirectly) void main(process.argv);

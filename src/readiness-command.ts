@@ -1,5 +1,6 @@
 /** payreq-sandbox readiness: the go-live checklist of a merchant, for a terminal or CI (JUnit). */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { CheckStatus, ReadinessCheck } from './domain/readiness.js';
 import { xmlEscape } from './scenarios/report-junit.js';
 
@@ -7,6 +8,8 @@ export interface ReadinessCommandOptions {
   readonly baseUrl: string;
   readonly key: string;
   readonly junit?: string;
+  /** Print the report as JSON instead of the checklist. */
+  readonly json?: boolean;
 }
 
 interface ReadinessAnswer {
@@ -34,13 +37,26 @@ export async function readinessCommand(options: ReadinessCommandOptions): Promis
     console.error(`readiness: could not read ${url} (${err instanceof Error ? err.message : String(err)})`);
     return 2;
   }
+  if (options.json) console.log(JSON.stringify(answer, null, 2));
+  else printChecklist(answer);
+  if (options.junit) {
+    try {
+      mkdirSync(dirname(options.junit), { recursive: true });
+      writeFileSync(options.junit, junitOf(answer, options.baseUrl));
+    } catch (err) {
+      console.error(`readiness: could not write the JUnit report ${options.junit} (${err instanceof Error ? err.message : String(err)})`);
+      return 2;
+    }
+  }
+  return answer.ready ? 0 : 1;
+}
+
+function printChecklist(answer: ReadinessAnswer): void {
   for (const c of answer.checks) {
     console.log(`${MARK[c.status].padEnd(9)} ${c.id.padEnd(20)} ${c.required ? 'required' : 'optional'}  ${c.title}`);
     if (c.status !== 'pass' && c.advice) console.log(`          ${' '.repeat(20)} -> ${c.advice}`);
   }
   console.log(answer.ready ? '\nready for go-live: every required check passes' : '\nnot ready: a required check does not pass');
-  if (options.junit) writeFileSync(options.junit, junitOf(answer, options.baseUrl));
-  return answer.ready ? 0 : 1;
 }
 
 /** One testcase per check; a required check that does not pass is a failure, an optional one is skipped. */

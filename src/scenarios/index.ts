@@ -1,5 +1,5 @@
 /** Scenario replays as a library: load scenario files and replay them against a sandbox. */
-export { replay, replayScenarios } from './replay.js';
+export { replay, replayScenarios, ReplayCouldNotRun } from './replay.js';
 export { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS } from './defaults.js';
 export type { ReplayOptions, ReplayReport } from './replay.js';
 export { findScenarioFiles, loadScenarioFile, parseScenario, ScenarioFileError } from './load.js';

@@ -1,7 +1,7 @@
 /** `payreq-sandbox replay`: runs the replay, prints the report, writes JUnit, answers the exit code. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { replay } from './replay.js';
+import { replay, ReplayCouldNotRun } from './replay.js';
 import { formatFileResult, formatSummary } from './report-human.js';
 import { junitXml } from './report-junit.js';
 
@@ -28,8 +28,18 @@ const processOutput: CommandOutput = {
   err: (text) => process.stderr.write(`${text}\n`),
 };
 
-/** Answers the exit code: 0 when every file passed, 1 otherwise. */
+/** Answers the exit code: 0 when every file passed, 1 when one failed, 2 when the replay could not run or its report not be written. */
 export async function replayCommand(paths: readonly string[], options: ReplayCommandOptions = {}, output: CommandOutput = processOutput): Promise<number> {
+  try {
+    return await replayAndReport(paths, options, output);
+  } catch (err) {
+    if (!(err instanceof ReplayCouldNotRun)) throw err;
+    output.err(`replay: ${err.message}`);
+    return 2;
+  }
+}
+
+async function replayAndReport(paths: readonly string[], options: ReplayCommandOptions, output: CommandOutput): Promise<number> {
   const human = (options.reporter ?? 'human') === 'human';
   // Colour only on a terminal; --no-color (color: false) turns it off there too.
   const color = options.color !== false && process.stdout.isTTY === true && !process.env.NO_COLOR;
@@ -44,8 +54,12 @@ export async function replayCommand(paths: readonly string[], options: ReplayCom
   if (human) output.out(formatSummary(report, view));
   else output.out(JSON.stringify(report, null, 2));
   if (options.junit) {
-    await mkdir(dirname(options.junit), { recursive: true });
-    await writeFile(options.junit, junitXml(report));
+    try {
+      await mkdir(dirname(options.junit), { recursive: true });
+      await writeFile(options.junit, junitXml(report));
+    } catch (err) {
+      throw new ReplayCouldNotRun(`could not write the JUnit report ${options.junit} (${err instanceof Error ? err.message : String(err)})`);
+    }
     if (human) output.out(`JUnit report: ${options.junit}`);
   }
   return report.failed === 0 ? 0 : 1;

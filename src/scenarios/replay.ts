@@ -42,10 +42,13 @@ export interface ReplayReport {
 
 const IN_PROCESS_BASE = 'http://sandbox.test';
 
+/** The replay did not start: no files, or a sandbox that cannot be reached (said once, not once per file). */
+export class ReplayCouldNotRun extends Error {}
+
 /** Loads the files under `paths` and replays them; a malformed file is a failed file, not a crash. */
 export async function replay(paths: readonly string[], options: ReplayOptions = {}): Promise<ReplayReport> {
   const files = await findScenarioFiles(paths);
-  if (files.length === 0) throw new Error(`no scenario files (.yaml, .yml, .json) under ${paths.join(', ')}`);
+  if (files.length === 0) throw new ReplayCouldNotRun(`no scenario files (.yaml, .yml, .json) under ${paths.join(', ')}`);
   const loaded = await Promise.all(
     files.map((file) =>
       loadScenarioFile(file).catch((err: unknown) => {
@@ -105,6 +108,7 @@ export async function replayScenarios(items: readonly (LoadedScenario | Scenario
 async function openTarget(options: ReplayOptions): Promise<{ target: ReplayTarget; close: () => Promise<void> }> {
   if (options.baseUrl) {
     const baseUrl = options.baseUrl.replace(/\/+$/, '');
+    await reachable(baseUrl, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const http = httpTransport();
     return { target: { baseUrl, transport: http.transport, label: baseUrl }, close: async () => http.close() };
   }
@@ -118,4 +122,15 @@ async function openTarget(options: ReplayOptions): Promise<{ target: ReplayTarge
     target: { baseUrl: IN_PROCESS_BASE, transport: (r) => sandbox.fetch(r), label: 'in-process sandbox (memory store)' },
     close: () => sandbox.close(),
   };
+}
+
+/** Any HTTP answer will do (a 503 of a sandbox whose database is down is for the steps to report); no answer at all ends the replay once. */
+async function reachable(baseUrl: string, timeoutMs: number): Promise<void> {
+  try {
+    const res = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(timeoutMs) });
+    await res.body?.cancel();
+  } catch (err) {
+    const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : err instanceof Error ? err.message : String(err);
+    throw new ReplayCouldNotRun(`cannot reach the sandbox at ${baseUrl} (${cause}): start it (npm start) or check --base-url; no scenario was run.`);
+  }
 }
