@@ -144,21 +144,32 @@ export const advanceClockSchema = z.object({
     .max(10 * 366 * 86_400, 'seconds must be at most 10 years'),
 });
 
+/**
+ * A whole-number query parameter written in plain digits: `0x10`, `1e1` and ` 5`, which Number()
+ * would take, are refused naming the field, and a number past `max` is called too large.
+ */
+function wholeQuery(field: string, min: number, max: number, shownExample = min) {
+  const n = z
+    .number({ error: (issue) => `${field} must be a whole number written in digits, such as ${shownExample}, got ${JSON.stringify(issue.input)}` })
+    // max before int: past 2^53 a number is not "safe", and it is its size that is wrong.
+    .max(max, `${field} must be at most ${max}`)
+    .min(min, `${field} must be at least ${min}`)
+    .int(`${field} must be a whole number`);
+  return { optional: () => z.preprocess(plainDigits, n.optional()), withDefault: (fallback: number) => z.preprocess(plainDigits, n.default(fallback)) };
+}
+
+const plainDigits = (v: unknown) => (typeof v === 'string' && /^[0-9]+$/.test(v) ? Number(v) : v);
+
 /** A `limit` query parameter: a whole number from 1 to `max`, `fallback` when absent. */
 function limitQuery(max: number, fallback: number) {
-  return z.coerce
-    .number({ error: `limit must be a whole number from 1 to ${max}` })
-    .int('limit must be a whole number')
-    .min(1, 'limit must be at least 1')
-    .max(max, `limit must be at most ${max}`)
-    .default(fallback);
+  return wholeQuery('limit', 1, max, fallback).withDefault(fallback);
 }
 
 export const listQuerySchema = z.object({
   status: z.enum(['P', 'W', 'E', 'F', 'V', 'A'], { error: (i) => `status must be one of P, W, E, F, V, A, got ${JSON.stringify(i.input)}` }).optional(),
   merchant_ref_no: z.string().min(1, 'merchant_ref_no must not be empty (leave it out to list every payment)').max(64, 'merchant_ref_no must be at most 64 characters').optional(),
   limit: limitQuery(100, 20),
-  offset: z.coerce.number({ error: 'offset must be a whole number' }).int('offset must be a whole number').min(0, 'offset must be 0 or more').default(0),
+  offset: wholeQuery('offset', 0, 1_000_000).withDefault(0),
 });
 
 export const faultRuleSchema = z.object({
@@ -195,7 +206,7 @@ export const faultRuleSchema = z.object({
 export const journalQuerySchema = z.object({
   method: z.string().regex(/^[A-Za-z]+$/, 'method must be an HTTP method such as POST').optional(),
   path: z.string().max(256, 'path must be at most 256 characters').optional(),
-  status: z.coerce.number({ error: 'status must be an HTTP status such as 402' }).int('status must be a whole number').min(100).max(599).optional(),
+  status: wholeQuery('status', 100, 599, 402).optional(),
   limit: limitQuery(500, 50),
 });
 
