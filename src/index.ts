@@ -5,12 +5,15 @@
  *   const res = await sandbox.fetch(new Request('http://sandbox/openapi/v1/...'));
  */
 import type { Hono } from 'hono';
+import type { z } from 'zod';
 import { Code } from './domain/codes.js';
 import type { AppEnv } from './http/context.js';
 import { createApp } from './http/app.js';
 import { toJsonText } from './http/json-text.js';
 import { DROPPED_HEADER } from './http/faults.js';
 import { webhookEventBody } from './http/views.js';
+import { enrollSchema, failSchema, paySchema, pickupSchema } from './http/schemas.js';
+import { unknownFieldWarnings } from './http/unknown-fields.js';
 import { listen } from './server.js';
 import type { RunningServer } from './server.js';
 import type { Clock } from './services/clock.js';
@@ -57,11 +60,36 @@ export interface EnrolledMerchant {
   readonly homeCurrency: string;
 }
 
+/** The body of POST /sandbox/v1/merchants, with its field names. */
+export interface EnrollBody {
+  readonly name?: string;
+  readonly city?: string;
+  readonly home_currency?: string;
+  readonly require_signature?: boolean;
+  readonly rate_limit_per_second?: number;
+  readonly inline_qr_image?: boolean;
+  readonly auto_settle?: boolean;
+  readonly qr_ttl_seconds?: number;
+}
+
+/** The body of POST /sandbox/v1/payments/{id}/pay. */
+export interface PayBody {
+  readonly payer?: string;
+  readonly paid_currency_code?: string;
+}
+
+/**
+ * Typed helpers that drive outcomes without HTTP. They take the HTTP bodies' field names and
+ * refuse what the API would only warn about: an unknown field (a typo, or a camelCase name)
+ * throws, naming it and the field meant, instead of falling back to a default.
+ */
 export interface SandboxControl {
-  enroll(input?: EnrollInput): Promise<EnrolledMerchant>;
-  pickup(apiKey: string, paymentId: string, payer?: string): Promise<void>;
-  pay(apiKey: string, paymentId: string, options?: { payer?: string; paidCurrency?: string }): Promise<void>;
-  fail(apiKey: string, paymentId: string, reason?: string): Promise<void>;
+  enroll(input?: EnrollBody): Promise<EnrolledMerchant>;
+  /** `payer` alone, or the body `{payer}`. */
+  pickup(apiKey: string, paymentId: string, payer?: string | { readonly payer?: string }): Promise<void>;
+  pay(apiKey: string, paymentId: string, body?: PayBody): Promise<void>;
+  /** `reason` alone, or the body `{reason}`. */
+  fail(apiKey: string, paymentId: string, reason?: string | { readonly reason?: string }): Promise<void>;
   expire(apiKey: string, paymentId: string): Promise<void>;
   settle(apiKey: string, paymentId: string): Promise<void>;
   advanceClock(apiKey: string, seconds: number): Promise<void>;
@@ -94,17 +122,30 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const merchantOf = (apiKey: string) => services.merchants.authenticate(apiKey);
   const control: SandboxControl = {
     async enroll(input = {}) {
-      const { merchant, apiKey } = await services.merchants.enroll(input);
+      const body = libraryBody('enroll', enrollSchema, input);
+      const { merchant, apiKey } = await services.merchants.enroll({
+        name: body.name ?? undefined,
+        city: body.city ?? undefined,
+        homeCurrency: body.home_currency ?? undefined,
+        requireSignature: body.require_signature ?? undefined,
+        rateLimitPerSecond: body.rate_limit_per_second ?? undefined,
+        inlineQrImage: body.inline_qr_image ?? undefined,
+        autoSettle: body.auto_settle ?? undefined,
+        qrTtlSeconds: body.qr_ttl_seconds ?? undefined,
+      });
       return { apiKey, payeeId: merchant.payeeId, signingSalt: merchant.signingSalt, homeCurrency: merchant.homeCurrency };
     },
     async pickup(apiKey, paymentId, payer) {
-      await services.payments.pickup(await merchantOf(apiKey), paymentId, payer);
+      const body = libraryBody('pickup', pickupSchema, typeof payer === 'string' ? { payer } : payer);
+      await services.payments.pickup(await merchantOf(apiKey), paymentId, body.payer ?? undefined);
     },
-    async pay(apiKey, paymentId, opts = {}) {
-      await services.payments.pay(await merchantOf(apiKey), paymentId, { payer: opts.payer, paidCurrency: opts.paidCurrency });
+    async pay(apiKey, paymentId, input) {
+      const body = libraryBody('pay', paySchema, input);
+      await services.payments.pay(await merchantOf(apiKey), paymentId, { payer: body.payer ?? undefined, paidCurrency: body.paid_currency_code ?? undefined });
     },
     async fail(apiKey, paymentId, reason) {
-      await services.payments.fail(await merchantOf(apiKey), paymentId, reason);
+      const body = libraryBody('fail', failSchema, typeof reason === 'string' ? { reason } : reason);
+      await services.payments.fail(await merchantOf(apiKey), paymentId, body.reason ?? undefined);
     },
     async expire(apiKey, paymentId) {
       await services.payments.expire(await merchantOf(apiKey), paymentId);
@@ -142,6 +183,18 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       await store.close();
     },
   };
+}
+
+/** A helper's body checked as the route checks it, except that an unknown field is an error here, not a warning. */
+function libraryBody<S extends z.ZodObject>(helper: string, schema: S, input: unknown): z.output<S> {
+  const body = input ?? {};
+  const fields = Object.keys(schema.shape).join(', ');
+  if (typeof body !== 'object' || Array.isArray(body)) throw new TypeError(`control.${helper} takes an object with the API's fields (${fields}), got ${Array.isArray(body) ? 'an array' : typeof body}.`);
+  const unknown = unknownFieldWarnings(schema, body as Record<string, unknown>);
+  if (unknown.length > 0) throw new TypeError(`control.${helper}: ${unknown.join('; ')}. It takes the API's field names: ${fields}.`);
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw new TypeError(`control.${helper}: ${parsed.error.issues.map((issue) => issue.message).join('; ')}.`);
+  return parsed.data;
 }
 
 function storeOf(options: SandboxOptions): Store {

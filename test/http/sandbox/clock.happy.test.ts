@@ -59,7 +59,7 @@ describe('the sandbox clock', () => {
   });
 
   it('honours a merchant time-to-live other than the default', async () => {
-    const merchant = await each.sandbox.control.enroll({ qrTtlSeconds: 60 });
+    const merchant = await each.sandbox.control.enroll({ qr_ttl_seconds: 60 });
     const { payment_id } = await createPayment(each.sandbox, { payee: merchant.payeeId }, { key: merchant.apiKey });
     await advance(59, merchant.apiKey);
     expect((await statusOf(each.sandbox, payment_id, merchant.apiKey)).payment_status).toBe('P');
@@ -77,7 +77,7 @@ describe('the sandbox clock', () => {
   });
 
   it('does not settle when the merchant turned auto-settlement off', async () => {
-    const merchant = await each.sandbox.control.enroll({ autoSettle: false });
+    const merchant = await each.sandbox.control.enroll({ auto_settle: false });
     const { payment_id } = await createPayment(each.sandbox, { payee: merchant.payeeId, payer: 'PAYER_PAYS' }, { key: merchant.apiKey });
     await advance(3 * 86_400, merchant.apiKey);
     expect((await call(each.sandbox, 'GET', `/sandbox/v1/payments/${payment_id}`, { key: merchant.apiKey })).body.payment.settled).toBe(false);

@@ -10,7 +10,7 @@ describe('GET /sandbox/v1/merchant', () => {
   afterAll(() => sandbox.close());
 
   it("answers the key's own payee id and settings, never its key or salt", async () => {
-    const enrolled = await sandbox.control.enroll({ name: 'Own Shop', requireSignature: true, homeCurrency: 'MYR' });
+    const enrolled = await sandbox.control.enroll({ name: 'Own Shop', require_signature: true, home_currency: 'MYR' });
     const res = await sandbox.fetch(jsonRequest('GET', '/sandbox/v1/merchant', undefined, { 'Service-Api-Key': enrolled.apiKey }));
     expect(res.status).toBe(200);
     const text = await res.text();

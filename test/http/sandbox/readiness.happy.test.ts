@@ -132,7 +132,7 @@ describe('GET /sandbox/v1/readiness', () => {
   });
 
   it('hammering after a 429 fails rate-limit; waiting for Retry-After passes', async () => {
-    m = await sandbox.control.enroll({ name: 'Limited Shop', rateLimitPerSecond: 3 });
+    m = await sandbox.control.enroll({ name: 'Limited Shop', rate_limit_per_second: 3 });
     const burst = await Promise.all(Array.from({ length: 6 }, () => as('/sandbox/v1/payments')));
     expect(burst.some((a) => a.status === 429)).toBe(true);
     await sleep(50);
