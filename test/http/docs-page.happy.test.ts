@@ -9,7 +9,7 @@ function loadedUrls(html: string, pageUrl: string): string[] {
   return refs.map((ref) => new URL(ref, pageUrl).href);
 }
 
-describe.each(['/docs', '/docs/'])('GET %s', (path) => {
+describe.each(['/docs'])('GET %s', (path) => {
   let sandbox: Sandbox;
   beforeAll(async () => {
     sandbox = await quietSandbox();

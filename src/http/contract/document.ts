@@ -157,11 +157,15 @@ class DocumentBuilder {
     const responses: Json = {};
     for (const status of sortedStatuses(statuses)) responses[String(status)] = this.answer(statuses[status]!, {});
     const allowed = served.map((r) => r.method.toUpperCase()).join(', ');
+    // The path's templated parts, as the operations it serves declare them.
+    const params = served[0]?.request?.params ? this.propertiesOf(served[0].request.params) : {};
+    const parameters = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: params[name!] ?? { type: 'string' } }));
     return {
       summary: `Not served: ${method.toUpperCase()} answers 405 (this path serves ${allowed})`,
       operationId: `${operationId(method, path)}NotAllowed`,
       tags: ['Method not allowed'],
       security: [],
+      ...(parameters.length ? { parameters } : {}),
       responses,
     };
   }

@@ -29,7 +29,7 @@ export function documentHandler(served: () => readonly RouterRoute[]): RouteHand
   };
 }
 
-/** The page, its URLs relative to where it is served (`/docs` or `/docs/`), so it works behind a proxy's path prefix too. */
+/** The page, its URLs relative to where it is served (`/docs`), so it works behind a proxy's path prefix too. */
 function docsPage(assets: string, document: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -39,10 +39,8 @@ function docsPage(assets: string, document: string): string {
 }
 
 const DOCS_PAGE = docsPage('docs/assets', 'openapi.json');
-const DOCS_SLASH_PAGE = docsPage('assets', '../openapi.json');
 
 export const page: RouteHandler<typeof routes.page, AppEnv> = (c) => c.html(DOCS_PAGE);
-export const pageWithSlash: RouteHandler<typeof routes.pageWithSlash, AppEnv> = (c) => c.html(DOCS_SLASH_PAGE);
 
 const assetCache = new Map<string, Buffer>();
 

@@ -1,4 +1,4 @@
-/** GET /openapi.json, /docs (and /docs/) and its assets, bound to their contracts. */
+/** GET /openapi.json, /docs and its assets, bound to their contracts. */
 import { Hono } from 'hono';
 import type { RouterRoute } from 'hono/types';
 import type { AppEnv } from '../context.js';
@@ -11,7 +11,6 @@ export function referenceRoutes(served: () => readonly RouterRoute[]): Hono<AppE
   const app = new Hono<AppEnv>();
   bindRoute(app, routes.document, handlers.documentHandler(served));
   bindRoute(app, routes.page, handlers.page);
-  bindRoute(app, routes.pageWithSlash, handlers.pageWithSlash);
   bindRoute(app, routes.asset, handlers.asset);
   return app;
 }

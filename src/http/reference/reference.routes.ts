@@ -36,16 +36,6 @@ export const page = defineRoute({
   responses: { 200: html('The reference page.'), 500: answers.internal },
 });
 
-/** The same page at /docs/, where a browser or a habit often adds the slash. */
-export const pageWithSlash = defineRoute({
-  method: 'get',
-  path: '/docs/',
-  summary: 'The reference page, at /docs/ too',
-  tag,
-  access: 'open',
-  responses: { 200: html('The reference page.'), 500: answers.internal },
-});
-
 export const asset = defineRoute({
   method: 'get',
   path: '/docs/assets/{file}',
