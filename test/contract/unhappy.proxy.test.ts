@@ -269,6 +269,13 @@ describe('unhappy paths and every route through a validating proxy', () => {
     expect((await send('DELETE', '/sandbox/v1/merchant', { key: other.api_key })).status).toBe(200);
     expect((await send('DELETE', '/sandbox/v1/merchant', { key: other.api_key })).status).toBe(401);
 
+    // HEAD of every path a GET above succeeded on: the same headers, no body.
+    const gotten = new Set(live.proxy.exchanges.filter((x) => x.method === 'GET' && x.status === 200).map((x) => x.path));
+    for (const path of gotten) {
+      const head = await send('HEAD', path);
+      expect(head.status, `HEAD ${path}`).toBe(200);
+    }
+
     const operations = Object.values(live.document.paths ?? {}).flatMap((item) =>
       Object.values(item as Record<string, { operationId: string; tags: string[] }>).filter((op) => !op.tags.includes('Method not allowed')),
     );

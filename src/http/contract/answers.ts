@@ -104,8 +104,16 @@ export const answers = {
   timeout: shared('Timeout', json('Injected by a timeout fault after the change was committed (the answer was held), or by error=504.', problemBody(504))),
   injected4xx: shared('InjectedClientError', json('Any status 400-499 injected by Sandbox-Fault error=<status> (or a fault rule): nothing was committed.', problemBody('4XX'))),
   injected5xx: shared('InjectedServerError', json('Any status 500-599 injected by Sandbox-Fault error=<status> or error-after-commit=<status> (or a fault rule).', problemBody('5XX'))),
+  requestTimeout: shared(
+    'RequestTimeout',
+    json('The request did not arrive in time (its headers within 10 s, the whole request within 30 s, by default): answered by the server before any route, nothing was done, and the connection is closed.', problemBody(408)),
+  ),
+  headersTooLarge: shared('HeadersTooLarge', json('The request headers are over 16 KiB: answered by the server before any route, nothing was done, and the connection is closed.', problemBody(431))),
   methodNotAllowed: shared('MethodNotAllowed', json('The path exists, but not with this method; Allow lists the methods it serves.', problemBody(405), { headers: { Allow: headers.allow } })),
 } as const;
+
+/** Every request may meet these before any route: the server answers them itself (src/server.ts). */
+export const SERVER_ANSWERS = { 408: answers.requestTimeout, 431: answers.headersTooLarge } as const;
 
 /** Every route that reads the store: a failed write of the same moment, an unreachable database. */
 export const STORE_ANSWERS = { 500: answers.internal, 503: answers.storeUnavailable } as const;

@@ -5,7 +5,7 @@
  */
 import type { RouterRoute } from 'hono/types';
 import { z } from 'zod';
-import { answers, headers as sharedHeaders } from './answers.js';
+import { answers, headers as sharedHeaders, SERVER_ANSWERS } from './answers.js';
 import type { SharedAnswer, SharedHeader } from './answers.js';
 import { contractOf } from './route.js';
 import type { AnswerContract, HeaderContract, JsonSchema, Method, RouteContract, StatusKey } from './route.js';
@@ -120,7 +120,8 @@ class DocumentBuilder {
     if (request.body) extra['Sandbox-Warning'] = sharedHeaders.sandboxWarning;
     if (request.headers?.['Idempotency-Key']) extra['Idempotent-Replayed'] = sharedHeaders.replayed;
     const responses: Json = {};
-    for (const status of sortedStatuses(route.responses)) responses[String(status)] = this.answer(route.responses[status]!, extra);
+    const statuses: Partial<Record<StatusKey, AnswerContract>> = { ...SERVER_ANSWERS, ...route.responses };
+    for (const status of sortedStatuses(statuses)) responses[String(status)] = this.answer(statuses[status]!, extra);
 
     return {
       summary: alias ? `${route.summary} (alias of /openapi/v1)` : route.summary,
@@ -150,7 +151,7 @@ class DocumentBuilder {
   notAllowed(method: string, path: string, served: readonly RouteContract[]): Json {
     const keyed = served.some((r) => r.access === 'key');
     const faults = served.some((r) => r.responses['5XX']);
-    const statuses: Partial<Record<StatusKey, AnswerContract>> = { 405: answers.methodNotAllowed };
+    const statuses: Partial<Record<StatusKey, AnswerContract>> = { 405: answers.methodNotAllowed, ...SERVER_ANSWERS };
     if (keyed) Object.assign(statuses, { 429: answers.rateLimited, 500: answers.internal, 503: answers.storeUnavailable });
     if (keyed && method === 'post') Object.assign(statuses, { 400: answers.invalid, 402: answers.refused, 413: answers.tooLarge });
     if (faults) Object.assign(statuses, { 400: answers.invalid, 504: answers.timeout, '4XX': answers.injected4xx, '5XX': answers.injected5xx });
@@ -171,6 +172,17 @@ class DocumentBuilder {
   }
 }
 
+
+/** HEAD of a GET path: the same answers with the same headers, and no body (Hono answers it from the GET handler). */
+function headOf(get: Record<string, Json>, shared: Readonly<Record<string, Json>>): Json {
+  const responses: Record<string, Json> = {};
+  for (const [status, answer] of Object.entries(get.responses as Record<string, Json>)) {
+    const ref = (answer as { $ref?: string }).$ref;
+    const { content: _body, ...rest } = (ref ? shared[ref.slice(ref.lastIndexOf('/') + 1)] : answer) as Record<string, Json>;
+    responses[status] = { ...rest, description: `${String(rest.description)} (HEAD: the headers of the GET answer, without its body)` };
+  }
+  return { ...get, summary: `${String(get.summary)} (HEAD: headers only)`, operationId: `head${String(get.operationId).slice(3)}`, responses };
+}
 
 function sortedStatuses(responses: Readonly<Partial<Record<StatusKey, AnswerContract>>>): StatusKey[] {
   const rank = (s: string) => (s.endsWith('XX') ? Number(s[0]) * 100 + 99.5 : Number(s));
@@ -212,10 +224,12 @@ export function openApiDocument(routes: readonly RouterRoute[], options: Documen
   }
   for (const [path, served] of servedByPath) {
     const methods = new Set<string>(served.map((r) => r.method));
+    const get = builder.paths[path]!.get;
+    if (get) builder.paths[path]!.head = headOf(get as Record<string, Json>, builder.responses);
     for (const method of NOT_ALLOWED_METHODS) if (!methods.has(method)) builder.paths[path]![method] = builder.notAllowed(method, path, served);
     // Methods in the usual order, so the reference page lists a path's operations the same way each time.
     const operations = builder.paths[path]!;
-    builder.paths[path] = Object.fromEntries([...METHODS, 'patch'].flatMap((m) => (operations[m] ? [[m, operations[m]]] : [])));
+    builder.paths[path] = Object.fromEntries([...METHODS, 'head', 'patch'].flatMap((m) => (operations[m] ? [[m, operations[m]]] : [])));
   }
   return {
     openapi: '3.1.0',
