@@ -10,7 +10,6 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EnrolledMerchant, Sandbox } from '../../src/index.js';
 import { MAX_DELIVERIES_IN_FLIGHT, MAX_DELIVERIES_PER_MERCHANT } from '../../src/services/webhooks.js';
-import type { Delivery } from '../../src/store/delivery-log.js';
 import { createBody, jsonRequest, memorySandbox } from '../helpers.js';
 import { receiver } from '../support/webhook-receiver.js';
 import { until } from '../support/until.js';
@@ -109,47 +108,5 @@ describe('webhook fairness between merchants', () => {
     }, "B's delivery recorded", 1_000);
     expect(ofB).toMatchObject({ payment_id: paymentId, state: 'delivered', attempts: [{ status: 204 }] });
     expect(waited).toBeLessThan(1_500);
-  });
-});
-
-describe("claimDue: at most each merchant's places left", () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await memorySandbox();
-  });
-  afterAll(() => sandbox.close());
-
-  // Due a day from now: the sandbox's own sender (claiming at the real time) leaves them alone.
-  const later = Date.now() + 86_400_000;
-  let n = 0;
-  function delivery(payeeId: string, dueBy: number): Delivery {
-    n += 1;
-    return {
-      id: `whd_fair_${n}`, payeeId, eventId: `evt_fair_${n}`, eventType: 'payment.created', paymentId: `pay_fair_${n}`, url: 'http://127.0.0.1:9/x',
-      body: '{}', state: 'pending', attempts: [], attempt: 0, nextAttemptAt: dueBy, createdAt: Date.now(),
-    };
-  }
-
-  it('hands a merchant no more than its limit minus what it has in flight, and the others theirs', async () => {
-    const log = sandbox.services.store.deliveries;
-    const a = (await sandbox.control.enroll({ name: 'Busy Shop' })).payeeId;
-    const b = (await sandbox.control.enroll({ name: 'Quiet Shop' })).payeeId;
-    // A's six are due before B's two.
-    await log.record([1, 2, 3, 4, 5, 6].map((i) => delivery(a, later + i)));
-    await log.record([7, 8].map((i) => delivery(b, later + i)));
-    const count = (claimed: readonly Delivery[]) => ({ a: claimed.filter((d) => d.payeeId === a).length, b: claimed.filter((d) => d.payeeId === b).length });
-    const now = later + 100;
-
-    // A sends 2 already: of a claim of 3, A gets 2 (its limit of 4 reached) and B the third.
-    expect(count(await log.claimDue(now, 30_000, 3, { perMerchant: 4, inFlight: new Map([[a, 2]]) }))).toEqual({ a: 2, b: 1 });
-    // A at its limit gets none, however many places are free; B gets the rest of its own.
-    expect(count(await log.claimDue(now, 30_000, 10, { perMerchant: 4, inFlight: new Map([[a, 4], [b, 1]]) }))).toEqual({ a: 0, b: 1 });
-    // One place free overall and one left to A: A gets it.
-    expect(count(await log.claimDue(now, 30_000, 1, { perMerchant: 4, inFlight: new Map([[a, 3]]) }))).toEqual({ a: 1, b: 0 });
-    // Without a limit per merchant, the rest of A's are claimed.
-    expect(count(await log.claimDue(now, 30_000, 10))).toEqual({ a: 3, b: 0 });
-    // Those over the limit stayed pending, and nobody claims one twice.
-    expect(count(await log.claimDue(now, 30_000, 10))).toEqual({ a: 0, b: 0 });
-    expect((await log.list(a, 10)).every((d) => d.state === 'pending')).toBe(true);
   });
 });
