@@ -4,8 +4,10 @@
  * merchant's own in due order, none past a merchant's places.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox } from '../../src/index.js';
 import type { Sandbox } from '../../src/index.js';
 import type { Delivery, DeliveryLog } from '../../src/store/delivery-log.js';
+import { freshDatabase } from '../support/databases.js';
 import { removeTempDirs } from '../support/files.js';
 import { EACH_STORE } from '../support/sandboxes.js';
 
@@ -85,5 +87,40 @@ describe.each(EACH_STORE)('claimDue on the %s store', (_store, make) => {
     expect(named(await log.claimDue(now, 30_000, 10))).toEqual(['A3', 'A4', 'A5', 'A6']);
     expect(named(await log.claimDue(now, 30_000, 10))).toEqual([]);
     expect((await log.list(a!, 10)).every((d) => d.state === 'pending')).toBe(true);
+  });
+});
+
+describe('claimDue on PostgreSQL, two instances claiming at the same moment', () => {
+  it('hands each due delivery to exactly one of them', async () => {
+    const url = await freshDatabase();
+    const one = await createSandbox({ store: 'postgres', url, scheduler: false });
+    const two = await createSandbox({ store: 'postgres', url, scheduler: false });
+    try {
+      const later = Date.now() + 86_400_000;
+      const ids: string[] = [];
+      for (let m = 0; m < 4; m++) {
+        const payeeId = (await one.control.enroll({ name: `Twin Shop ${m}` })).payeeId;
+        const batch = Array.from({ length: 10 }, (_, i): Delivery => {
+          const id = `whd_twin_${m}_${i}`;
+          ids.push(id);
+          return {
+            id, payeeId, eventId: `evt_twin_${m}_${i}`, eventType: 'payment.created', paymentId: `pay_twin_${m}_${i}`, url: 'http://127.0.0.1:9/x',
+            body: '{}', state: 'pending', attempts: [], attempt: 0, nextAttemptAt: later + i, createdAt: Date.now(),
+          };
+        });
+        await one.services.store.deliveries.record(batch);
+      }
+      const claimedBy = (s: Sandbox) => s.services.store.deliveries.claimDue(later + 1_000, 30_000, 3, { perMerchant: 4, inFlight: new Map() });
+      const seen: string[] = [];
+      for (let round = 0; round < 20 && seen.length < ids.length; round++) {
+        const [a, b] = await Promise.all([claimedBy(one), claimedBy(two)]);
+        seen.push(...a.map((d) => d.id), ...b.map((d) => d.id));
+      }
+      expect(seen.length).toBe(ids.length);
+      expect(new Set(seen).size).toBe(ids.length);
+    } finally {
+      await one.close();
+      await two.close();
+    }
   });
 });
