@@ -28,10 +28,16 @@ export type { Delivery, DeliveryAttempt };
 export const WEBHOOK_TIMEOUT_MS = 5000;
 /** How long a claimed delivery is held by the instance sending it; past it, another instance may send it. */
 export const DELIVERY_LEASE_MS = 30_000;
-/** Deliveries one instance sends at once; the rest wait for a place. */
+/** Deliveries one instance sends at once (its sockets to receivers); the rest wait for a place. */
 export const MAX_DELIVERIES_IN_FLIGHT = 16;
-/** Deliveries of one merchant one instance sends at once: a receiver that hangs holds 4 places, leaving 12 to the other merchants. */
+/** Deliveries of one merchant one instance sends at once: a receiver that hangs holds at most 4 places. */
 export const MAX_DELIVERIES_PER_MERCHANT = 4;
+/**
+ * Places only a merchant with nothing in flight here may take, so merchants already sending share
+ * 12 and a newcomer's first attempt starts at once while up to six receivers hang (a hanging attempt
+ * holds its place for WEBHOOK_TIMEOUT_MS, so waiting for one to end would cost up to 5 s).
+ */
+export const PLACES_KEPT_FOR_IDLE_MERCHANTS = 4;
 /** With reorder, how far apart the events of one change are sent; a duplicate follows its original by this. */
 const REORDER_GAP_MS = 100;
 const DUPLICATE_GAP_MS = 50;
@@ -241,12 +247,13 @@ export class WebhookService {
       });
   }
 
-  /** Claims what is due, up to the free places (of the instance, and of each merchant), and sends each. */
+  /**
+   * Claims what is due in turn across merchants and sends each: first into the shared places (all
+   * but the kept ones), then each merchant with nothing in flight here its first into any place left.
+   */
   private async pump(): Promise<void> {
-    const places = { perMerchant: MAX_DELIVERIES_PER_MERCHANT, inFlight: this.inFlightByMerchant };
-    while (!this.closed && this.inFlight < MAX_DELIVERIES_IN_FLIGHT) {
-      const claimed = await this.log.claimDue(this.merchants.realNow(), DELIVERY_LEASE_MS, MAX_DELIVERIES_IN_FLIGHT - this.inFlight, places);
-      if (claimed.length === 0) return;
+    const claim = async (max: number, perMerchant: number): Promise<number> => {
+      const claimed = await this.log.claimDue(this.merchants.realNow(), DELIVERY_LEASE_MS, max, { perMerchant, inFlight: this.inFlightByMerchant });
       for (const delivery of claimed) {
         this.sending(delivery.payeeId, +1);
         void this.attempt(delivery)
@@ -256,6 +263,17 @@ export class WebhookService {
             this.kick();
           });
       }
+      return claimed.length;
+    };
+    while (!this.closed) {
+      const free = MAX_DELIVERIES_IN_FLIGHT - PLACES_KEPT_FOR_IDLE_MERCHANTS - this.inFlight;
+      const shared = free > 0 ? await claim(free, MAX_DELIVERIES_PER_MERCHANT) : 0;
+      // Fewer than the free shared places: nothing else may go now.
+      if (free > 0 && shared < free) return;
+      if (this.closed || this.inFlight >= MAX_DELIVERIES_IN_FLIGHT) return;
+      // One place each (1 - n <= 0 for a merchant with n in flight): only merchants with nothing in flight get one.
+      const firsts = await claim(MAX_DELIVERIES_IN_FLIGHT - this.inFlight, 1);
+      if (shared === 0 && firsts === 0) return;
     }
   }
 

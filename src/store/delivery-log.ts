@@ -50,7 +50,8 @@ export function released(d: Delivery, ms: number, now: number): Delivery {
 
 /**
  * How many deliveries of each merchant a claim may hand out: `perMerchant` minus those of the
- * merchant the claiming instance is sending already (read when claimDue is called).
+ * merchant the claiming instance is sending already (read when claimDue is called). The claim
+ * goes round-robin from there: a merchant's k-th next delivery comes in turn `inFlight + k`.
  */
 export interface MerchantPlaces {
   readonly perMerchant: number;
@@ -63,6 +64,30 @@ export const ANY_MERCHANT: MerchantPlaces = { perMerchant: Number.POSITIVE_INFIN
 /** Places left to the merchant under `places`. */
 export function placesLeft(places: MerchantPlaces, payeeId: string): number {
   return places.perMerchant - (places.inFlight.get(payeeId) ?? 0);
+}
+
+/**
+ * The order of a claim in every store (PostgreSQL writes it in SQL): round-robin across merchants,
+ * a merchant's k-th due delivery in turn its in-flight plus k, so one with a long backlog never
+ * goes before another's next; each merchant's own in due order; none past its places; at most `max`.
+ */
+export function inTurn(due: readonly Delivery[], max: number, places: MerchantPlaces): Delivery[] {
+  if (max <= 0) return [];
+  const byMerchant = new Map<string, Delivery[]>();
+  for (const d of due) {
+    const own = byMerchant.get(d.payeeId);
+    if (own) own.push(d);
+    else byMerchant.set(d.payeeId, [d]);
+  }
+  const turns: { delivery: Delivery; turn: number }[] = [];
+  for (const [payeeId, own] of byMerchant) {
+    const flying = places.inFlight.get(payeeId) ?? 0;
+    own.sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt!);
+    const room = Math.min(placesLeft(places, payeeId), max, own.length);
+    for (let k = 0; k < room; k++) turns.push({ delivery: own[k]!, turn: flying + k + 1 });
+  }
+  turns.sort((a, b) => a.turn - b.turn || a.delivery.nextAttemptAt! - b.delivery.nextAttemptAt!);
+  return turns.slice(0, max).map((t) => t.delivery);
 }
 
 /** What comes after an attempt. */
@@ -79,9 +104,9 @@ export interface DeliveryLog {
   list(payeeId: string, limit: number): Promise<readonly Delivery[]>;
   get(payeeId: string, id: string): Promise<Delivery | undefined>;
   /**
-   * Pending deliveries due by `now` that nobody holds, at most `max` and at most the places left
-   * to each merchant (the others stay pending, queued), each now held for `leaseMs`: no other
-   * instance claims it until the lease ends or the attempt is recorded.
+   * Pending deliveries due by `now` that nobody holds, in turn (see inTurn): at most `max` and at
+   * most the places left to each merchant (the others stay pending, queued), each now held for
+   * `leaseMs`: no other instance claims it until the lease ends or the attempt is recorded.
    */
   claimDue(now: number, leaseMs: number, max: number, places?: MerchantPlaces): Promise<readonly Delivery[]>;
   /** Records an attempt of a claimed delivery and what comes next; releases the lease. */
@@ -146,19 +171,13 @@ export class MemoryDeliveryLog implements DeliveryLog {
   }
 
   async claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces = ANY_MERCHANT): Promise<readonly Delivery[]> {
-    const out: Delivery[] = [];
-    const claimedBy = new Map<string, number>();
+    const due: Delivery[] = [];
     for (const held of this.pending.values()) {
-      if (out.length >= max) break;
-      if (held.leaseUntil > now || held.delivery.nextAttemptAt === null || held.delivery.nextAttemptAt > now) continue;
-      const { payeeId } = held.delivery;
-      const claimed = claimedBy.get(payeeId) ?? 0;
-      if (claimed >= placesLeft(places, payeeId)) continue;
-      claimedBy.set(payeeId, claimed + 1);
-      held.leaseUntil = now + leaseMs;
-      out.push(held.delivery);
+      if (held.leaseUntil <= now && held.delivery.nextAttemptAt !== null && held.delivery.nextAttemptAt <= now) due.push(held.delivery);
     }
-    return out;
+    const claimed = inTurn(due, max, places);
+    for (const d of claimed) this.pending.get(d.id)!.leaseUntil = now + leaseMs;
+    return claimed;
   }
 
   async recordAttempt(id: string, attempt: DeliveryAttempt, next: AttemptOutcome): Promise<void> {

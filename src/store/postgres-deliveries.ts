@@ -79,11 +79,14 @@ export class PostgresDeliveryLog implements DeliveryLog {
   }
 
   /**
-   * One statement: for each merchant with due work, oldest due first, its deliveries up to its
-   * places left (locked with SKIP LOCKED, so instances claiming together never share one), until
-   * `max` are claimed; a merchant at its limit gets none and the others are reached anyway.
+   * One statement, in turn as inTurn (delivery-log.ts): each due delivery ranked within its
+   * merchant by due time, its turn that rank plus the merchant's deliveries in flight here; the
+   * lowest turns first, up to `max`, none past a merchant's places. Rows are locked with SKIP
+   * LOCKED (in the outer query: a window function cannot carry FOR UPDATE), so instances
+   * claiming together never share one; the outer WHERE is checked again on a row changed meanwhile.
    */
   claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces = ANY_MERCHANT): Promise<readonly Delivery[]> {
+    if (max <= 0) return Promise.resolve([]);
     const perMerchant = Math.min(places.perMerchant, MAX_INT4);
     const busy = [...places.inFlight].filter(([, n]) => n > 0);
     const busyIds = busy.map(([payeeId]) => payeeId);
@@ -93,17 +96,18 @@ export class PostgresDeliveryLog implements DeliveryLog {
         await sql<DeliveryRow[]>`
           UPDATE payreq_deliveries SET lease_until = ${now + leaseMs}
            WHERE id IN (
-             SELECT claim.id
-               FROM (SELECT payee_id, min(next_attempt_at) AS first_due FROM payreq_deliveries
-                      WHERE state = 'pending' AND next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now})
-                      GROUP BY payee_id ORDER BY first_due) due
-              CROSS JOIN LATERAL (
-                SELECT id FROM payreq_deliveries d
-                 WHERE d.payee_id = due.payee_id AND d.state = 'pending' AND d.next_attempt_at <= ${now} AND (d.lease_until IS NULL OR d.lease_until <= ${now})
-                 ORDER BY d.next_attempt_at LIMIT LEAST(${max}::int, GREATEST(0, ${perMerchant}::int - COALESCE(
-                   (SELECT n FROM unnest(${busyIds}::text[], ${busyCounts}::int[]) AS flying(payee_id, n) WHERE flying.payee_id = due.payee_id), 0)))
-                 FOR UPDATE SKIP LOCKED) claim
-              LIMIT ${max})
+             SELECT d.id
+               FROM payreq_deliveries d
+               JOIN (SELECT id, row_number() OVER (PARTITION BY payee_id ORDER BY next_attempt_at, seq) + COALESCE(flying.n, 0) AS turn
+                       FROM payreq_deliveries
+                       LEFT JOIN unnest(${busyIds}::text[], ${busyCounts}::int[]) AS flying(payee_id, n) USING (payee_id)
+                      WHERE state = 'pending' AND next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now})) due
+                 ON due.id = d.id
+              WHERE due.turn <= ${perMerchant}::int
+                AND d.state = 'pending' AND d.next_attempt_at <= ${now} AND (d.lease_until IS NULL OR d.lease_until <= ${now})
+              ORDER BY due.turn, d.next_attempt_at, d.seq
+              LIMIT ${max}
+                FOR UPDATE OF d SKIP LOCKED)
           RETURNING id, doc, state, attempts, attempt, next_attempt_at`
       ).map(deliveryOf),
     );

@@ -1,22 +1,27 @@
 /**
- * One merchant's broken receiver must not starve the others (issue 10): while merchant A's URL
- * hangs, A holds at most MAX_DELIVERIES_PER_MERCHANT places, the rest of its deliveries wait in
- * the log, and merchant B's delivery goes at once. Real HTTP receivers; with
- * SANDBOX_TEST_STORE=postgres the deliveries are claimed from PostgreSQL.
+ * Webhooks are shared fairly (issue 10; SPEC 18): a merchant whose receiver hangs holds at most
+ * MAX_DELIVERIES_PER_MERCHANT places, the rest of its deliveries wait in the log; while five
+ * merchants' receivers hang, another merchant's first attempt starts at once, in a place kept for
+ * merchants with nothing in flight. Real HTTP receivers on 127.0.0.1, on each store.
  */
 import { createServer } from 'node:http';
 import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EnrolledMerchant, Sandbox } from '../../src/index.js';
-import { MAX_DELIVERIES_IN_FLIGHT, MAX_DELIVERIES_PER_MERCHANT } from '../../src/services/webhooks.js';
-import type { Delivery } from '../../src/store/delivery-log.js';
-import { createBody, jsonRequest, memorySandbox } from '../helpers.js';
+import { MAX_DELIVERIES_IN_FLIGHT, MAX_DELIVERIES_PER_MERCHANT, PLACES_KEPT_FOR_IDLE_MERCHANTS } from '../../src/services/webhooks.js';
+import { createBody, jsonRequest } from '../helpers.js';
+import { removeTempDirs } from '../support/files.js';
+import { EACH_STORE } from '../support/sandboxes.js';
 import { receiver } from '../support/webhook-receiver.js';
 import { until } from '../support/until.js';
 
+afterAll(removeTempDirs);
+
+type HangingReceiver = Awaited<ReturnType<typeof hangingReceiver>>;
+
 /** A receiver that takes the connection, reads the request and never answers. */
-async function hangingReceiver(): Promise<{ url: string; held: () => number; close(): Promise<void> }> {
+async function hangingReceiver(): Promise<{ url: string; held: () => number; holding: () => ServerResponse[]; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const waiting = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
@@ -34,6 +39,7 @@ async function hangingReceiver(): Promise<{ url: string; held: () => number; clo
   return {
     url: `http://127.0.0.1:${port}/hangs`,
     held: () => waiting.size,
+    holding: () => [...waiting],
     close: () => {
       for (const socket of sockets) socket.destroy();
       return new Promise((r) => server.close(() => r()));
@@ -47,23 +53,31 @@ interface DeliveryView {
   payment_id: string;
 }
 
-describe('webhook fairness between merchants', () => {
+describe.each(EACH_STORE)('webhook fairness between merchants on the %s store', (_store, make) => {
   let sandbox: Sandbox;
-  let hanging: Awaited<ReturnType<typeof hangingReceiver>>;
+  let hanging: HangingReceiver[];
   let answering: Awaited<ReturnType<typeof receiver>>;
 
-  beforeAll(async () => {
-    sandbox = await memorySandbox();
-    hanging = await hangingReceiver();
+  beforeEach(async () => {
+    sandbox = await make();
+    hanging = [];
     answering = await receiver();
   });
-  afterAll(async () => {
-    // The hanging receiver lets go first, so the attempts it held end before the store closes.
-    await hanging.close();
+  afterEach(async () => {
+    // The hanging receivers let go first, so the attempts they held end before the store closes.
+    await Promise.all(hanging.map((h) => h.close()));
     await new Promise((r) => setTimeout(r, 200));
     await sandbox.close();
     await answering.close();
   });
+
+  async function hangingMerchant(payments: number): Promise<{ merchant: EnrolledMerchant; headers: Record<string, string>; receiver: HangingReceiver }> {
+    const hangs = await hangingReceiver();
+    hanging.push(hangs);
+    const shop = await merchantWithHook(hangs.url);
+    for (let i = 0; i < payments; i++) await create(shop.merchant, shop.headers);
+    return { ...shop, receiver: hangs };
+  }
 
   async function merchantWithHook(url: string): Promise<{ merchant: EnrolledMerchant; headers: Record<string, string> }> {
     const merchant = await sandbox.control.enroll({ name: 'Fair Shop' });
@@ -86,10 +100,9 @@ describe('webhook fairness between merchants', () => {
 
   it("a merchant whose URL hangs holds a few places; another merchant's delivery arrives within 1.5 s", async () => {
     expect(MAX_DELIVERIES_PER_MERCHANT).toBeLessThan(MAX_DELIVERIES_IN_FLIGHT);
-    const a = await merchantWithHook(hanging.url);
-    for (let i = 0; i < 30; i++) await create(a.merchant, a.headers);
+    const a = await hangingMerchant(30);
     // A's first deliveries reach its receiver and are held there (5 s until they time out).
-    await until(() => (hanging.held() >= MAX_DELIVERIES_PER_MERCHANT ? true : undefined), "A's deliveries held by its receiver", 3_000);
+    await until(() => (a.receiver.held() >= MAX_DELIVERIES_PER_MERCHANT ? true : undefined), "A's deliveries held by its receiver", 3_000);
 
     const b = await merchantWithHook(answering.url);
     answering.replies.push(204);
@@ -99,7 +112,7 @@ describe('webhook fairness between merchants', () => {
     const waited = Date.now() - started;
 
     // A's are still stuck: none answered, at most its places held, the rest queued in the log.
-    expect(hanging.held()).toBe(MAX_DELIVERIES_PER_MERCHANT);
+    expect(a.receiver.held()).toBe(MAX_DELIVERIES_PER_MERCHANT);
     const ofA = await deliveriesOf(a.headers);
     expect(ofA).toHaveLength(30);
     expect(ofA.every((d) => d.state === 'pending' && d.attempts.length === 0)).toBe(true);
@@ -110,46 +123,35 @@ describe('webhook fairness between merchants', () => {
     expect(ofB).toMatchObject({ payment_id: paymentId, state: 'delivered', attempts: [{ status: 204 }] });
     expect(waited).toBeLessThan(1_500);
   });
-});
 
-describe("claimDue: at most each merchant's places left", () => {
-  let sandbox: Sandbox;
-  beforeAll(async () => {
-    sandbox = await memorySandbox();
-  });
-  afterAll(() => sandbox.close());
+  it("while five merchants' receivers hang, a sixth merchant's first attempt starts within 5 s of its event, in a place no hanging attempt gave up", async () => {
+    // Five hanging merchants want 5 x 4 = 20 places, more than the instance's 16; one after another, the worst case.
+    const stuck: Awaited<ReturnType<typeof hangingMerchant>>[] = [];
+    for (let i = 0; i < 5; i++) stuck.push(await hangingMerchant(10));
+    const heldInAll = () => stuck.reduce((n, m) => n + m.receiver.held(), 0);
+    const shared = MAX_DELIVERIES_IN_FLIGHT - PLACES_KEPT_FOR_IDLE_MERCHANTS;
+    await until(() => (heldInAll() >= shared ? true : undefined), 'the hanging merchants holding the shared places', 3_000);
 
-  // Due a day from now: the sandbox's own sender (claiming at the real time) leaves them alone.
-  const later = Date.now() + 86_400_000;
-  let n = 0;
-  function delivery(payeeId: string, dueBy: number): Delivery {
-    n += 1;
-    return {
-      id: `whd_fair_${n}`, payeeId, eventId: `evt_fair_${n}`, eventType: 'payment.created', paymentId: `pay_fair_${n}`, url: 'http://127.0.0.1:9/x',
-      body: '{}', state: 'pending', attempts: [], attempt: 0, nextAttemptAt: dueBy, createdAt: Date.now(),
-    };
-  }
+    const sixth = await merchantWithHook(answering.url);
+    answering.replies.push(204);
+    // What the hanging receivers hold at the event: the sixth must not wait for one of these to time out.
+    const heldAtEvent = stuck.flatMap((m) => m.receiver.holding());
+    const started = Date.now();
+    const paymentId = await create(sixth.merchant, sixth.headers);
+    await until(() => (answering.received.some((r) => r.body.payment_id === paymentId) ? true : undefined), "the sixth merchant's first attempt", 5_000);
+    const waited = Date.now() - started;
+    const stillHeld = new Set(stuck.flatMap((m) => m.receiver.holding()));
 
-  it('hands a merchant no more than its limit minus what it has in flight, and the others theirs', async () => {
-    const log = sandbox.services.store.deliveries;
-    const a = (await sandbox.control.enroll({ name: 'Busy Shop' })).payeeId;
-    const b = (await sandbox.control.enroll({ name: 'Quiet Shop' })).payeeId;
-    // A's six are due before B's two.
-    await log.record([1, 2, 3, 4, 5, 6].map((i) => delivery(a, later + i)));
-    await log.record([7, 8].map((i) => delivery(b, later + i)));
-    const count = (claimed: readonly Delivery[]) => ({ a: claimed.filter((d) => d.payeeId === a).length, b: claimed.filter((d) => d.payeeId === b).length });
-    const now = later + 100;
-
-    // A sends 2 already: of a claim of 3, A gets 2 (its limit of 4 reached) and B the third.
-    expect(count(await log.claimDue(now, 30_000, 3, { perMerchant: 4, inFlight: new Map([[a, 2]]) }))).toEqual({ a: 2, b: 1 });
-    // A at its limit gets none, however many places are free; B gets the rest of its own.
-    expect(count(await log.claimDue(now, 30_000, 10, { perMerchant: 4, inFlight: new Map([[a, 4], [b, 1]]) }))).toEqual({ a: 0, b: 1 });
-    // One place free overall and one left to A: A gets it.
-    expect(count(await log.claimDue(now, 30_000, 1, { perMerchant: 4, inFlight: new Map([[a, 3]]) }))).toEqual({ a: 1, b: 0 });
-    // Without a limit per merchant, the rest of A's are claimed.
-    expect(count(await log.claimDue(now, 30_000, 10))).toEqual({ a: 3, b: 0 });
-    // Those over the limit stayed pending, and nobody claims one twice.
-    expect(count(await log.claimDue(now, 30_000, 10))).toEqual({ a: 0, b: 0 });
-    expect((await log.list(a, 10)).every((d) => d.state === 'pending')).toBe(true);
+    expect(waited).toBeLessThan(5_000);
+    expect(heldAtEvent.filter((res) => !stillHeld.has(res))).toEqual([]);
+    // The bounds stay: each hanging merchant at most its places, all of them within the instance's.
+    for (const m of stuck) expect(m.receiver.held()).toBeLessThanOrEqual(MAX_DELIVERIES_PER_MERCHANT);
+    expect(heldInAll()).toBeLessThanOrEqual(MAX_DELIVERIES_IN_FLIGHT - 1);
+    // The rest of the hanging merchants' deliveries wait in the log, unattempted.
+    for (const m of stuck) {
+      const pending = await deliveriesOf(m.headers);
+      expect(pending).toHaveLength(10);
+      expect(pending.every((d) => d.state === 'pending' && d.attempts.length === 0)).toBe(true);
+    }
   });
 });
