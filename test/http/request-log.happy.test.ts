@@ -4,6 +4,7 @@
  * client address the sandbox decided on (`client`). The log is a real pino logger writing to memory.
  */
 import { describe, expect, it } from 'vitest';
+import { configFromEnv } from '../../src/cli.js';
 import type { SandboxConfig } from '../../src/index.js';
 import { DEMO_KEY, memorySandbox } from '../helpers.js';
 import { capturedLog } from '../support/log.js';
@@ -75,5 +76,13 @@ describe('request lines', () => {
     } finally {
       await sandbox.close();
     }
+  });
+});
+
+describe('SANDBOX_LOG_HEALTH', () => {
+  it('is off unless on; anything else is refused at start', () => {
+    expect(configFromEnv({}).logHealthChecks).toBe(false);
+    expect(configFromEnv({ SANDBOX_LOG_HEALTH: 'on' }).logHealthChecks).toBe(true);
+    expect(() => configFromEnv({ SANDBOX_LOG_HEALTH: 'yes' })).toThrow('SANDBOX_LOG_HEALTH must be off or on, got yes');
   });
 });
