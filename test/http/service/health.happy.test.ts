@@ -1,5 +1,8 @@
 /** SPEC 19: /livez answers while the process answers, /readyz while the store is ready and the instance takes work, /healthz = /readyz; none needs a key. */
-import { describe, expect, it } from 'vitest';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createSandbox } from '../../../src/index.js';
+import { removeTempDirs, tempDir } from '../../support/files.js';
 import { call, expectEnvelope, listeningSandbox, toAnswer } from '../../support/http.js';
 
 describe('health routes over a real listening server', () => {
@@ -43,6 +46,27 @@ describe('health routes over a real listening server', () => {
       expect(operation.security).toEqual([]);
       expect(Object.keys(operation.responses)).toEqual(['200', '500', '503']);
       expect(JSON.stringify(operation.responses['503'])).toContain('draining');
+    }
+  });
+});
+
+describe('health routes on the file store', () => {
+  afterAll(removeTempDirs);
+
+  it('/livez and /readyz answer 200 over HTTP, /readyz naming the file store; draining turns /readyz to 503', async () => {
+    const sandbox = await createSandbox({ store: 'file', dataFile: path.join(tempDir(), 'sandbox.json'), scheduler: false });
+    try {
+      const server = await sandbox.listen(0, '127.0.0.1');
+      expectEnvelope(await toAnswer(await fetch(`${server.url}/livez`)), 200);
+      const ready = await toAnswer(await fetch(`${server.url}/readyz`));
+      expectEnvelope(ready, 200);
+      expect(ready.body.store).toBe('file');
+      sandbox.services.drain.start('SIGTERM received');
+      const draining = await toAnswer(await fetch(`${server.url}/readyz`));
+      expectEnvelope(draining, 503);
+      expect(draining.body).toMatchObject({ store: 'file', reason: 'draining' });
+    } finally {
+      await sandbox.close();
     }
   });
 });
