@@ -29,6 +29,8 @@ export class PostgresConnection {
   private sql: postgres.Sql;
   private downSince: number | null = null;
   private downReason = '';
+  /** When a call first went unanswered past the deadline, while none has been answered since (a silent database is not marked down). */
+  private lateSince: number | null = null;
   private probe: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -102,9 +104,6 @@ export class PostgresConnection {
     this.probe = setInterval(() => void this.tryAgain(), PROBE_EVERY_MS);
     this.probe.unref();
   }
-
-  /** When a call first went unanswered past the deadline, while none has been answered since (a silent database is not marked down). */
-  private lateSince: number | null = null;
 
   /** One line when calls start to go unanswered, not one per call (the HTTP layer logs none). */
   private noteLate(): void {
