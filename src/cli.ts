@@ -11,6 +11,7 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS } from './scenarios/defaults.js';
 import type { ReplayCommandOptions } from './scenarios/replay-command.js';
+import { defaultEnrollLimit } from './services/config.js';
 import type { HttpStatusMode, SandboxConfig } from './services/config.js';
 
 /** Exit codes of every command, so that a CI script can tell a failed check from a run that never happened. */
@@ -47,8 +48,11 @@ function envWholeNumber(env: NodeJS.ProcessEnv, name: string, what: string): num
   return n;
 }
 
-/** The settings environment variables give; flags win over them. */
-export function configFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxConfig> {
+/**
+ * The settings environment variables give; flags win over them. `host` is the address to listen
+ * on (--host or HOST): it decides the enrolment limit's default.
+ */
+export function configFromEnv(env: NodeJS.ProcessEnv, host: string = env.HOST ?? '127.0.0.1'): Partial<SandboxConfig> {
   const mode = envChoice<HttpStatusMode>(env, 'SANDBOX_HTTP_STATUS', ['mirror-code', 'always-200']);
   const rate = envWholeNumber(env, 'SANDBOX_RATE_LIMIT', 'a whole number (0 is off)');
   const retention = envWholeNumber(env, 'SANDBOX_RETENTION_DAYS', 'a whole number of days (0 keeps everything)');
@@ -61,6 +65,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxConfig> {
     throw new Error(`SANDBOX_PRODUCT_TYPES must be a comma-separated list of upper-case names such as QR_DYNAMIC,QR_STATIC, got ${env.SANDBOX_PRODUCT_TYPES}`);
   }
   const privateTargets = envChoice(env, 'SANDBOX_WEBHOOK_PRIVATE', ['allow', 'deny']);
+  const proxies = envWholeNumber(env, 'SANDBOX_TRUST_PROXY', 'the number of proxies in front of the sandbox that append to X-Forwarded-For: a whole number, 0 (the default) for none, 1 for one');
   return {
     publicBaseUrl: env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
     adminToken: env.SANDBOX_ADMIN_TOKEN || undefined,
@@ -71,8 +76,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxConfig> {
     merchantIdleDays: idleDays,
     webhookPrivateTargets: privateTargets === 'allow',
     metrics: envChoice(env, 'SANDBOX_METRICS', ['on', 'off']) === 'on',
-    enrollLimitPerMinute: env.SANDBOX_ENROLL_LIMIT === undefined ? 10 : envWholeNumber(env, 'SANDBOX_ENROLL_LIMIT', 'a whole number of enrolments per client per minute (0 is no limit)'),
-    trustProxy: envChoice(env, 'SANDBOX_TRUST_PROXY', ['0', '1']) === '1',
+    enrollLimitPerMinute:
+      env.SANDBOX_ENROLL_LIMIT === undefined ? defaultEnrollLimit(host, proxies) : envWholeNumber(env, 'SANDBOX_ENROLL_LIMIT', 'a whole number of enrolments per client per minute (0 is no limit)'),
+    trustProxy: proxies,
+    logHealthChecks: envChoice(env, 'SANDBOX_LOG_HEALTH', ['off', 'on']) === 'on',
     ...(productTypes ? { productTypes } : {}),
   };
 }
@@ -100,7 +107,7 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   const chosen = options.memory ? 'memory' : storeChoice(options.store);
   const postgresUrl = isPostgresUrl(chosen) ? chosen : undefined;
   const storeKind = postgresUrl ? 'postgres' : chosen === 'memory' ? 'memory' : 'file';
-  const config = configFromEnv(process.env);
+  const config = configFromEnv(process.env, options.host);
   const log = envChoice(process.env, 'SANDBOX_LOG', ['on', 'off']) === 'on' ? requestLogger() : undefined;
   // A hosted sandbox (admin token set) does not open the public demo keys unless asked to.
   const demos = envChoice(process.env, 'SANDBOX_DEMO_MERCHANTS', config.adminToken ? ['off', 'on'] : ['on', 'off']) === 'on';

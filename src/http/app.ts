@@ -42,7 +42,9 @@ export function createApp(services: Services): Hono<AppEnv> {
   });
   app.use('*', warnIgnoredFaultHeader);
 
-  bindRoute(app, serviceRoutes.health, serviceHandlers.health(services));
+  bindRoute(app, serviceRoutes.livez, serviceHandlers.live());
+  bindRoute(app, serviceRoutes.readyz, serviceHandlers.ready(services));
+  bindRoute(app, serviceRoutes.health, serviceHandlers.ready(services));
 
   bindRoute(app, serviceRoutes.metrics, async (c) => {
     const { metrics } = services;

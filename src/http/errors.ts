@@ -38,15 +38,15 @@ export function sendError(c: Context<AppEnv>, err: SandboxError): Response {
 /** Hono's onError: the answer to whatever a request threw. */
 export function answerError(err: Error, c: Context<AppEnv>): Response {
   if (err instanceof SandboxError) return sendError(c, err);
-  const where = `${c.req.method} ${new URL(c.req.url).pathname}`;
   if (err instanceof StoreUnavailableError) {
-    console.error(`store unavailable on ${where}: ${err.message}`);
+    // Not logged per request: the store writes one line when the outage starts and one when it ends.
     const outcome = err.outcomeUnknown
       ? 'the connection was lost mid-call, so a change may or may not have been made: read the payment status before you retry'
       : 'nothing was changed; retry in a few seconds';
     return send(c, { code: Code.UNAVAILABLE, description: `The sandbox's database cannot be reached right now: ${outcome}.` }, { 'Retry-After': '2' });
   }
   if (err instanceof DroppedConnection) return new Response(null, { status: 599, headers: { [DROPPED_HEADER]: '1' } });
+  const where = `${c.req.method} ${new URL(c.req.url).pathname}`;
   // A client that hung up mid-body is not a sandbox fault: nobody reads this answer, and the journal says what happened.
   if (clientHungUp(err)) return send(c, { code: Code.INVALID, description: 'The client closed the connection before the request body arrived; nothing was changed.' });
   const storage = storageFailure(err);

@@ -9,6 +9,8 @@ export type { FileResult, StepResult, ReplayTarget, ScenarioRunOptions } from '.
 export type { AssertionResult, Outcome } from './assertions.js';
 export { formatFileResult, formatSummary } from './report-human.js';
 export { junitXml } from './report-junit.js';
+export { describeWait } from './waits.js';
+export type { ReplayWait } from './waits.js';
 export { scenarioJsonSchema, scenarioSchema } from './schema.js';
 export { SHIPPED_SCENARIOS } from './shipped.js';
 export type { Scenario, Step, StepKind, Expectations, Matcher } from './schema.js';

@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { replay, ReplayCouldNotRun } from './replay.js';
 import { formatFileResult, formatSummary } from './report-human.js';
 import { junitXml } from './report-junit.js';
+import { describeWait } from './waits.js';
 
 export interface ReplayCommandOptions {
   readonly baseUrl?: string;
@@ -50,6 +51,8 @@ async function replayAndReport(paths: readonly string[], options: ReplayCommandO
     ...(options.timeout ? { timeoutMs: options.timeout } : {}),
     ...(options.adminToken ? { adminToken: options.adminToken } : {}),
     ...(human ? { onFile: (result) => output.out(formatFileResult(result, view)) } : {}),
+    // On stderr, so a JSON report on stdout stays whole.
+    onWait: (wait) => output.err(describeWait(wait)),
   });
   if (human) output.out(formatSummary(report, view));
   else output.out(JSON.stringify(report, null, 2));

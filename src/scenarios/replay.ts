@@ -11,6 +11,7 @@ import { findScenarioFiles, loadScenarioFile, ScenarioFileError } from './load.j
 import type { LoadedScenario } from './load.js';
 import { runScenario } from './run-scenario.js';
 import type { FileResult, ReplayTarget } from './run-scenario.js';
+import type { ReplayWait } from './waits.js';
 
 export interface ReplayOptions {
   /** A running sandbox to replay against; without it (and without `sandbox`), an in-process one is started. */
@@ -27,6 +28,8 @@ export interface ReplayOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Called as each file finishes, for streaming output. */
   readonly onFile?: (result: FileResult) => void;
+  /** Called as a wait for a 429's Retry-After starts (the sandbox's enrolment or rate limit). */
+  readonly onWait?: (wait: ReplayWait) => void;
 }
 
 export interface ReplayReport {
@@ -72,6 +75,7 @@ export async function replayScenarios(items: readonly (LoadedScenario | Scenario
     env: options.env ?? process.env,
     freshRef: (prefix = 'ref') => `${prefix}-${runId}-${++refs}`,
     ...(options.adminToken ? { adminToken: options.adminToken } : {}),
+    ...(options.onWait ? { onWait: options.onWait } : {}),
   };
 
   const results: FileResult[] = new Array(items.length);

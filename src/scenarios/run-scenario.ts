@@ -1,6 +1,8 @@
 /** Runs one scenario file: enroll its merchant, then its steps in order until one fails. */
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { sendWaitingOut429 } from './waits.js';
+import type { ReplayWait } from './waits.js';
 import { checkExpectations } from './assertions.js';
 import type { AssertionResult, Outcome } from './assertions.js';
 import { exchange } from './http.js';
@@ -29,6 +31,8 @@ export interface ScenarioRunOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** A merchant_ref_no never used before in this replay. */
   readonly freshRef: (prefix?: string) => string;
+  /** Told as a wait for a 429's Retry-After starts (enrolment limit, rate limit). */
+  readonly onWait?: (wait: ReplayWait) => void;
 }
 
 export interface StepResult {
@@ -143,13 +147,11 @@ class ScenarioRun {
   /** Enrolls the file's own merchant; answers why it could not, or undefined. */
   private async enrollScenarioMerchant(): Promise<string | undefined> {
     const settings = { name: `replay ${basename(this.loaded.file)}`.slice(0, 64), ...this.loaded.scenario.merchant };
-    let seen = await this.send({ method: 'POST', path: '/sandbox/v1/merchants', json: settings }, undefined, this.options.timeoutMs);
     // A sandbox limits enrolments per client (SPEC 15): wait as told and try again, as a client should.
-    for (let attempt = 0; attempt < 5 && seen.outcome === 'response' && seen.status === 429; attempt++) {
-      const wait = Number(seen.headers?.get('retry-after') ?? 1);
-      await sleep(Math.min(Number.isFinite(wait) && wait > 0 ? wait : 1, 61) * 1000);
-      seen = await this.send({ method: 'POST', path: '/sandbox/v1/merchants', json: settings }, undefined, this.options.timeoutMs);
-    }
+    const seen = await sendWaitingOut429(
+      () => this.send({ method: 'POST', path: '/sandbox/v1/merchants', json: settings }, undefined, this.options.timeoutMs),
+      this.teller("enrolling the file's merchant"),
+    );
     const merchant = merchantFrom(seen.json);
     if (seen.outcome !== 'response' || !merchant) {
       const what = seen.outcome === 'response' ? `HTTP ${seen.status}: ${seen.text?.slice(0, 500)}` : seen.error;
@@ -200,7 +202,9 @@ class ScenarioRun {
     const planned = planRequest(step.kind, spec);
 
     const waited = step.kind === 'wait_for' ? await this.waitFor(spec as WaitSpec, planned, apiKey, timeoutMs) : undefined;
-    const seen = waited?.seen ?? (await this.send(planned, apiKey, timeoutMs));
+    const sendOnce = () => this.send(planned, apiKey, timeoutMs);
+    // An enroll step meets the enrolment limit as the file's own enrolment does.
+    const seen = waited?.seen ?? (await (step.kind === 'enroll' ? sendWaitingOut429(sendOnce, this.teller(`step ${index} (${name})`)) : sendOnce()));
     if (step.kind !== 'request' && expect.outcome === undefined && expect.status === undefined && expect.code === undefined) {
       // A sandbox action is expected to succeed unless the step says otherwise.
       expect = { ...expect, code: 200 };
@@ -263,6 +267,10 @@ class ScenarioRun {
       }
       await sleep(pause);
     }
+  }
+
+  private teller(before: string): (seconds: number, reason: string) => void {
+    return (seconds, reason) => this.options.onWait?.({ file: this.loaded.file, before, reason, seconds });
   }
 
   private send(planned: PlannedRequest, apiKey: string | undefined, timeoutMs: number): Promise<Exchange> {

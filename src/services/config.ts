@@ -1,6 +1,7 @@
 /** Settings of one sandbox instance, from flags and environment (see README, Configuration). */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { BlockList, isIP } from 'node:net';
 import type { RateTable } from '../domain/currencies.js';
 
 export type HttpStatusMode = 'mirror-code' | 'always-200';
@@ -32,8 +33,13 @@ export interface SandboxConfig {
   readonly webhookPrivateTargets: boolean;
   /** Enrolments per client address per minute when no admin token is set; 0 is no limit. */
   readonly enrollLimitPerMinute: number;
-  /** Take the client address from the left-most X-Forwarded-For (only behind a proxy that sets it). */
-  readonly trustProxy: boolean;
+  /**
+   * How many proxies stand in front (SANDBOX_TRUST_PROXY=<n>): the client address is then the n-th
+   * X-Forwarded-For entry from the right; 0 (or false) takes the socket's. true is the same as 1.
+   */
+  readonly trustProxy: number | boolean;
+  /** Write request lines for /livez, /readyz and /healthz too (SANDBOX_LOG_HEALTH=on); off, a balancer's probes would fill the log. */
+  readonly logHealthChecks: boolean;
   /** Serve GET /metrics (SANDBOX_METRICS=off turns it off). */
   readonly metrics: boolean;
   /**
@@ -79,9 +85,34 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     // The server's default is 10 (SANDBOX_ENROLL_LIMIT, SPEC 15); an in-process sandbox has no strangers.
     enrollLimitPerMinute: 0,
     trustProxy: false,
+    logHealthChecks: false,
     // Off for local use (npm start, the library): nobody else's merchants pile up there. A hosted
     // sandbox, where anyone may enroll, should set SANDBOX_MERCHANT_IDLE_DAYS (30, say).
     merchantIdleDays: 0,
     ...overrides,
   };
+}
+
+/** Enrolments per client per minute where strangers can reach the sandbox (SPEC 15); none where only this machine can. */
+export const STRANGERS_ENROLL_LIMIT = 10;
+
+/**
+ * The enrolment limit when SANDBOX_ENROLL_LIMIT is not set: 10 a minute when strangers can reach
+ * the server (bound beyond loopback, or behind a proxy), else none, so a local replay of every
+ * scenario file (each enrolls a merchant) does not wait minutes.
+ */
+export function defaultEnrollLimit(host: string, trustProxy: number | boolean): number {
+  return Number(trustProxy) > 0 || !isLoopbackHost(host) ? STRANGERS_ENROLL_LIMIT : 0;
+}
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** True for a listen address only this machine can reach: localhost, 127.0.0.0/8, ::1 (in any of its forms). */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.trim().toLowerCase().replace(/^\[|\]$/g, '');
+  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
+  const family = isIP(bare);
+  return family !== 0 && LOOPBACK.check(bare, family === 6 ? 'ipv6' : 'ipv4');
 }

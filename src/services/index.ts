@@ -15,6 +15,7 @@ import { WebhookService } from './webhooks.js';
 import type { JsonWriter, WebhookBodyWriter } from './webhooks.js';
 import { PaymentService } from './payments.js';
 import { PeopleGenerator } from './people.js';
+import { DrainState } from './drain-state.js';
 import { QrImageCache } from './qr-images.js';
 import type { SandboxMetrics } from './metrics.js';
 import type { Logger } from 'pino';
@@ -37,6 +38,8 @@ export interface Services {
   readonly idempotency: IdempotencyKeys;
   /** Records the readiness report's evidence as requests are answered (the journal middleware calls it). */
   readonly readiness: ReadinessEvidence;
+  /** Whether this instance drains (GET /readyz answers 503 then); the server's stop starts it. */
+  readonly drain: DrainState;
   /** Moves the merchant's clock forward and applies what falls due; answers the merchant and how many payments had work due by the new time. */
   advanceClock(merchant: Merchant, seconds: number): Promise<{ merchant: Merchant; changed: number }>;
   /** Erases a merchant's payments, journal, fault rules and deliveries and resets its clock; its key and settings stay. Answers how many payments went. */
@@ -87,6 +90,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
     webhooks,
     idempotency,
     readiness: new ReadinessEvidence(store.readiness),
+    drain: new DrainState(),
     async advanceClock(merchant, seconds) {
       // Counted before the clock moves: the background scheduler (of any instance) may apply some
       // of this work before runDue below does, and the answer must not depend on who was first.

@@ -29,6 +29,8 @@ export class PostgresConnection {
   private sql: postgres.Sql;
   private downSince: number | null = null;
   private downReason = '';
+  /** When a call first went unanswered past the deadline, while none has been answered since (a silent database is not marked down). */
+  private lateSince: number | null = null;
   private probe: NodeJS.Timeout | null = null;
   private closed = false;
 
@@ -49,15 +51,19 @@ export class PostgresConnection {
     }
     const sql = this.sql;
     let deadline: NodeJS.Timeout | undefined;
+    let missed = false;
     const late = new Promise<never>((_, reject) => {
-      deadline = setTimeout(
-        () => reject(new StoreUnavailableError(`the database ${this.shownUrl} did not answer within ${CALL_DEADLINE_MS / 1000} s`, true)),
-        CALL_DEADLINE_MS,
-      );
+      deadline = setTimeout(() => {
+        missed = true;
+        reject(new StoreUnavailableError(`the database ${this.shownUrl} did not answer within ${CALL_DEADLINE_MS / 1000} s`, true));
+      }, CALL_DEADLINE_MS);
     });
     try {
-      return await Promise.race([query(sql), late]);
+      const result = await Promise.race([query(sql), late]);
+      if (this.lateSince !== null) this.answersAgain();
+      return result;
     } catch (err) {
+      if (missed) this.noteLate();
       const unavailable = connectionFailure(err, this.shownUrl);
       // An error from a pool already replaced (its queued calls rejected) says nothing of the new one.
       if (unavailable && !(err instanceof StoreUnavailableError) && sql === this.sql) this.markDown(unavailable.code);
@@ -89,6 +95,7 @@ export class PostgresConnection {
     });
   }
 
+  /** One line when the outage starts (tryAgain writes one when it ends): the HTTP layer logs none per request. */
   private markDown(reason: string): void {
     if (this.downSince !== null || this.closed) return;
     this.downSince = Date.now();
@@ -96,6 +103,18 @@ export class PostgresConnection {
     console.error(`store: the database ${this.shownUrl} cannot be reached (${reason}); answering 503 and trying again every second`);
     this.probe = setInterval(() => void this.tryAgain(), PROBE_EVERY_MS);
     this.probe.unref();
+  }
+
+  /** One line when calls start to go unanswered, not one per call (the HTTP layer logs none). */
+  private noteLate(): void {
+    if (this.lateSince !== null) return;
+    this.lateSince = Date.now();
+    console.error(`store: the database ${this.shownUrl} does not answer within ${CALL_DEADLINE_MS / 1000} s; answering 503 for the calls it leaves unanswered`);
+  }
+
+  private answersAgain(): void {
+    console.error(`store: the database ${this.shownUrl} answers again after ${Math.round((Date.now() - this.lateSince!) / 1000)} s without answers`);
+    this.lateSince = null;
   }
 
   private probing = false;

@@ -331,7 +331,8 @@ describe('PostgreSQL store under faults (real processes, fsync on)', () => {
       const refused = await runCli(['serve', '--port', '0', '--host', '127.0.0.1', '--store', down.toString()]);
 
       for (const text of [server.output(), refused.output, ...answers.map((a) => a.text)]) expect(text).not.toContain(PASSWORD);
-      expect(server.output()).toMatch(/store unavailable on POST/);
+      // One line when the outage starts (not one per failed request), the password masked.
+      expect(server.output()).toMatch(/store: the database postgres:\/\/carol:\*\*\*@\S+ cannot be reached/);
       expect(answers[0]!.text).toContain('carol:***@');
       expect(refused.code).not.toBe(0);
       expect(refused.output).toMatch(/cannot be reached/);

@@ -140,7 +140,7 @@ describe('unhappy paths and every route through a validating proxy', () => {
     await expect(held).rejects.toThrow();
   });
 
-  it('a store that cannot be reached: 503 with Retry-After (and /healthz 503)', async () => {
+  it('a store that cannot be reached: 503 with Retry-After (and /healthz, /readyz 503, /livez 200)', async () => {
     const { store } = live.sandbox.services;
     const p = await create();
     const unreachable = async (): Promise<never> => {
@@ -153,6 +153,8 @@ describe('unhappy paths and every route through a validating proxy', () => {
       expect(image.status).toBe(503);
       expect(image.headers.get('retry-after')).toBe('2');
       expect((await send('GET', '/healthz', { key: null })).status).toBe(503);
+      expect((await send('GET', '/readyz', { key: null })).status).toBe(503);
+      expect((await send('GET', '/livez', { key: null })).status).toBe(200);
     } finally {
       Object.assign(store, saved);
     }
@@ -206,7 +208,7 @@ describe('unhappy paths and every route through a validating proxy', () => {
     expect((await send('POST', '/sandbox/pay/ptok_nope/pay', { key: null })).status).toBe(404);
 
     // Service and reference routes.
-    for (const path of ['/healthz', '/metrics', '/openapi.json', '/docs', '/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/sandbox', '/sandbox/v1/codes', '/sandbox/v1/magic']) {
+    for (const path of ['/livez', '/readyz', '/healthz', '/metrics', '/openapi.json', '/docs', '/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/sandbox', '/sandbox/v1/codes', '/sandbox/v1/magic']) {
       expect((await send('GET', path, { key: null })).status, path).toBe(200);
     }
     expect((await send('GET', '/docs/assets/package.json', { key: null })).status).toBe(404);

@@ -8,6 +8,8 @@ import type { Context } from 'hono';
 import { matchedRoutes, routePath } from 'hono/route';
 import { newRequestId } from '../../domain/ids.js';
 import type { AppEnv } from '../context.js';
+import { clientAddress } from '../client-address.js';
+import { HEALTH_ROUTES } from '../service/service.routes.js';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -20,12 +22,15 @@ export const observeRequests = createMiddleware<AppEnv>(async (c, next) => {
   await next();
   // Envelopes carry it already (sendText); touching c.res.headers would rebuild the light response.
   if (c.get('responseBody') === undefined) c.res.headers.set('Request-Id', requestId);
-  const { log, metrics } = c.get('services');
+  const { log, metrics, config } = c.get('services');
   const route = routePatternOf(c);
   const seconds = (performance.now() - started) / 1000;
   const status = c.res.status;
   metrics?.observeRequest(c.req.method, route, status, seconds);
-  log?.info({ request_id: requestId, method: c.req.method, route, status, latency_ms: Math.round(seconds * 10_000) / 10, payee_id: c.get('merchant')?.payeeId ?? null }, 'request');
+  // A balancer's probes every few seconds would drown the lines that matter (SANDBOX_LOG_HEALTH=on keeps them).
+  if (!log || (HEALTH_ROUTES.has(route) && !config.logHealthChecks)) return;
+  const client = clientAddress(c, config.trustProxy);
+  log.info({ request_id: requestId, method: c.req.method, route, status, latency_ms: Math.round(seconds * 10_000) / 10, payee_id: c.get('merchant')?.payeeId ?? null, client }, 'request');
 });
 
 /**

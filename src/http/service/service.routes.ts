@@ -1,23 +1,54 @@
-/** Contracts of the service routes a load balancer and a monitor call: /healthz and /metrics (handlers: /healthz in service.handlers.ts, /metrics in http/app.ts). */
+/**
+ * Contracts of the service routes a load balancer and a monitor call: /livez, /readyz, /healthz
+ * and /metrics (handlers: the health routes in service.handlers.ts, /metrics in http/app.ts).
+ */
 import { z } from 'zod';
 import { answers, json, problemBody } from '../contract/answers.js';
 import { defineRoute } from '../contract/route.js';
 
 const tag = 'Service';
 const store = z.enum(['memory', 'file', 'postgres']);
+/** Why an instance is not ready: it drains (stop sending it work), or its store cannot be used. */
+const notReady = problemBody(503, { store, reason: z.enum(['draining', 'store']) });
+const readyAnswers = {
+  200: json('The store can be read and written, and the instance takes work.', z.object({ code: z.literal(200), description: z.string(), store })),
+  500: answers.internal,
+  503: json('The instance drains (reason draining) or its store cannot be read or written (reason store): 503 whatever SANDBOX_HTTP_STATUS says.', notReady),
+};
+
+export const livez = defineRoute({
+  method: 'get',
+  path: '/livez',
+  summary: 'Liveness: the process answers (no key, no store access)',
+  description: 'For a restart check: 200 as long as the process can answer at all, whatever the state of the store. Not for a balancer: use /readyz.',
+  tag,
+  access: 'open',
+  responses: {
+    200: json('The process answers.', z.object({ code: z.literal(200), description: z.string() })),
+  },
+});
+
+export const readyz = defineRoute({
+  method: 'get',
+  path: '/readyz',
+  summary: 'Readiness: send this instance work (no key)',
+  description: 'For a load balancer: 200 only while the store is ready and the instance is not draining, else 503 with the reason.',
+  tag,
+  access: 'open',
+  responses: readyAnswers,
+});
 
 export const health = defineRoute({
   method: 'get',
   path: '/healthz',
-  summary: 'Liveness and store readiness (no key)',
+  summary: 'The same as /readyz (no key)',
   tag,
   access: 'open',
-  responses: {
-    200: json('The store can be read and written.', z.object({ code: z.literal(200), description: z.string(), store })),
-    500: answers.internal,
-    503: json('The store cannot be read or written: 503 whatever SANDBOX_HTTP_STATUS says.', problemBody(503, { store })),
-  },
+  responses: readyAnswers,
 });
+
+/** The routes whose calls write no request line unless SANDBOX_LOG_HEALTH=on: balancers call them every few seconds. */
+export const HEALTH_ROUTES: ReadonlySet<string> = new Set([livez.path, readyz.path, health.path]);
 
 export const metrics = defineRoute({
   method: 'get',

@@ -33,12 +33,15 @@ describe('enrolment limit per client', () => {
     }
   });
 
-  it('with SANDBOX_TRUST_PROXY=1, counts the left-most X-Forwarded-For address', async () => {
-    const { sandbox, enroll } = await live({ enrollLimitPerMinute: 1, trustProxy: true });
+  it('with SANDBOX_TRUST_PROXY=1, counts the right-most X-Forwarded-For entry (the one the proxy wrote); entries forged on its left change nothing', async () => {
+    const { sandbox, enroll } = await live({ enrollLimitPerMinute: 1, trustProxy: 1 });
     try {
-      expect((await enroll({ 'X-Forwarded-For': '203.0.113.1, 10.0.0.1' })).status).toBe(200);
-      expect((await enroll({ 'X-Forwarded-For': '203.0.113.1' })).status).toBe(429);
-      expect((await enroll({ 'X-Forwarded-For': '203.0.113.2, 10.0.0.1' })).status).toBe(200);
+      expect((await enroll({ 'X-Forwarded-For': '198.51.100.1, 203.0.113.1' })).status).toBe(200);
+      const refused = await enroll({ 'X-Forwarded-For': '198.51.100.2, 203.0.113.1' });
+      expect(refused.status).toBe(429);
+      expect(((await refused.json()) as { description: string }).description).toMatch(/^Enrolment limit reached: 1 merchants per minute from one client; retry after \d+ s/);
+      expect((await enroll({ 'X-Forwarded-For': '198.51.100.1, 203.0.113.2' })).status).toBe(200);
+      expect((await sandbox.services.store.merchantIds()).length).toBe(2 + 2);
     } finally {
       await sandbox.close();
     }
