@@ -97,7 +97,7 @@ describe('SANDBOX_TRUST_PROXY values', () => {
       () => undefined,
       (err: { code: number; stdout: string; stderr: string }) => err,
     );
-    expect(failure?.code).toBe(1);
+    expect(failure?.code).toBe(2);
     expect(failure?.stderr.trim()).toBe(
       `SANDBOX_TRUST_PROXY must be the number of proxies in front of the sandbox that append to X-Forwarded-For: a whole number, 0 (the default) for none, 1 for one, got ${value}`,
     );

@@ -40,11 +40,11 @@ describe('health routes over a real listening server', () => {
 
   it('/openapi.json documents the three, open, /readyz and /healthz with their 503', async () => {
     const doc = (await call(live.sandbox, 'GET', '/openapi.json', { key: null })).body;
-    expect(Object.keys(doc.paths['/livez'].get.responses)).toEqual(['200']);
+    expect(Object.keys(doc.paths['/livez'].get.responses)).toEqual(['200', '408', '431']);
     for (const path of ['/readyz', '/healthz']) {
       const operation = doc.paths[path].get;
       expect(operation.security).toEqual([]);
-      expect(Object.keys(operation.responses)).toEqual(['200', '500', '503']);
+      expect(Object.keys(operation.responses)).toEqual(['200', '408', '431', '500', '503']);
       expect(JSON.stringify(operation.responses['503'])).toContain('draining');
     }
   });
