@@ -69,7 +69,7 @@ export const CODE_CATALOGUE: readonly CodeInfo[] = [
   {
     code: 429,
     meaning: 'Rate limited',
-    causes: ["Over the merchant's requests-per-second limit; retry after the Retry-After header", 'Over the enrolments per minute of one client address (SANDBOX_ENROLL_LIMIT)'],
+    causes: ["Over the merchant's requests-per-second limit; retry after the Retry-After header", 'Over the enrolments per minute of one client address (SANDBOX_ENROLL_LIMIT)', 'Over 32 requests of one merchant held at once by latency or timeout faults on one instance'],
   },
   { code: 431, meaning: 'Request headers too large', causes: ['The request headers are over 16 KiB; answered before the app, with Connection: close'] },
   { code: 500, meaning: 'Internal error', causes: ['Injected by a fault (amount 900.01, Sandbox-Fault: error=500)', 'A sandbox bug'] },

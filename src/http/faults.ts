@@ -68,6 +68,8 @@ export async function applyCommittedFault(c: Context<AppEnv>, fault: 'timeout' |
   }
   const holdMs = c.get('services').config.timeoutHoldMs;
   await new Promise<void>((resolve) => {
+    // A client that gave up while the change was being made has nobody left to hold for.
+    if (socket?.destroyed || c.req.raw.signal.aborted) return resolve();
     // Only a timer is held: it ends when the client gives up or the cap passes.
     const timer = setTimeout(done, holdMs);
     socket?.once('close', done);

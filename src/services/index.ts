@@ -8,6 +8,7 @@ import { SandboxClock } from './clock.js';
 import type { Clock } from './clock.js';
 import type { SandboxConfig } from './config.js';
 import { FaultRuleService } from './fault-rules.js';
+import { HeldRequests } from './held-requests.js';
 import { RequestJournal } from './journal.js';
 import { ReadinessEvidence } from './readiness.js';
 import { MerchantService } from './merchants.js';
@@ -31,6 +32,8 @@ export interface Services {
   readonly payments: PaymentService;
   readonly qr: QrImageCache;
   readonly faultRules: FaultRuleService;
+  /** Requests held by latency and timeout faults, per merchant on this instance (capped). */
+  readonly held: HeldRequests;
   readonly journal: RequestJournal;
   readonly webhooks: WebhookService;
   /** Idempotency keys: the store's (a reset erases them with the rest). */
@@ -83,6 +86,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
     payments,
     qr: new QrImageCache(),
     faultRules,
+    held: new HeldRequests(() => sandboxClock.real()),
     journal,
     webhooks,
     idempotency,

@@ -4,10 +4,15 @@
  * any fault, and the key is claimed before a latency starts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
+import { SandboxError } from '../../domain/errors.js';
 import { describeFault, MAX_LATENCY_MS, parseFaults } from '../../domain/faults.js';
 import type { Fault } from '../../domain/faults.js';
+import type { Merchant } from '../../domain/merchant.js';
 import type { FaultDraw } from '../../services/fault-rules.js';
+import { isRefusal } from '../../services/held-requests.js';
+import type { HeldPlace } from '../../services/held-requests.js';
 import type { AppEnv } from '../context.js';
 import { answerBeforeCommit, applyCommittedFault, noteFault, spoilCommittedAnswer } from '../faults.js';
 
@@ -24,25 +29,54 @@ export const injectFaults = createMiddleware<AppEnv>(async (c, next) => {
   if (faults.length === 0) return next();
 
   const applied: Fault[] = faults.filter((f) => f.kind === 'latency');
-  const latency = applied.reduce((sum, f) => sum + (f.kind === 'latency' ? f.ms : 0), 0);
-  if (latency > 0) await sleep(Math.min(latency, MAX_LATENCY_MS));
-  const before = faults.find((f) => f.kind === 'error');
-  if (before?.kind === 'error') {
-    applied.push(before);
-    c.res = answerBeforeCommit(c, before.status);
-  } else {
-    await next();
-    // A handler that threw committed nothing: its own error answer stands.
-    if (!c.error) {
-      for (const fault of faults.filter(afterCommit)) {
-        applied.push(fault);
-        if (fault.kind === 'error-after-commit') c.res = await spoilCommittedAnswer(c, fault.status);
-        else if (fault.kind === 'timeout' || fault.kind === 'drop') c.res = await applyCommittedFault(c, fault.kind);
+  const latency = Math.min(
+    applied.reduce((sum, f) => sum + (f.kind === 'latency' ? f.ms : 0), 0),
+    MAX_LATENCY_MS,
+  );
+  const holdMs = faults.some((f) => f.kind === 'timeout') ? c.get('services').config.timeoutHoldMs : 0;
+  const place = latency + holdMs > 0 ? await takeHeldPlace(c, merchant, drawn, latency + holdMs) : undefined;
+  try {
+    if (latency > 0) await sleep(latency);
+    const before = faults.find((f) => f.kind === 'error');
+    if (before?.kind === 'error') {
+      applied.push(before);
+      c.res = answerBeforeCommit(c, before.status);
+    } else {
+      await next();
+      // A handler that threw committed nothing: its own error answer stands.
+      if (!c.error) {
+        for (const fault of faults.filter(afterCommit)) {
+          applied.push(fault);
+          if (fault.kind === 'error-after-commit') c.res = await spoilCommittedAnswer(c, fault.status);
+          else if (fault.kind === 'timeout' || fault.kind === 'drop') c.res = await applyCommittedFault(c, fault.kind);
+        }
       }
     }
+  } finally {
+    place?.release();
   }
   if (applied.length > 0) noteFault(c, applied.map(describeFault).join(', '));
   // A rule whose after-commit fault never got its chance is not used up by this request.
   const unused = drawn.fired.filter((rule) => rule.faults.some((f) => afterCommit(f) && !applied.includes(f))).map((rule) => rule.ruleId);
   await c.get('services').faultRules.giveBack(merchant, unused);
 });
+
+/**
+ * A place among the merchant's held requests (SPEC 18), or a 429 that changes nothing: the
+ * handler does not run, the rules that fired are given back, the Idempotency-Key is released.
+ */
+async function takeHeldPlace(c: Context<AppEnv>, merchant: Merchant, drawn: FaultDraw, upToMs: number): Promise<HeldPlace> {
+  const { held, faultRules } = c.get('services');
+  const taken = held.take(merchant.payeeId, upToMs);
+  if (!isRefusal(taken)) return taken;
+  c.set('keepCommittedAnswer', undefined);
+  await faultRules.giveBack(
+    merchant,
+    drawn.fired.map((rule) => rule.ruleId),
+  );
+  const wait = taken.retryAfterSeconds;
+  throw SandboxError.rateLimited(
+    `Too many held requests: this merchant already has ${taken.cap} requests held by latency or timeout faults on this instance, the most at once, so nothing was done; retry after ${wait} s (see Retry-After), or sooner once one of them is answered or its client gives up.`,
+    wait,
+  );
+}
