@@ -59,6 +59,22 @@ function healthFrom(port: number, from: string): Promise<number> {
   });
 }
 
+/** Sends `request` over a new connection from `from` and keeps it open; resolves with the answer's status once its head arrives. */
+function sendAndKeepOpen(port: number, from: string, request: string): Promise<number> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1', localAddress: from }, () => socket.write(request));
+    sockets.push(socket);
+    let text = '';
+    socket.on('data', (d: Buffer) => {
+      text += d.toString('latin1');
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(text);
+      if (status) resolve(Number(status[1]));
+    });
+    socket.on('close', () => resolve(0));
+    socket.on('error', () => {});
+  });
+}
+
 const isClosed = (s: Socket) => s.destroyed || s.closed || s.readableEnded;
 const closedCount = (list: Socket[]) => list.filter(isClosed).length;
 
@@ -83,6 +99,20 @@ describe('the connection cap makes room fairly', () => {
     expect(isClosed(newcomers[0]!)).toBe(true);
     expect(closedCount(heavy)).toBe(4);
     expect(closedCount(light)).toBe(0);
+  });
+
+  it('a hostile client filling the cap with held requests does not lock a newcomer out: past the held cap its connections answer 429 and turn idle, and one makes room', async () => {
+    const server = await live(40);
+    const held = `GET /openapi/v1/payments/payment/pay_00000000000000000000000 HTTP/1.1\r\nHost: x\r\nService-Api-Key: ${DEMO_KEY}\r\nSandbox-Fault: latency=3000\r\n\r\n`;
+    const attack = Array.from({ length: 40 }, () => sendAndKeepOpen(server.port, '127.0.0.2', held));
+    // 32 are held; the other 8 are answered 429 at once and stay open, idle.
+    const refused = await until(async () => {
+      const settled = await Promise.all(attack.map((a) => Promise.race([a, new Promise<number>((r) => setTimeout(() => r(-1), 20))])));
+      return settled.filter((status) => status === 429).length === 8 ? settled : undefined;
+    }, 'the 8 requests past the held cap to be answered 429');
+    expect(refused.filter((status) => status === -1)).toHaveLength(32);
+    expect(await healthFrom(server.port, '127.0.0.3')).toBe(200);
+    expect((await Promise.all(attack)).filter((status) => status === 404)).toHaveLength(32);
   });
 
   it('a connection with a request in progress is never closed for a newcomer: when all are busy, the newcomer is refused', async () => {
