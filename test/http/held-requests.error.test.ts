@@ -19,7 +19,15 @@ interface Holds {
 }
 
 /** `count` creates held by `fault`; resolves once all of them hold a place. */
-async function hold(sandbox: Sandbox, count: number, fault: string, body: () => Record<string, unknown> = createBody, payee = DEMO_PAYEE, key = DEMO_KEY): Promise<Holds> {
+async function hold(
+  sandbox: Sandbox,
+  count: number,
+  fault: string,
+  body: () => Record<string, unknown> = createBody,
+  payee = DEMO_PAYEE,
+  key = DEMO_KEY,
+  commits = fault === 'timeout',
+): Promise<Holds> {
   const before = await paymentsOf(sandbox, key);
   const clients = Array.from({ length: count }, () => new AbortController());
   const answers = clients.map((client) =>
@@ -34,7 +42,7 @@ async function hold(sandbox: Sandbox, count: number, fault: string, body: () => 
   );
   await until(() => (sandbox.services.held.count(payee) === count ? true : undefined), `${count} held requests`);
   // A timeout holds after its commit: wait for the commits, so that nothing changes while a test compares.
-  if (fault === 'timeout') await until(async () => ((await paymentsOf(sandbox, key)) === before + count ? true : undefined), `${count} held creates committed`);
+  if (commits) await until(async () => ((await paymentsOf(sandbox, key)) === before + count ? true : undefined), `${count} held creates committed`);
   return { answers, giveUp: () => clients.forEach((client) => client.abort()) };
 }
 
@@ -89,6 +97,14 @@ describe('held requests are bounded per merchant', () => {
     await ended(holds, each.sandbox);
     expectEnvelope(await call(each.sandbox, 'POST', CREATE, heldCreate()), 200);
     expect(each.sandbox.services.held.count(DEMO_PAYEE)).toBe(0);
+  });
+
+  it('the magic amount 900.03 holds like a timeout fault: the 33rd is refused before it commits', async () => {
+    const magic = () => createBody({ amount: 900.03 });
+    const holds = await hold(each.sandbox, MAX_HELD_PER_MERCHANT, '', magic, DEMO_PAYEE, DEMO_KEY, true);
+    await expectRefusedUnchanged(each.sandbox, 'POST', CREATE, { body: magic() }, 429, CAP_TEXT);
+    holds.giveUp();
+    await ended(holds, each.sandbox);
   });
 
   it('a timeout whose client gave up before the change was committed holds nothing', async () => {

@@ -4,17 +4,12 @@
  * any fault, and the key is claimed before a latency starts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { SandboxError } from '../../domain/errors.js';
 import { describeFault, MAX_LATENCY_MS, parseFaults } from '../../domain/faults.js';
 import type { Fault } from '../../domain/faults.js';
-import type { Merchant } from '../../domain/merchant.js';
 import type { FaultDraw } from '../../services/fault-rules.js';
-import { isRefusal } from '../../services/held-requests.js';
-import type { HeldPlace } from '../../services/held-requests.js';
 import type { AppEnv } from '../context.js';
-import { answerBeforeCommit, applyCommittedFault, noteFault, spoilCommittedAnswer } from '../faults.js';
+import { answerBeforeCommit, applyCommittedFault, noteFault, spoilCommittedAnswer, takeHeldPlace } from '../faults.js';
 
 const NO_DRAW: FaultDraw = { faults: [], fired: [] };
 const afterCommit = (f: Fault) => f.kind === 'error-after-commit' || f.kind === 'timeout' || f.kind === 'drop';
@@ -34,7 +29,9 @@ export const injectFaults = createMiddleware<AppEnv>(async (c, next) => {
     MAX_LATENCY_MS,
   );
   const holdMs = faults.some((f) => f.kind === 'timeout') ? c.get('services').config.timeoutHoldMs : 0;
-  const place = latency + holdMs > 0 ? await takeHeldPlace(c, merchant, drawn, latency + holdMs) : undefined;
+  // Refused, the rules that fired are given back: a request that changed nothing uses none up.
+  const giveBackAll = () => c.get('services').faultRules.giveBack(merchant, drawn.fired.map((rule) => rule.ruleId));
+  const place = latency + holdMs > 0 ? await takeHeldPlace(c, latency + holdMs, giveBackAll) : undefined;
   try {
     if (latency > 0) await sleep(latency);
     const before = faults.find((f) => f.kind === 'error');
@@ -60,23 +57,3 @@ export const injectFaults = createMiddleware<AppEnv>(async (c, next) => {
   const unused = drawn.fired.filter((rule) => rule.faults.some((f) => afterCommit(f) && !applied.includes(f))).map((rule) => rule.ruleId);
   await c.get('services').faultRules.giveBack(merchant, unused);
 });
-
-/**
- * A place among the merchant's held requests (SPEC 18), or a 429 that changes nothing: the
- * handler does not run, the rules that fired are given back, the Idempotency-Key is released.
- */
-async function takeHeldPlace(c: Context<AppEnv>, merchant: Merchant, drawn: FaultDraw, upToMs: number): Promise<HeldPlace> {
-  const { held, faultRules } = c.get('services');
-  const taken = held.take(merchant.payeeId, upToMs);
-  if (!isRefusal(taken)) return taken;
-  c.set('keepCommittedAnswer', undefined);
-  await faultRules.giveBack(
-    merchant,
-    drawn.fired.map((rule) => rule.ruleId),
-  );
-  const wait = taken.retryAfterSeconds;
-  throw SandboxError.rateLimited(
-    `Too many held requests: this merchant already has ${taken.cap} requests held by latency or timeout faults on this instance, the most at once, so nothing was done; retry after ${wait} s (see Retry-After), or sooner once one of them is answered or its client gives up.`,
-    wait,
-  );
-}
