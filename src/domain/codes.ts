@@ -9,6 +9,7 @@ export const Code = {
   METHOD_NOT_ALLOWED: 405,
   REQUEST_TIMEOUT: 408,
   TOO_LARGE: 413,
+  EXPECTATION_FAILED: 417,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   HEADERS_TOO_LARGE: 431,
@@ -36,6 +37,7 @@ export const CODE_CATALOGUE: readonly CodeInfo[] = [
       'An amount with more than two decimals, a string amount, or one outside 0.01 to 9999999999.99',
       'An unknown or lower-case currency_code, or an unknown product_type',
       'A payee that is not the merchant of the Service-Api-Key',
+      'An HTTP/1.1 request without Host, or a Host or request target no URL can be made of; answered before the app',
     ],
   },
   {
@@ -58,7 +60,7 @@ export const CODE_CATALOGUE: readonly CodeInfo[] = [
     ],
   },
   { code: 404, meaning: 'Not found', causes: ['Unknown payment_id, or one of another merchant', 'Unknown route'] },
-  { code: 405, meaning: 'Method not allowed', causes: ['The route exists but not with this HTTP method; see the Allow header'] },
+  { code: 405, meaning: 'Method not allowed', causes: ['The route exists but not with this HTTP method; see the Allow header', 'CONNECT: the sandbox is not a proxy; answered before the app, with Connection: close'] },
   {
     code: 408,
     meaning: 'Request timeout',
@@ -66,10 +68,11 @@ export const CODE_CATALOGUE: readonly CodeInfo[] = [
   },
   { code: 413, meaning: 'Body too large', causes: ['The request body is over 64 KiB'] },
   { code: 415, meaning: 'Unsupported media type', causes: ['A body was sent without Content-Type: application/json'] },
+  { code: 417, meaning: 'Expectation failed', causes: ['An Expect header other than 100-continue; answered before the app, with Connection: close'] },
   {
     code: 429,
     meaning: 'Rate limited',
-    causes: ["Over the merchant's requests-per-second limit; retry after the Retry-After header", 'Over the enrolments per minute of one client address (SANDBOX_ENROLL_LIMIT)'],
+    causes: ["Over the merchant's requests-per-second limit; retry after the Retry-After header", 'Over the enrolments per minute of one client address (SANDBOX_ENROLL_LIMIT)', 'Over 32 requests of one merchant held at once by latency or timeout faults on one instance'],
   },
   { code: 431, meaning: 'Request headers too large', causes: ['The request headers are over 16 KiB; answered before the app, with Connection: close'] },
   { code: 500, meaning: 'Internal error', causes: ['Injected by a fault (amount 900.01, Sandbox-Fault: error=500)', 'A sandbox bug'] },

@@ -5,6 +5,9 @@
 import type { Socket } from 'node:net';
 import type { Context } from 'hono';
 import { Code } from '../domain/codes.js';
+import { SandboxError } from '../domain/errors.js';
+import { isRefusal } from '../services/held-requests.js';
+import type { HeldPlace } from '../services/held-requests.js';
 import type { ResponseCode } from '../domain/codes.js';
 import type { AppEnv } from './context.js';
 import { send } from './envelope.js';
@@ -68,6 +71,8 @@ export async function applyCommittedFault(c: Context<AppEnv>, fault: 'timeout' |
   }
   const holdMs = c.get('services').config.timeoutHoldMs;
   await new Promise<void>((resolve) => {
+    // A client that gave up while the change was being made has nobody left to hold for.
+    if (socket?.destroyed || c.req.raw.signal.aborted) return resolve();
     // Only a timer is held: it ends when the client gives up or the cap passes.
     const timer = setTimeout(done, holdMs);
     socket?.once('close', done);
@@ -85,4 +90,21 @@ export async function applyCommittedFault(c: Context<AppEnv>, fault: 'timeout' |
     code: Code.TIMEOUT,
     description: `Injected fault: the response was held for up to ${Math.round(holdMs / 1000)} s by a timeout fault; the change WAS committed, so query the payment status.`,
   });
+}
+
+/**
+ * A place among the merchant's held requests (SPEC 18) for a hold of at most `upToMs`, or a 429
+ * that changes nothing: thrown before any commit, with the Idempotency-Key released and
+ * `undo` given the chance to take back what the request drew.
+ */
+export async function takeHeldPlace(c: Context<AppEnv>, upToMs: number, undo: () => Promise<void> = async () => {}): Promise<HeldPlace> {
+  const taken = c.get('services').held.take(c.get('merchant').payeeId, upToMs);
+  if (!isRefusal(taken)) return taken;
+  c.set('keepCommittedAnswer', undefined);
+  await undo();
+  const wait = taken.retryAfterSeconds;
+  throw SandboxError.rateLimited(
+    `Too many held requests: this merchant already has ${taken.cap} requests held by latency or timeout faults on this instance, the most at once, so nothing was done; retry after ${wait} s (see Retry-After), or sooner once one of them is answered or its client gives up.`,
+    wait,
+  );
 }

@@ -8,6 +8,7 @@ import { SandboxClock } from './clock.js';
 import type { Clock } from './clock.js';
 import type { SandboxConfig } from './config.js';
 import { FaultRuleService } from './fault-rules.js';
+import { HeldRequests } from './held-requests.js';
 import { RequestJournal } from './journal.js';
 import { ReadinessEvidence } from './readiness.js';
 import { MerchantService } from './merchants.js';
@@ -32,6 +33,8 @@ export interface Services {
   readonly payments: PaymentService;
   readonly qr: QrImageCache;
   readonly faultRules: FaultRuleService;
+  /** Requests held by latency and timeout faults, per merchant on this instance (capped). */
+  readonly held: HeldRequests;
   readonly journal: RequestJournal;
   readonly webhooks: WebhookService;
   /** Idempotency keys: the store's (a reset erases them with the rest). */
@@ -86,6 +89,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
     payments,
     qr: new QrImageCache(),
     faultRules,
+    held: new HeldRequests(() => sandboxClock.real()),
     journal,
     webhooks,
     idempotency,

@@ -93,7 +93,7 @@ export const answers = {
   notFound: shared('NotFound', json('No such payment (or one of another merchant), or no such item.', problemBody(404))),
   tooLarge: shared('TooLarge', json('The body is over 64 KiB.', problemBody(413))),
   unsupportedMediaType: shared('UnsupportedMediaType', json('A body sent without Content-Type: application/json (UTF-8).', problemBody(415))),
-  rateLimited: shared('RateLimited', json("Over the merchant's requests-per-second limit.", problemBody(429), { headers: { 'Retry-After': headers.retryAfter } })),
+  rateLimited: shared('RateLimited', json("Over the merchant's requests-per-second limit, or (public routes) over the 32 requests it may have held at once by latency or timeout faults.", problemBody(429), { headers: { 'Retry-After': headers.retryAfter } })),
   internal: shared('Internal', json('Internal error, or the data file could not be written: nothing was changed.', problemBody(500))),
   storeUnavailable: shared(
     'Unavailable',

@@ -11,7 +11,7 @@ import { bodyOf, rawBodyOf } from '../../contract/input.js';
 import type { RouteHandler } from '../../contract/route.js';
 import { ok, sendText } from '../../envelope.js';
 import { toJsonText } from '../../json-text.js';
-import { applyCommittedFault, noteFault } from '../../faults.js';
+import { applyCommittedFault, noteFault, takeHeldPlace } from '../../faults.js';
 import { paymentStatusFields, qrData } from '../../views.js';
 import type { PaymentRoutes } from './payments.routes.js';
 
@@ -29,34 +29,40 @@ export function paymentHandlers(routes: PaymentRoutes): Handlers {
     async create(c) {
       const body = await rawBodyOf(c, routes.create);
       const input = validate(c, routes.create.request.body.schema, body);
-      const { payments, qr } = c.get('services');
+      const { payments, qr, config } = c.get('services');
       const merchant = c.get('merchant');
       const amountMinor = toMinorUnits(input.amount)!;
       const magic = MAGIC_AMOUNTS[amountMinor];
+      // The magic timeout holds its answer like a timeout fault: it takes a held place before anything commits.
+      const place = magic?.fault === 'timeout' ? await takeHeldPlace(c, config.timeoutHoldMs) : undefined;
       if (magic) noteFault(c, `${magic.fault} (magic amount ${input.amount})`);
-      const { payment, fault } = await payments.create(merchant, {
-        body,
-        payee: input.payee,
-        productType: input.product_type,
-        merchantRefNo: input.merchant_ref_no,
-        amountMinor,
-        currency: input.currency_code ?? undefined,
-        payer: input.payer ?? undefined,
-        metadata: input.metadata ?? undefined,
-        signType: input.sign_type ?? undefined,
-        sign: input.sign ?? undefined,
-      });
-      c.set('answered', { paymentId: payment.id, merchantRefNo: input.merchant_ref_no, amount: input.amount, signed: typeof input.sign === 'string' });
-      const qrFields = qrData(payment, merchant, baseUrlOf(c));
-      if (merchant.settings.inlineQrImage) qrFields.image = await qr.dataUrl(payment.token, qrFields.payload as string);
-      const response = ok(c, `Payment created with status ${payment.status} (${STATUS_MEANINGS[payment.status]}); show qr_data to the payer.`, {
-        payment_id: payment.id,
-        payment_code: payment.code,
-        payment_token: payment.token,
-        qr_data: qrFields,
-        metadata: payment.metadata,
-      });
-      return fault ? applyCommittedFault(c, fault) : response;
+      try {
+        const { payment, fault } = await payments.create(merchant, {
+          body,
+          payee: input.payee,
+          productType: input.product_type,
+          merchantRefNo: input.merchant_ref_no,
+          amountMinor,
+          currency: input.currency_code ?? undefined,
+          payer: input.payer ?? undefined,
+          metadata: input.metadata ?? undefined,
+          signType: input.sign_type ?? undefined,
+          sign: input.sign ?? undefined,
+        });
+        c.set('answered', { paymentId: payment.id, merchantRefNo: input.merchant_ref_no, amount: input.amount, signed: typeof input.sign === 'string' });
+        const qrFields = qrData(payment, merchant, baseUrlOf(c));
+        if (merchant.settings.inlineQrImage) qrFields.image = await qr.dataUrl(payment.token, qrFields.payload as string);
+        const response = ok(c, `Payment created with status ${payment.status} (${STATUS_MEANINGS[payment.status]}); show qr_data to the payer.`, {
+          payment_id: payment.id,
+          payment_code: payment.code,
+          payment_token: payment.token,
+          qr_data: qrFields,
+          metadata: payment.metadata,
+        });
+        return fault ? await applyCommittedFault(c, fault) : response;
+      } finally {
+        place?.release();
+      }
     },
 
     async assign(c) {

@@ -1,0 +1,85 @@
+/**
+ * The graceful stop: stop accepting, make every answer still to come the last on its connection,
+ * let answers in flight finish within a grace, then cut what is left and wait for handlers whose
+ * connection was cut, so the store is closed after their last write.
+ */
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { ConnectionTable } from './connection-caps.js';
+
+/** How long after the grace the stop waits for handlers whose connection was cut. */
+const HANDLER_WAIT_MS = 1000;
+/** How often, while stopping, connections that turned idle are closed. */
+const SWEEP_MS = 50;
+
+/** The app's handlers still running, also those whose connection was cut. */
+export class HandlersInFlight {
+  private running = 0;
+  private onIdle: (() => void) | undefined;
+
+  get count(): number {
+    return this.running;
+  }
+
+  /** `fetch`, counted while its answer is pending. */
+  wrap<E>(fetch: (request: Request, env: E) => Response | Promise<Response>): (request: Request, env: E) => Response | Promise<Response> {
+    return (request, env) => {
+      const answer = fetch(request, env);
+      if (!(answer instanceof Promise)) return answer;
+      this.running += 1;
+      return answer.finally(() => {
+        this.running -= 1;
+        if (this.running === 0) this.onIdle?.();
+      });
+    };
+  }
+
+  /** Resolves once no handler runs, or after `ms`. */
+  idle(ms: number): Promise<void> {
+    if (this.running === 0) return Promise.resolve();
+    return new Promise<void>((done) => {
+      const waited = setTimeout(finish, ms);
+      waited.unref();
+      this.onIdle = finish;
+      function finish() {
+        clearTimeout(waited);
+        done();
+      }
+    });
+  }
+}
+
+/** Sets the server up for a graceful stop; answers the stop, to call with the grace in ms. */
+export function drainOnStop(server: Server, connections: ConnectionTable, handlers: HandlersInFlight): (graceMs: number) => Promise<void> {
+  let draining = false;
+  // Before the app's listener, so the header is set before anything is written.
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
+    // While stopping, every answer is the connection's last.
+    if (draining) res.setHeader('Connection', 'close');
+  });
+
+  return async (graceMs) => {
+    draining = true;
+    const deadline = Date.now() + graceMs;
+    for (const [socket, { busy, current }] of connections.entries()) {
+      // Answers not yet begun are the last on their connection too.
+      if (current && !current.res.headersSent) current.res.setHeader('Connection', 'close');
+      // Connections that never sent a byte carry no request: they go now, not at the end of the grace.
+      if (busy === 0 && socket.bytesRead === 0) socket.destroy();
+    }
+    await new Promise<void>((done) => {
+      const force = setTimeout(() => server.closeAllConnections(), graceMs);
+      force.unref();
+      // A keep-alive socket whose request finishes after close() starts turns idle later; close it then too.
+      const sweep = setInterval(() => server.closeIdleConnections(), SWEEP_MS);
+      sweep.unref();
+      server.close(() => {
+        clearTimeout(force);
+        clearInterval(sweep);
+        done();
+      });
+      server.closeIdleConnections();
+    });
+    // A handler whose connection was cut may still be writing: let it get there before the store closes.
+    await handlers.idle(Math.max(0, deadline - Date.now()) + HANDLER_WAIT_MS);
+  };
+}

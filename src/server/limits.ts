@@ -1,0 +1,75 @@
+/** How long clients may take and how many connections they may hold. 0 turns a setting off (not the grace). */
+export interface ServerLimits {
+  /** From a connection's (or a request's) first byte to the end of its headers; then 408. */
+  readonly headersTimeoutMs: number;
+  /** From a request's first byte to the end of its body; then 408. */
+  readonly requestTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept between requests. */
+  readonly keepAliveTimeoutMs: number;
+  /**
+   * Connections at once; beyond it the oldest connection with no request in progress of the
+   * client address holding the most connections is closed for the new one, or the new one is
+   * closed when every connection is busy.
+   */
+  readonly maxConnections: number;
+  /**
+   * Connections at once from one client address; beyond it the client's oldest connection
+   * with no request in progress (idle, or still sending its headers) is closed for the new
+   * one, or the new one is closed when all are busy.
+   */
+  readonly maxConnectionsPerClient: number;
+  /** How long a stop by signal lets answers in flight finish. */
+  readonly shutdownGraceMs: number;
+}
+
+/**
+ * Headers take one packet from any real client: 10 s is generous on a bad mobile link and
+ * bounds a slowloris. A whole request (bodies are at most 64 KiB) in 30 s is ~2 KB/s. Keep-alive
+ * 5 s is Node's default (behind a load balancer set it above the balancer's idle timeout).
+ * 4096 connections cost well under 100 MB; 256 per client is above any browser or load
+ * generator the sandbox meets, and below what lets one address fill the server.
+ */
+export const DEFAULT_SERVER_LIMITS: ServerLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 4096,
+  maxConnectionsPerClient: 256,
+  shutdownGraceMs: 10_000,
+};
+
+const ENV_NAMES: Record<keyof ServerLimits, string> = {
+  headersTimeoutMs: 'SANDBOX_HEADERS_TIMEOUT_MS',
+  requestTimeoutMs: 'SANDBOX_REQUEST_TIMEOUT_MS',
+  keepAliveTimeoutMs: 'SANDBOX_KEEPALIVE_TIMEOUT_MS',
+  maxConnections: 'SANDBOX_MAX_CONNECTIONS',
+  maxConnectionsPerClient: 'SANDBOX_MAX_CONNECTIONS_PER_CLIENT',
+  shutdownGraceMs: 'SANDBOX_SHUTDOWN_GRACE_MS',
+};
+
+/**
+ * The limits environment variables set, over the defaults. Behind a proxy
+ * (SANDBOX_TRUST_PROXY=1) every connection comes from the proxy, so there is no per-client cap
+ * unless SANDBOX_MAX_CONNECTIONS_PER_CLIENT asks for one.
+ */
+export function serverLimitsFromEnv(env: NodeJS.ProcessEnv): ServerLimits {
+  const limits: Record<string, number> = { ...DEFAULT_SERVER_LIMITS };
+  if (env.SANDBOX_TRUST_PROXY === '1') limits.maxConnectionsPerClient = 0;
+  for (const [key, name] of Object.entries(ENV_NAMES)) {
+    const text = env[name];
+    if (text === undefined || text === '') continue;
+    const n = Number(text);
+    const min = key === 'shutdownGraceMs' ? 1 : 0;
+    if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be a whole number of at least ${min}${min === 0 ? ' (0 is off)' : ''}, got ${text}`);
+    limits[key] = n;
+  }
+  return checkedLimits(limits as unknown as ServerLimits);
+}
+
+export function checkedLimits(limits: ServerLimits): ServerLimits {
+  const { headersTimeoutMs: headers, requestTimeoutMs: request } = limits;
+  if (headers > 0 && request > 0 && headers > request) {
+    throw new Error(`${ENV_NAMES.headersTimeoutMs} (${headers}) must not be over ${ENV_NAMES.requestTimeoutMs} (${request}): the headers are part of the request`);
+  }
+  return limits;
+}
