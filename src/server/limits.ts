@@ -48,13 +48,13 @@ const ENV_NAMES: Record<keyof ServerLimits, string> = {
 };
 
 /**
- * The limits environment variables set, over the defaults. Behind a proxy
- * (SANDBOX_TRUST_PROXY=1) every connection comes from the proxy, so there is no per-client cap
- * unless SANDBOX_MAX_CONNECTIONS_PER_CLIENT asks for one.
+ * The limits environment variables set, over the defaults. Behind proxies
+ * (SANDBOX_TRUST_PROXY=<n>, n of at least 1) every connection comes from a proxy, so there is no
+ * per-client cap unless SANDBOX_MAX_CONNECTIONS_PER_CLIENT asks for one.
  */
 export function serverLimitsFromEnv(env: NodeJS.ProcessEnv): ServerLimits {
   const limits: Record<string, number> = { ...DEFAULT_SERVER_LIMITS };
-  if (env.SANDBOX_TRUST_PROXY === '1') limits.maxConnectionsPerClient = 0;
+  if (Number(env.SANDBOX_TRUST_PROXY ?? '0') >= 1) limits.maxConnectionsPerClient = 0;
   for (const [key, name] of Object.entries(ENV_NAMES)) {
     const text = env[name];
     if (text === undefined || text === '') continue;
