@@ -59,6 +59,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxConfig> {
     merchantIdleDays: idleDays,
     webhookPrivateTargets: privateTargets === 'allow',
     metrics: envChoice(env, 'SANDBOX_METRICS', ['on', 'off']) === 'on',
+    metricsToken: env.SANDBOX_METRICS_TOKEN || undefined,
     enrollLimitPerMinute: env.SANDBOX_ENROLL_LIMIT === undefined ? 10 : envWholeNumber(env, 'SANDBOX_ENROLL_LIMIT', 'a whole number of enrolments per client per minute (0 is no limit)'),
     trustProxy: envChoice(env, 'SANDBOX_TRUST_PROXY', ['0', '1']) === '1',
     ...(productTypes ? { productTypes } : {}),
