@@ -76,6 +76,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, host: string = env.HOST ??
     merchantIdleDays: idleDays,
     webhookPrivateTargets: privateTargets === 'allow',
     metrics: envChoice(env, 'SANDBOX_METRICS', ['on', 'off']) === 'on',
+    metricsToken: env.SANDBOX_METRICS_TOKEN || undefined,
     enrollLimitPerMinute:
       env.SANDBOX_ENROLL_LIMIT === undefined ? defaultEnrollLimit(host, proxies) : envWholeNumber(env, 'SANDBOX_ENROLL_LIMIT', 'a whole number of enrolments per client per minute (0 is no limit)'),
     trustProxy: proxies,

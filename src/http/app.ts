@@ -46,11 +46,7 @@ export function createApp(services: Services): Hono<AppEnv> {
   bindRoute(app, serviceRoutes.readyz, serviceHandlers.ready(services));
   bindRoute(app, serviceRoutes.health, serviceHandlers.ready(services));
 
-  bindRoute(app, serviceRoutes.metrics, async (c) => {
-    const { metrics } = services;
-    if (!metrics) return send(c, { code: Code.NOT_FOUND, description: 'Metrics are turned off on this sandbox (SANDBOX_METRICS=off).' });
-    return c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType });
-  });
+  bindRoute(app, serviceRoutes.metrics, serviceHandlers.metrics(services));
 
   const authenticate = requireApiKey(servesMethod);
   // The key is claimed before any fault runs: a repeat during an injected latency is "in progress".

@@ -42,6 +42,8 @@ export interface SandboxConfig {
   readonly logHealthChecks: boolean;
   /** Serve GET /metrics (SANDBOX_METRICS=off turns it off). */
   readonly metrics: boolean;
+  /** When set, GET /metrics answers only `Authorization: Bearer <token>` (SANDBOX_METRICS_TOKEN). */
+  readonly metricsToken: string | undefined;
   /**
    * A merchant whose key has not been used for this many days of real time is deleted, with all
    * it holds (SANDBOX_MERCHANT_IDLE_DAYS); 0 keeps every merchant.
@@ -82,6 +84,7 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     webhookRetryDelaysMs: [0, 1000, 5000, 30_000, 120_000],
     webhookPrivateTargets: true,
     metrics: true,
+    metricsToken: undefined,
     // The server's default is 10 (SANDBOX_ENROLL_LIMIT, SPEC 15); an in-process sandbox has no strangers.
     enrollLimitPerMinute: 0,
     trustProxy: false,

@@ -142,10 +142,11 @@ export class MerchantService {
     }
     const homeCurrency = input.homeCurrency ?? 'SGD';
     if (!findCurrency(homeCurrency)) throw SandboxError.invalid(`home_currency ${JSON.stringify(homeCurrency)} is not a supported currency.`);
-    const profile = this.people.merchantProfile();
+    const payeeId = newPayeeId();
+    const profile = this.people.merchantProfile(payeeId);
     const apiKey = newApiKey();
     const merchant: Merchant = {
-      payeeId: newPayeeId(),
+      payeeId,
       name: input.name ?? profile.name,
       city: input.city ?? profile.city,
       countryCode: countryOf(homeCurrency),

@@ -4,8 +4,31 @@
  * and outcomes: never an id, a key or a raw path.
  */
 import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { Code } from '../domain/codes.js';
 import type { PaymentEvent } from '../domain/payment.js';
 import { RequestLatencyHistogram } from './request-latency.js';
+
+/**
+ * The statuses the sandbox answers by itself: its code catalogue, 414 (a path over the limit),
+ * the payer page's 303 and the QR image's 304. Any other status a client can only have injected
+ * (Sandbox-Fault: error=418), so it is counted as `injected`: the label's values stay this set.
+ */
+export const STATUS_LABELS: ReadonlySet<string> = new Set([...Object.values(Code), 303, 304, 414].map(String));
+/** The methods counted by name; any other a client sends (PROPFIND, MKCOL, ...) is counted as `other`. */
+export const METHOD_LABELS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** How an answer was given, beside its status: by an injected fault, or not at all (a dropped connection). */
+export type Answered = 'plain' | 'injected' | 'dropped';
+
+/** The status label: one of STATUS_LABELS, `injected`, `dropped` or (a status nothing should answer) `other`. */
+export function statusLabel(status: number, answered: Answered): string {
+  if (answered === 'dropped') return 'dropped';
+  const label = String(status);
+  if (STATUS_LABELS.has(label)) return label;
+  return answered === 'injected' ? 'injected' : 'other';
+}
+
+export const methodLabel = (method: string): string => (METHOD_LABELS.has(method) ? method : 'other');
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -47,9 +70,13 @@ export class SandboxMetrics {
     registers: [this.registry],
   });
 
-  /** Counts one answered request (its latency, and so its count). */
-  observeRequest(method: string, route: string, status: number, seconds: number): void {
-    this.latency.observe(method, route, status, seconds);
+  /**
+   * Counts one answered request (its latency, and so its count). `route` is a route pattern or
+   * `unmatched`; method and status are folded onto fixed sets, so whatever clients send, the
+   * series are at most methods × route patterns × statuses.
+   */
+  observeRequest(method: string, route: string, status: number, seconds: number, answered: Answered = 'plain'): void {
+    this.latency.observe(methodLabel(method), route, statusLabel(status, answered), seconds);
   }
 
   private registered<M extends RequestLatencyHistogram>(metric: M): M {

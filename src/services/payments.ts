@@ -143,7 +143,7 @@ export class PaymentService {
 
   pickup(merchant: Merchant, paymentId: string, payer: string | undefined): Promise<Payment> {
     if (payer !== undefined) return this.assign(merchant, paymentId, payer, 'sandbox');
-    return this.change(merchant, paymentId, 'sandbox', () => ({ type: 'assign', payer: this.people.generatedPayer(), payDueAt: null }));
+    return this.change(merchant, paymentId, 'sandbox', (p) => ({ type: 'assign', payer: this.people.generatedPayer(p), payDueAt: null }));
   }
 
   cancel(merchant: Merchant, paymentId: string, reason: string): Promise<Payment> {
@@ -256,7 +256,7 @@ export class PaymentService {
   }
 
   private payAction(p: Payment, options: PayOptions): PaymentAction {
-    const payer: Payer = options.payer !== undefined ? this.people.payerFor(options.payer) : (p.payer ?? this.people.generatedPayer());
+    const payer: Payer = options.payer !== undefined ? this.people.payerFor(options.payer) : (p.payer ?? this.people.generatedPayer(p));
     const paidCurrency = options.paidCurrency ?? p.currency;
     if (!findCurrency(paidCurrency)) throw SandboxError.invalid(`paid_currency_code ${JSON.stringify(paidCurrency)} is not a supported currency; see the README for the list.`);
     const paidAmountMinor = convertMinorUnits(p.amountMinor, p.currency, paidCurrency, this.config.rates);

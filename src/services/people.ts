@@ -1,10 +1,12 @@
 /**
  * Generated people, accounts and merchant names: each sandbox has its own generator, seeded from
- * the sandbox's seed, so two sandboxes with one seed draw alike whatever the other does.
+ * the sandbox's seed, so two sandboxes with one seed draw alike whatever the other does. Each
+ * draw is seeded from what it is for (a payment, a merchant), never from a count across the
+ * sandbox: the nth payer or name would tell a merchant how many others came before (SPEC 18).
  */
 import { faker as englishFaker } from '@faker-js/faker/locale/en';
 import type { Faker, FakerOptions } from '@faker-js/faker';
-import type { Payer, PaymentSource } from '../domain/payment.js';
+import type { Payer, Payment, PaymentSource } from '../domain/payment.js';
 import { seedOf } from '../domain/seeded.js';
 import { maskAccount } from '../domain/transitions.js';
 
@@ -18,10 +20,6 @@ export interface MerchantNames {
 
 export class PeopleGenerator {
   private readonly faker: Faker = new FakerClass({ locale: [englishFaker.rawDefinitions] });
-  /** Payers generated so far (pickups and payments without a payer). */
-  private generated = 0;
-  /** Merchants enrolled without a name or city so far. */
-  private enrolled = 0;
 
   constructor(private readonly seed: number) {}
 
@@ -31,9 +29,9 @@ export class PeopleGenerator {
     return { id, name: this.faker.person.fullName() };
   }
 
-  /** A new payer for a pickup or a payment with none assigned: the nth of this sandbox. */
-  generatedPayer(): Payer {
-    this.faker.seed(seedOf(`generated:${this.seed}:${this.generated++}`));
+  /** A new payer for a pickup or a payment with none assigned: drawn from the payment as it stands (a second pickup draws another). */
+  generatedPayer(payment: Pick<Payment, 'payeeId' | 'merchantRefNo' | 'version'>): Payer {
+    this.faker.seed(seedOf(`generated:${this.seed}:${payment.payeeId}:${payment.merchantRefNo}:${payment.version}`));
     return { id: `payer_${this.faker.string.alphanumeric({ length: 12, casing: 'lower' })}`, name: this.faker.person.fullName() };
   }
 
@@ -48,9 +46,9 @@ export class PeopleGenerator {
     return { name: this.faker.company.name(), city: this.faker.location.city() };
   }
 
-  /** Name and city for a merchant enrolled without them: the nth of this sandbox. */
-  merchantProfile(): MerchantNames {
-    this.faker.seed(seedOf(`merchant:${this.seed}:${this.enrolled++}`));
+  /** Name and city for a merchant enrolled without them: drawn from its payee id. */
+  merchantProfile(payeeId: string): MerchantNames {
+    this.faker.seed(seedOf(`merchant:${this.seed}:${payeeId}`));
     return { name: this.faker.company.name(), city: this.faker.location.city() };
   }
 }

@@ -29,10 +29,10 @@ export class RequestLatencyHistogram {
     private readonly buckets: readonly number[],
   ) {}
 
-  observe(method: string, route: string, status: number, seconds: number): void {
+  observe(method: string, route: string, status: string, seconds: number): void {
     const key = `${method} ${status} ${route}`;
     let s = this.series.get(key);
-    if (!s) this.series.set(key, (s = { method, route, status: String(status), counts: new Array<number>(this.buckets.length + 1).fill(0), sum: 0, count: 0 }));
+    if (!s) this.series.set(key, (s = { method, route, status, counts: new Array<number>(this.buckets.length + 1).fill(0), sum: 0, count: 0 }));
     let i = 0;
     while (i < this.buckets.length && seconds > this.buckets[i]!) i++;
     s.counts[i]!++;

@@ -4,7 +4,11 @@
  * shared store keeps the same entries in a table.
  */
 export interface JournalEntry {
-  /** Increasing in the order entries were kept (per store, not per merchant). */
+  /**
+   * The merchant's own count: 1, 2, 3... in the order its entries were kept, never shared with
+   * another merchant (whose traffic would show as gaps); it starts again at 1 once the merchant's
+   * journal is erased (DELETE /sandbox/v1/requests, a reset).
+   */
   readonly id: number;
   readonly at: number;
   readonly method: string;
@@ -53,12 +57,15 @@ export function journalEntryMatches(e: JournalEntry, filter: JournalFilter): boo
   );
 }
 
+/** One merchant's entries, and the id of the last one it kept. */
 class Ring {
   private readonly items: (JournalEntry | undefined)[] = new Array(JOURNAL_CAP);
   private next = 0;
   size = 0;
+  lastId = 0;
 
   push(entry: JournalEntry): void {
+    if (entry.id > this.lastId) this.lastId = entry.id;
     this.items[this.next] = entry;
     this.next = (this.next + 1) % JOURNAL_CAP;
     if (this.size < JOURNAL_CAP) this.size++;
@@ -76,7 +83,6 @@ class Ring {
 /** The journal of one process: a ring of entries per merchant. */
 export class MemoryJournalLog implements JournalLog {
   private readonly byMerchant = new Map<string, Ring>();
-  private sequence = 0;
   /** Entries held, all merchants together. */
   size = 0;
 
@@ -84,20 +90,28 @@ export class MemoryJournalLog implements JournalLog {
     this.keep(payeeId, entry);
   }
 
-  /** Keeps `entry` under the next id and answers it as kept. */
+  /** Keeps `entry` under the merchant's next id and answers it as kept. */
   keep(payeeId: string, entry: NewJournalEntry): JournalEntry {
-    const kept: JournalEntry = { id: ++this.sequence, ...entry };
-    this.restore(payeeId, kept);
+    const ring = this.ring(payeeId);
+    const kept: JournalEntry = { id: ring.lastId + 1, ...entry };
+    this.push(ring, kept);
     return kept;
   }
 
   /** Keeps an entry read back from a file, under the id it had. */
   restore(payeeId: string, entry: JournalEntry): void {
+    this.push(this.ring(payeeId), entry);
+  }
+
+  private ring(payeeId: string): Ring {
     let ring = this.byMerchant.get(payeeId);
     if (!ring) this.byMerchant.set(payeeId, (ring = new Ring()));
+    return ring;
+  }
+
+  private push(ring: Ring, entry: JournalEntry): void {
     if (ring.size < JOURNAL_CAP) this.size++;
     ring.push(entry);
-    if (entry.id > this.sequence) this.sequence = entry.id;
   }
 
   /** Every entry with its merchant, oldest first per merchant: restoring them in this order rebuilds the journal. */

@@ -10,7 +10,8 @@ const JOURNAL_TRIM_EVERY = 50;
  * Entries of one event-loop turn go in one multi-row INSERT, committed without waiting for the
  * disk (synchronous_commit off, for these rows only): the journal is a record of requests, and
  * one that a database crash may cut short by its last moments, unlike payments. Each caller still
- * waits for its batch, so a journal read after an answer shows the answer.
+ * waits for its batch, so a journal read after an answer shows the answer. A trigger numbers each
+ * row per merchant (entry_id, postgres-schema.ts) under a per-merchant lock held until commit.
  */
 export class PostgresJournalLog implements JournalLog {
   private readonly appendsSinceTrim = new Map<string, number>();
@@ -31,8 +32,17 @@ export class PostgresJournalLog implements JournalLog {
 
   private async flush(rows: { payee_id: string; entry: string }[]): Promise<void> {
     this.batch = null;
+    const payees = rows.map((r) => r.payee_id);
+    const entries = rows.map((r) => r.entry);
+    // Rows in the order of the merchants' locks (then as appended): two instances' batches never wait on each other in a cycle.
     await this.store.run((sql) =>
-      sql.begin((tx) => [tx`SET LOCAL synchronous_commit = off`, tx`INSERT INTO payreq_journal ${tx(rows, 'payee_id', 'entry')}`]),
+      sql.begin((tx) => [
+        tx`SET LOCAL synchronous_commit = off`,
+        tx`
+          INSERT INTO payreq_journal (payee_id, entry)
+          SELECT payee_id, entry FROM unnest(${payees}::text[], ${entries}::text[]) WITH ORDINALITY AS r(payee_id, entry, n)
+          ORDER BY hashtext(payee_id), n`,
+      ]),
     );
     for (const { payee_id: payeeId } of rows) {
       const appends = (this.appendsSinceTrim.get(payeeId) ?? 0) + 1;
@@ -45,8 +55,8 @@ export class PostgresJournalLog implements JournalLog {
   private async trim(payeeId: string): Promise<void> {
     await this.store.run(
       (sql) => sql`
-        DELETE FROM payreq_journal WHERE payee_id = ${payeeId} AND id < (
-          SELECT id FROM payreq_journal WHERE payee_id = ${payeeId} ORDER BY id DESC OFFSET ${JOURNAL_CAP - 1} LIMIT 1)`,
+        DELETE FROM payreq_journal WHERE payee_id = ${payeeId} AND entry_id < (
+          SELECT entry_id FROM payreq_journal WHERE payee_id = ${payeeId} ORDER BY entry_id DESC OFFSET ${JOURNAL_CAP - 1} LIMIT 1)`,
     );
   }
 
@@ -55,7 +65,7 @@ export class PostgresJournalLog implements JournalLog {
     return this.store.run(async (sql) => {
       const out: JournalEntry[] = [];
       const rows = await sql<{ id: string; entry: string }[]>`
-        SELECT id, entry FROM payreq_journal WHERE payee_id = ${payeeId} ORDER BY id DESC LIMIT ${JOURNAL_CAP}`;
+        SELECT entry_id AS id, entry FROM payreq_journal WHERE payee_id = ${payeeId} ORDER BY entry_id DESC LIMIT ${JOURNAL_CAP}`;
       for (const row of rows) {
         const entry: JournalEntry = { id: Number(row.id), ...(JSON.parse(row.entry) as NewJournalEntry) };
         if (!journalEntryMatches(entry, filter)) continue;

@@ -7,10 +7,12 @@
 import type postgres from 'postgres';
 
 /** The schema this code reads and writes; a database with a newer one is refused. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Key of the advisory lock held while migrating ('payreq' in ASCII). */
 const MIGRATION_LOCK = 0x7061797265710000n;
+/** First key of the per-merchant locks that number journal entries ('jrnl'); the two-key space is apart from MIGRATION_LOCK's. */
+const JOURNAL_ID_LOCK = 0x6a726e6c;
 
 const MIGRATIONS: readonly string[] = [
   // 1: merchants, keys, payments, journal, webhook deliveries, idempotency keys, rate-limit windows.
@@ -105,6 +107,26 @@ const MIGRATIONS: readonly string[] = [
     ADD COLUMN admitted boolean NOT NULL DEFAULT true,
     ALTER COLUMN slot SET DEFAULT 0,
     ALTER COLUMN count SET DEFAULT 0;
+  `,
+  // metrics: journal entry ids count per merchant (SPEC 18: another merchant's traffic must not show as gaps).
+  // entry_id is the merchant's last id + 1, taken under a per-merchant advisory lock held to the
+  // end of the inserting transaction, so across instances no two entries of a merchant share an id
+  // and a later answer gets a larger one; erased entries (a clear, a reset) start it again at 1.
+  // Set by a trigger, so instances of version 3 still running insert numbered rows too. Old rows
+  // keep their sandbox-wide id, increasing per merchant as well.
+  `
+  ALTER TABLE payreq_journal ADD COLUMN entry_id bigint;
+  UPDATE payreq_journal SET entry_id = id;
+  ALTER TABLE payreq_journal ALTER COLUMN entry_id SET NOT NULL;
+  CREATE UNIQUE INDEX payreq_journal_entry ON payreq_journal (payee_id, entry_id);
+  DROP INDEX payreq_journal_newest;
+  CREATE FUNCTION payreq_journal_entry_id() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM pg_advisory_xact_lock(${JOURNAL_ID_LOCK}, hashtext(NEW.payee_id));
+    NEW.entry_id := coalesce((SELECT max(entry_id) FROM payreq_journal WHERE payee_id = NEW.payee_id), 0) + 1;
+    RETURN NEW;
+  END $$;
+  CREATE TRIGGER payreq_journal_entry_id BEFORE INSERT ON payreq_journal FOR EACH ROW EXECUTE FUNCTION payreq_journal_entry_id();
   `,
 ];
 

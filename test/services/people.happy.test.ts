@@ -1,11 +1,12 @@
 /**
  * Generated payers, wallets and merchant names come from each sandbox's own generator, seeded
  * from its seed: two sandboxes with one seed given the same calls draw the same people, in any
- * interleaving, and another seed draws others.
+ * interleaving, and another seed draws others (merchant names: per payee id, which is random).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../src/index.js';
 import type { Sandbox } from '../../src/index.js';
+import { PeopleGenerator } from '../../src/services/people.js';
 import { DEMO_KEY, control, createPayment, expectEnvelope, statusOf } from '../support/http.js';
 
 const opened: Sandbox[] = [];
@@ -87,12 +88,15 @@ describe('generated people are drawn per sandbox', () => {
     expect(seven.source).toEqual(eight.source);
   });
 
-  it('merchants enrolled without a name get the same names per seed, in any interleaving', async () => {
-    const [a, b, other] = [await sandboxWithSeed(7), await sandboxWithSeed(7), await sandboxWithSeed(8)];
-    const first = await enrolledNames(a, 2);
-    await enrolledNames(other, 3);
-    expect(await enrolledNames(b, 2)).toEqual(first);
-    expect(await enrolledNames(other, 2)).not.toEqual(first);
+  it('merchants enrolled without a name get names drawn from the seed and their payee id, not from an enrolment count', async () => {
+    const [a, b] = [await sandboxWithSeed(7), await sandboxWithSeed(7)];
+    const names = await enrolledNames(a, 4);
+    expect(new Set(names).size).toBe(4);
+    const [seven, again, eight] = [new PeopleGenerator(7), new PeopleGenerator(7), new PeopleGenerator(8)];
+    for (let i = 0; i < 5; i++) again.merchantProfile(`payee_other${i}`);
+    expect(again.merchantProfile('payee_A')).toEqual(seven.merchantProfile('payee_A'));
+    const ids = ['payee_A', 'payee_B', 'payee_C'];
+    expect(ids.map((id) => eight.merchantProfile(id))).not.toEqual(ids.map((id) => seven.merchantProfile(id)));
     const demoName = async (sandbox: Sandbox) => (await (await sandbox.fetch(new Request('http://sandbox.test/sandbox/v1/merchant', { headers: { 'Service-Api-Key': DEMO_KEY } }))).json()) as { name: string };
     expect((await demoName(a)).name).toBe((await demoName(b)).name);
   });

@@ -22,7 +22,7 @@ describe('RequestLatencyHistogram', () => {
       const route = routes[i % routes.length]!;
       const status = [200, 404, 402][i % 2]!;
       reference.observe({ method, route, status: String(status) }, seconds);
-      histogram.observe(method, route, status, seconds);
+      histogram.observe(method, route, String(status), seconds);
     }
     const sorted = async (r: Registry) => (await r.metrics()).split('\n').sort();
     expect(await sorted(ours)).toEqual(await sorted(theirs));

@@ -189,6 +189,20 @@ describe.each(KINDS)('the Store contract: %s', (_kind, make) => {
     expect(await store.journal.list('M2', { limit: 10 })).toHaveLength(1);
   });
 
+  it('numbers each merchant\'s journal 1, 2, 3... of its own, and keeps the newest 500 with their ids', async () => {
+    const entry = (path: string) => ({ at: 1, method: 'GET', path, alias: false, status: 200, code: 200, requestBody: null, responseBody: null, latencyMs: 1, fault: null, warnings: [] });
+    for (let i = 1; i <= 520; i += 20) {
+      // Twenty of M1's a turn, with one of M2's among them: one batch on PostgreSQL.
+      await Promise.all([...Array.from({ length: 20 }, (_, j) => store.journal.append('M1', entry(`/m1/${i + j}`))), store.journal.append('M2', entry(`/m2/${i}`))]);
+    }
+    const mine = await store.journal.list('M1', { limit: 1_000 });
+    expect(mine.map((e) => e.id)).toEqual(Array.from({ length: 500 }, (_, i) => 520 - i));
+    expect(mine.map((e) => e.path)).toEqual(Array.from({ length: 500 }, (_, i) => `/m1/${520 - i}`));
+    expect((await store.journal.list('M2', { limit: 100 })).map((e) => e.id)).toEqual(Array.from({ length: 26 }, (_, i) => 26 - i));
+    await store.journal.append('M1', entry('/m1/521'));
+    expect((await store.journal.list('M1', { limit: 1 }))[0]).toMatchObject({ id: 521, path: '/m1/521' });
+  });
+
   it('counts requests per merchant in a sliding one-second window', async () => {
     const at = 1_700_000_000_000;
     const waits = [];

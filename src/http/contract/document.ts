@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { answers, headers as sharedHeaders, SERVER_ANSWERS } from './answers.js';
 import type { SharedAnswer, SharedHeader } from './answers.js';
 import { contractOf } from './route.js';
-import type { AnswerContract, HeaderContract, JsonSchema, Method, RouteContract, StatusKey } from './route.js';
+import type { Access, AnswerContract, HeaderContract, JsonSchema, Method, RouteContract, StatusKey } from './route.js';
 
 type Json = Record<string, unknown>;
 
@@ -128,7 +128,7 @@ class DocumentBuilder {
       ...(route.description ? { description: route.description } : {}),
       operationId: operationId(route.method, path),
       tags: [alias ? `${route.tag} (alias)` : route.tag],
-      security: route.access === 'key' ? [{ ServiceApiKey: [] }] : route.access === 'admin' ? [{}, { AdminToken: [] }] : [],
+      security: SECURITY[route.access],
       ...(parameters.length ? { parameters } : {}),
       ...(request.body
         ? {
@@ -183,6 +183,14 @@ function headOf(get: Record<string, Json>, shared: Readonly<Record<string, Json>
   }
   return { ...get, summary: `${String(get.summary)} (HEAD: headers only)`, operationId: `head${String(get.operationId).slice(3)}`, responses };
 }
+
+/** What each access asks for; an empty requirement ({}) means the token is needed only when the sandbox sets one. */
+const SECURITY: Readonly<Record<Access, Json[]>> = {
+  key: [{ ServiceApiKey: [] }],
+  admin: [{}, { AdminToken: [] }],
+  metrics: [{}, { MetricsToken: [] }],
+  open: [],
+};
 
 function sortedStatuses(responses: Readonly<Partial<Record<StatusKey, AnswerContract>>>): StatusKey[] {
   const rank = (s: string) => (s.endsWith('XX') ? Number(s[0]) * 100 + 99.5 : Number(s));
@@ -249,6 +257,7 @@ export function openApiDocument(routes: readonly RouterRoute[], options: Documen
       securitySchemes: {
         ServiceApiKey: { type: 'apiKey', in: 'header', name: 'Service-Api-Key', description: 'The API key given at enrolment (the demo merchants are listed in the README).' },
         AdminToken: { type: 'http', scheme: 'bearer', description: 'Only when the sandbox runs with SANDBOX_ADMIN_TOKEN: enrolment then needs it.' },
+        MetricsToken: { type: 'http', scheme: 'bearer', description: 'Only when the sandbox runs with SANDBOX_METRICS_TOKEN: GET /metrics then needs it.' },
       },
     },
   };

@@ -9,8 +9,8 @@ import type { z } from 'zod';
 
 export type Method = 'get' | 'put' | 'post' | 'delete';
 
-/** Who may call: a merchant's Service-Api-Key, anyone, or anyone unless SANDBOX_ADMIN_TOKEN is set. */
-export type Access = 'key' | 'open' | 'admin';
+/** Who may call: a merchant's Service-Api-Key, anyone, or anyone unless SANDBOX_ADMIN_TOKEN (admin) or SANDBOX_METRICS_TOKEN (metrics) is set. */
+export type Access = 'key' | 'open' | 'admin' | 'metrics';
 
 /** A JSON Schema written by hand, where no zod schema validates (headers, binary bodies). */
 export type JsonSchema = Readonly<Record<string, unknown>>;

@@ -1,8 +1,9 @@
-/** Handlers of the health routes (contracts in service.routes.ts); /metrics is bound in http/app.ts. */
+/** Handlers of the service routes (contracts in service.routes.ts): the health routes and /metrics. */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { Code } from '../../domain/codes.js';
 import type { AppEnv, Services } from '../context.js';
-import { ok } from '../envelope.js';
+import { ok, send } from '../envelope.js';
 import { toJsonText } from '../json-text.js';
 
 /** What fails while the store is not ready, by store: the file store answers reads from memory. */
@@ -47,3 +48,32 @@ function notReady(c: Context<AppEnv>, reason: 'draining' | 'store', description:
   const body = { code: Code.UNAVAILABLE, description, store, reason };
   return c.body(toJsonText(body), 503, { 'content-type': 'application/json; charset=UTF-8' });
 }
+
+/** GET /metrics: the Prometheus text; with SANDBOX_METRICS_TOKEN, only for Authorization: Bearer <that token>. */
+export function metrics(services: Services) {
+  const expected = services.config.metricsToken === undefined ? undefined : digest(services.config.metricsToken);
+  return async (c: Context<AppEnv>): Promise<Response> => {
+    const { metrics } = services;
+    if (!metrics) return send(c, { code: Code.NOT_FOUND, description: 'Metrics are turned off on this sandbox (SANDBOX_METRICS=off).' });
+    if (expected) {
+      const refused = refusedMetricsCall(c.req.header('authorization'), expected);
+      // A scraper reads the status, so it is 401 whatever SANDBOX_HTTP_STATUS says; the token sent is never repeated.
+      if (refused) return c.body(toJsonText({ code: Code.UNAUTHENTICATED, description: refused }), 401, { 'content-type': 'application/json; charset=UTF-8', 'www-authenticate': 'Bearer realm="metrics"' });
+    }
+    return c.body(await metrics.registry.metrics(), 200, { 'content-type': metrics.registry.contentType });
+  };
+}
+
+const SEND_TOKEN = 'send Authorization: Bearer <token>, with the token set in SANDBOX_METRICS_TOKEN (ask the operator of this sandbox)';
+
+/** Why a call to /metrics is refused, or undefined when it carries the token. */
+function refusedMetricsCall(header: string | undefined, expected: Buffer): string | undefined {
+  if (header === undefined) return `GET /metrics on this sandbox needs the metrics token and no Authorization header was sent: ${SEND_TOKEN}.`;
+  const match = /^Bearer (.+)$/i.exec(header);
+  if (!match) return `The Authorization header is not of the form "Bearer <token>": ${SEND_TOKEN}.`;
+  // Digests of equal length, compared in constant time: neither the token nor its length shows in the timing.
+  if (!timingSafeEqual(digest(match[1]!), expected)) return `The bearer token sent is not the metrics token of this sandbox: ${SEND_TOKEN}.`;
+  return undefined;
+}
+
+const digest = (text: string): Buffer => createHash('sha256').update(text).digest();

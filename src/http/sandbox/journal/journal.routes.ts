@@ -8,7 +8,7 @@ const tag = 'Sandbox control';
 
 /** The schema of entryView. */
 export const entryViewSchema = z.object({
-  id: z.number().int(),
+  id: z.number().int().min(1).meta({ description: "This merchant's own count of its journaled requests (1, 2, 3... in the order answered); it starts again at 1 once the journal is erased" }),
   request_id: z.string().nullable(),
   at: z.string().meta({ description: 'Real time of the request, ISO 8601' }),
   method: z.string(),

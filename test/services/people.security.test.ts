@@ -1,0 +1,56 @@
+/**
+ * SPEC 18, other tenants stay invisible: a generated payer or merchant name is drawn from what it
+ * is for, never from a count across the sandbox, so it tells a merchant nothing of the others'
+ * pickups or enrolments.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSandbox } from '../../src/index.js';
+import type { Sandbox } from '../../src/index.js';
+import { PeopleGenerator } from '../../src/services/people.js';
+import { call, control, createPayment, enroll, expectEnvelope, statusOf } from '../support/http.js';
+
+const opened: Sandbox[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((s) => s.close()));
+});
+
+async function sandboxWithSeed(seed: number): Promise<Sandbox> {
+  const sandbox = await createSandbox({ store: 'memory', seed, scheduler: false });
+  opened.push(sandbox);
+  return sandbox;
+}
+
+/** The demo merchant's payment `step`, picked up by a generated payer and paid: who paid. */
+async function demoPickup(sandbox: Sandbox, step: number): Promise<string> {
+  const { payment_id } = await createPayment(sandbox, { merchant_ref_no: `mine-${step}` });
+  expectEnvelope(await control(sandbox, payment_id, 'pickup'), 200);
+  expectEnvelope(await control(sandbox, payment_id, 'pay'), 200);
+  return ((await statusOf(sandbox, payment_id)) as { payer: { id: string } }).payer.id;
+}
+
+describe('generated people tell nothing of other merchants', () => {
+  it("a merchant's generated payers are the same whatever another merchant picks up in between", async () => {
+    const [quiet, busy] = [await sandboxWithSeed(7), await sandboxWithSeed(7)];
+    const other = await enroll(busy, { home_currency: 'SGD' });
+    const alone: string[] = [];
+    const meanwhile: string[] = [];
+    for (let step = 0; step < 4; step++) {
+      alone.push(await demoPickup(quiet, step));
+      for (let i = 0; i <= step; i++) {
+        const { payment_id } = await createPayment(busy, { payee: other.payee_id, merchant_ref_no: `theirs-${step}-${i}` }, { key: other.api_key });
+        expectEnvelope(await control(busy, payment_id, 'pickup', undefined, other.api_key), 200);
+      }
+      meanwhile.push(await demoPickup(busy, step));
+    }
+    expect(meanwhile).toEqual(alone);
+    expect(new Set(alone).size).toBe(4);
+  });
+
+  it("a merchant enrolled without a name gets the one its payee id draws, however many enrolled before it", async () => {
+    const sandbox = await sandboxWithSeed(7);
+    for (let i = 0; i < 5; i++) await enroll(sandbox);
+    const late = await enroll(sandbox);
+    const profile = await call(sandbox, 'GET', '/sandbox/v1/merchant', { key: late.api_key });
+    expect({ name: profile.body.name, city: profile.body.city }).toEqual(new PeopleGenerator(7).merchantProfile(late.payee_id));
+  });
+});
