@@ -6,13 +6,14 @@
  * claims due ones under a lease and sends them, so a retry outlives the instance that started it.
  */
 import { SandboxError } from '../domain/errors.js';
-import { newDeliveryId, newEventId, newPaymentCode, newPaymentId, newPaymentToken, newWebhookSecret } from '../domain/ids.js';
+import { newDeliveryId, newEventId, newPaymentCode, newPaymentId, newPaymentToken } from '../domain/ids.js';
 import { isPrivateAddress } from '../domain/private-addresses.js';
 import { eventTypeOf, isDuplicated, NO_WEBHOOK_FAULTS, sampleEvent, WEBHOOK_EVENT_TYPES } from '../domain/webhook-drills.js';
 import type { WebhookFaults } from '../domain/webhook-drills.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment, PaymentEvent } from '../domain/payment.js';
-import { WEBHOOK_SIGNATURE_HEADER, webhookSignature } from '../domain/webhook-signature.js';
+import { WEBHOOK_SIGNATURE_HEADER, webhookSignature, withRotatedSecret, withWebhookSecret, withWebhookSettings } from '../domain/webhook-secret.js';
+import type { WebhookSettingsChange } from '../domain/webhook-secret.js';
 import type { Delivery, DeliveryAttempt, DeliveryLog } from '../store/delivery-log.js';
 import { StoreUnavailableError } from '../store/unavailable.js';
 import type { MerchantService } from './merchants.js';
@@ -38,12 +39,6 @@ const REORDER_GAP_MS = 100;
 const DUPLICATE_GAP_MS = 50;
 /** How often an instance looks for deliveries due (other instances' retries, ended leases). */
 const POLL_MS = 500;
-
-/** What setting a URL or rotating answers: the secret only when this call made it (it is shown once). */
-export interface WebhookSettingsChange {
-  readonly merchant: Merchant;
-  readonly secret: string | null;
-}
 
 export class WebhookService {
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -74,31 +69,19 @@ export class WebhookService {
     this.guard = allowPrivateTargets ? undefined : { refuses: isPrivateAddress, resolve: systemResolver };
   }
 
-  /**
-   * Sets the URL (null: off) and the drills; what is left out keeps what was set before. A URL
-   * other than the one set makes a new secret (a secret leaked with the old URL signs nothing for
-   * the new one); the same URL, or drills alone, keep it. Off keeps it: retries still go out.
-   */
+  /** Sets the URL and drills (withWebhookSettings), under the merchant's lock. */
   configure(merchant: Merchant, changes: { readonly url?: string | null; readonly faults?: WebhookFaults }): Promise<WebhookSettingsChange> {
     return this.merchants.update(merchant.payeeId, (current) => {
-      const url = changes.url === undefined ? (current.webhookUrl ?? null) : changes.url;
-      const secret = url !== null && (url !== current.webhookUrl || !current.webhookSecret) ? newWebhookSecret() : null;
-      const next: Merchant = {
-        ...current,
-        ...(changes.url !== undefined ? { webhookUrl: changes.url } : {}),
-        ...(changes.faults ? { webhookFaults: changes.faults } : {}),
-        ...(secret ? { webhookSecret: secret } : {}),
-      };
-      return [next, { merchant: next, secret }] as const;
+      const changed = withWebhookSettings(current, changes);
+      return [changed.merchant, changed] as const;
     });
   }
 
   /** A new secret for the URL set (the old one signs nothing from now on); 402 without a URL. */
   async rotateSecret(merchant: Merchant): Promise<WebhookSettingsChange> {
     const rotated = await this.merchants.update(merchant.payeeId, (current) => {
-      if (!current.webhookUrl) return [null, null] as const;
-      const next: Merchant = { ...current, webhookSecret: newWebhookSecret() };
-      return [next, { merchant: next, secret: next.webhookSecret! }] as const;
+      const changed = withRotatedSecret(current);
+      return [changed?.merchant ?? null, changed] as const;
     });
     if (!rotated) throw SandboxError.refused('No webhook URL is set: PUT /sandbox/v1/webhook {"url": "https://..."} sets one and answers its secret.');
     return rotated;
@@ -114,9 +97,8 @@ export class WebhookService {
     if (!merchant) throw new Error('not sent: its merchant no longer exists');
     if (merchant.webhookSecret) return merchant.webhookSecret;
     return this.merchants.update(payeeId, (current) => {
-      if (current.webhookSecret) return [null, current.webhookSecret] as const;
-      const next: Merchant = { ...current, webhookSecret: newWebhookSecret() };
-      return [next, next.webhookSecret!] as const;
+      const { merchant: next, secret } = withWebhookSecret(current);
+      return [next === current ? null : next, secret] as const;
     });
   }
 
@@ -127,8 +109,8 @@ export class WebhookService {
   }
 
   /**
-   * The outbox of a change: one delivery per event to the merchant's URL, signed, written by
-   * the store with the change itself, so a committed change is never without its deliveries.
+   * The outbox of a change: one delivery per event to the merchant's URL (each attempt signs it),
+   * written by the store with the change itself, so a committed change is never without its deliveries.
    */
   readonly deliveriesFor = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]): readonly Delivery[] => {
     const url = merchant.webhookUrl;
