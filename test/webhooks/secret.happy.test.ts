@@ -97,6 +97,22 @@ describe('the webhook secret, shown once', () => {
     expect(signedWith(got, first)).toBe(false);
     expect((await call(sandbox, 'GET', '/sandbox/v1/webhook')).text).not.toContain(rotated.body.secret);
   });
+
+  it('a rotation repeated with its Idempotency-Key answers the first answer and rotates once', async () => {
+    await call(sandbox, 'PUT', '/sandbox/v1/webhook', { body: { url: hook.url } });
+    const headers = { 'Idempotency-Key': 'rotate-1' };
+    const first = await call(sandbox, 'POST', '/sandbox/v1/webhook/secret', { headers });
+    const repeat = await call(sandbox, 'POST', '/sandbox/v1/webhook/secret', { headers });
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+    expect(repeat.body.secret).toBe(first.body.secret);
+    expect((await sandbox.services.store.merchant(DEMO_PAYEE))?.webhookSecret).toBe(first.body.secret);
+  });
+
+  it('a reset keeps the URL and its secret', async () => {
+    const secret = (await call(sandbox, 'PUT', '/sandbox/v1/webhook', { body: { url: hook.url } })).body.secret as string;
+    expect((await call(sandbox, 'POST', '/sandbox/v1/reset')).status).toBe(200);
+    expect(signedWith(await testEvent(hook), secret)).toBe(true);
+  });
 });
 
 describe('each attempt is signed with its own timestamp', () => {
