@@ -5,6 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isPrivateAddress } from '../../src/domain/private-addresses.js';
 import type { Sandbox } from '../../src/index.js';
@@ -79,6 +80,23 @@ describe('postWebhook with an injected resolver (the name is resolved once, the 
     );
     expect(calls).toBe(1);
     expect(hook.received.length).toBe(before);
+  });
+
+  it('over https the TLS server name is the host, while the connection goes to the checked address', async () => {
+    const names: string[] = [];
+    // No certificate: the handshake stops once the client has said which name it wants.
+    const tls = createTlsServer({ SNICallback: (name, done) => (names.push(name), done(new Error('no certificate here'))) });
+    tls.on('tlsClientError', () => {});
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = tls.address() as AddressInfo;
+      const resolve: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
+      const sent = { url: `https://hooks.tls.test:${port}/hooks`, headers: {}, body: '{}', timeoutMs: 5000 };
+      await expect(postWebhook(sent, { resolve, refuses: (a) => a !== '127.0.0.1' })).rejects.toThrow();
+      expect(names).toEqual(['hooks.tls.test']);
+    } finally {
+      await new Promise((r) => tls.close(r));
+    }
   });
 
   it('an IP literal is checked without a lookup', async () => {
