@@ -49,6 +49,8 @@ export const newPaymentToken = (): string => `ptok_${randomBase64url(24)}`;
 export const newPaymentCode = (): string => randomText(CODE_ALPHABET, 12);
 export const newApiKey = (): string => `sk_sandbox_${randomBase64url(24)}`;
 export const newSigningSalt = (): string => randomBase64url(24);
+/** 192 random bits: signs a merchant's webhook deliveries (HMAC-SHA256). */
+export const newWebhookSecret = (): string => `whsec_${randomBase64url(24)}`;
 export const newPayeeId = (): string => `payee_${randomText(BASE62, 16)}`;
 export const newEventId = (): string => `evt_${randomBase64url(12)}`;
 export const newDeliveryId = (): string => `whd_${randomBase64url(12)}`;

@@ -31,6 +31,8 @@ export interface Merchant {
   readonly faultRules?: readonly FaultRule[];
   /** Where each state change is POSTed; absent or null is no webhook. */
   readonly webhookUrl?: string | null;
+  /** Signs deliveries (whsec_...); made with each new URL, kept when the URL is turned off (retries still go out); absent on merchants stored before it existed. */
+  readonly webhookSecret?: string;
   /** Webhook drills: duplicates, reordering, delay (absent: none). */
   readonly webhookFaults?: WebhookFaults;
   /** Real ms its key was last used, written at most hourly, and only while idle merchants expire (absent: never written). */

@@ -110,7 +110,7 @@ const sandboxPaymentShape = {
 
 export const sandboxPaymentSchema = z.object(sandboxPaymentShape).meta({ id: 'SandboxPayment', description: 'A payment as the status query shows it, plus what only the sandbox knows' });
 
-/** The body of a webhook for one event of a payment (sign_type and sign are added by the sender). */
+/** The body of a webhook for one event of a payment (each attempt is signed by the sender, in Sandbox-Signature). */
 export function webhookEventBody(merchant: Merchant, p: Payment, e: PaymentEvent, eventId: string): Record<string, unknown> {
   return {
     event_id: eventId,

@@ -11,8 +11,8 @@ export { JOURNAL_CAP };
 /** Bodies are kept up to this many characters. */
 export const JOURNAL_BODY_CAP = 8 * 1024;
 
-const SECRET_FIELDS = new Set(['sign', 'signing_salt', 'api_key', 'salt']);
-const SECRET_IN_TEXT = /("(?:sign|signing_salt|api_key|salt)"\s*:\s*)"((?:[^"\\]|\\.)*)"/g;
+const SECRET_FIELDS = new Set(['sign', 'signing_salt', 'api_key', 'salt', 'secret']);
+const SECRET_IN_TEXT = /("(?:sign|signing_salt|api_key|salt|secret)"\s*:\s*)"((?:[^"\\]|\\.)*)"/g;
 
 function mask(value: string): string {
   return value.startsWith('***') ? value : `***${value.length > 8 ? value.slice(-4) : ''}`;

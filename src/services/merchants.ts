@@ -209,6 +209,11 @@ export class MerchantService {
     return done.result;
   }
 
+  /** The merchant stored under this payee id now, or undefined once deleted. */
+  byId(payeeId: string): Promise<Merchant | undefined> {
+    return this.store.merchant(payeeId);
+  }
+
   /** The merchant as stored now (the copy a request authenticated with may be older). */
   async current(merchant: Merchant): Promise<Merchant> {
     return (await this.store.merchant(merchant.payeeId)) ?? merchant;

@@ -1,25 +1,27 @@
 /**
  * Webhooks (a sandbox extension; the interface documents no events): each state change of a
- * merchant with a webhook URL is POSTed as JSON, signed like requests, retried with back-off,
- * kept in a bounded delivery log and replayable. Deliveries are written by the store with the
- * change (an outbox); every instance claims due ones under a lease and sends them, so a retry
- * outlives the instance that started it.
+ * merchant with a webhook URL is POSTed as JSON, each attempt signed with the merchant's webhook
+ * secret in Sandbox-Signature, retried with back-off, kept in a bounded delivery log and
+ * replayable. Deliveries are written by the store with the change (an outbox); every instance
+ * claims due ones under a lease and sends them, so a retry outlives the instance that started it.
  */
-import { lookup } from 'node:dns/promises';
-import { BlockList } from 'node:net';
 import { SandboxError } from '../domain/errors.js';
 import { newDeliveryId, newEventId, newPaymentCode, newPaymentId, newPaymentToken } from '../domain/ids.js';
+import { isPrivateAddress } from '../domain/private-addresses.js';
 import { eventTypeOf, isDuplicated, NO_WEBHOOK_FAULTS, sampleEvent, WEBHOOK_EVENT_TYPES } from '../domain/webhook-drills.js';
 import type { WebhookFaults } from '../domain/webhook-drills.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment, PaymentEvent } from '../domain/payment.js';
-import { signBody } from '../domain/signature.js';
+import { WEBHOOK_SIGNATURE_HEADER, webhookSignature, withRotatedSecret, withWebhookSecret, withWebhookSettings } from '../domain/webhook-secret.js';
+import type { WebhookSettingsChange } from '../domain/webhook-secret.js';
 import type { Delivery, DeliveryAttempt, DeliveryLog } from '../store/delivery-log.js';
 import { StoreUnavailableError } from '../store/unavailable.js';
 import type { MerchantService } from './merchants.js';
 import type { SandboxMetrics } from './metrics.js';
+import { postWebhook, systemResolver } from './webhook-post.js';
+import type { TargetGuard } from './webhook-post.js';
 
-/** Writes the JSON body of one event (without sign); the HTTP layer owns the wire format. */
+/** Writes the JSON body of one event; the HTTP layer owns the wire format. */
 export type WebhookBodyWriter = (merchant: Merchant, payment: Payment, event: PaymentEvent, eventId: string) => Record<string, unknown>;
 export type JsonWriter = (value: unknown) => string;
 
@@ -44,27 +46,6 @@ const DUPLICATE_GAP_MS = 50;
 /** How often an instance looks for deliveries due (other instances' retries, ended leases). */
 const POLL_MS = 500;
 
-const PRIVATE_RANGES = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16],
-  ['172.16.0.0', 12], ['192.168.0.0', 16], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) PRIVATE_RANGES.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) PRIVATE_RANGES.addSubnet(network, prefix, 'ipv6');
-
-export function isPrivateAddress(address: string, family: number): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return PRIVATE_RANGES.check(mapped[1]!, 'ipv4');
-  return PRIVATE_RANGES.check(address, family === 6 ? 'ipv6' : 'ipv4');
-}
-
-/** Throws when the URL's host is, or resolves to, a loopback, private or link-local address. */
-async function refusePrivateTarget(url: string): Promise<void> {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
-  const addresses = await lookup(host, { all: true });
-  const blocked = addresses.find((a) => isPrivateAddress(a.address, a.family));
-  if (blocked) throw new Error(`refused: ${host} is ${blocked.address}, a private address; this sandbox delivers webhooks to public addresses only (SANDBOX_WEBHOOK_PRIVATE=deny)`);
-}
-
 export class WebhookService {
   private readonly timers = new Set<NodeJS.Timeout>();
   private inFlight = 0;
@@ -74,6 +55,8 @@ export class WebhookService {
   private pumpAgain = false;
   private closed = false;
   private readonly poller: NodeJS.Timeout;
+  /** Checks every address connected to, when private targets are denied. */
+  private readonly guard: TargetGuard | undefined;
 
   constructor(
     private readonly merchants: MerchantService,
@@ -84,22 +67,44 @@ export class WebhookService {
     /** The sandbox's seed: the duplicate drill draws from it. */
     private readonly seed: number,
     /** Deliver to loopback, private and link-local addresses (local use); a hosted sandbox denies them. */
-    private readonly allowPrivateTargets = true,
+    allowPrivateTargets = true,
     private readonly metrics?: SandboxMetrics,
   ) {
     this.poller = setInterval(() => this.kick(), POLL_MS);
     this.poller.unref();
+    this.guard = allowPrivateTargets ? undefined : { refuses: isPrivateAddress, resolve: systemResolver };
   }
 
-  /** Sets the URL (null: off) and the drills; what is left out keeps what was set before. */
-  configure(merchant: Merchant, changes: { readonly url?: string | null; readonly faults?: WebhookFaults }): Promise<Merchant> {
+  /** Sets the URL and drills (withWebhookSettings), under the merchant's lock. */
+  configure(merchant: Merchant, changes: { readonly url?: string | null; readonly faults?: WebhookFaults }): Promise<WebhookSettingsChange> {
     return this.merchants.update(merchant.payeeId, (current) => {
-      const next = {
-        ...current,
-        ...(changes.url !== undefined ? { webhookUrl: changes.url } : {}),
-        ...(changes.faults ? { webhookFaults: changes.faults } : {}),
-      };
-      return [next, next] as const;
+      const changed = withWebhookSettings(current, changes);
+      return [changed.merchant, changed] as const;
+    });
+  }
+
+  /** A new secret for the URL set (the old one signs nothing from now on); 402 without a URL. */
+  async rotateSecret(merchant: Merchant): Promise<WebhookSettingsChange> {
+    const rotated = await this.merchants.update(merchant.payeeId, (current) => {
+      const changed = withRotatedSecret(current);
+      return [changed?.merchant ?? null, changed] as const;
+    });
+    if (!rotated) throw SandboxError.refused('No webhook URL is set: PUT /sandbox/v1/webhook {"url": "https://..."} sets one and answers its secret.');
+    return rotated;
+  }
+
+  /**
+   * The secret that signs the merchant's deliveries. A merchant stored before secrets existed gets
+   * one here, at its first attempt, stored under the merchant's lock (an instance that races
+   * another keeps the one stored first); it learns it by rotating.
+   */
+  private async secretFor(payeeId: string): Promise<string> {
+    const merchant = await this.merchants.byId(payeeId);
+    if (!merchant) throw new Error('not sent: its merchant no longer exists');
+    if (merchant.webhookSecret) return merchant.webhookSecret;
+    return this.merchants.update(payeeId, (current) => {
+      const { merchant: next, secret } = withWebhookSecret(current);
+      return [next === current ? null : next, secret] as const;
     });
   }
 
@@ -110,8 +115,8 @@ export class WebhookService {
   }
 
   /**
-   * The outbox of a change: one delivery per event to the merchant's URL, signed, written by
-   * the store with the change itself, so a committed change is never without its deliveries.
+   * The outbox of a change: one delivery per event to the merchant's URL (each attempt signs it),
+   * written by the store with the change itself, so a committed change is never without its deliveries.
    */
   readonly deliveriesFor = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]): readonly Delivery[] => {
     const url = merchant.webhookUrl;
@@ -178,18 +183,16 @@ export class WebhookService {
 
   private delivery(merchant: Merchant, url: string, payment: Payment, event: PaymentEvent, nextAttemptAt: number, test: boolean, heldGapMs?: number): Delivery {
     const eventId = newEventId();
-    const unsigned: Record<string, unknown> = { ...this.writeBody(merchant, payment, event, eventId), ...(test ? { test: true } : {}) };
-    // Sign what the receiver will parse (amounts as numbers), so it can check with the same function.
-    const parsed = JSON.parse(this.writeJson(unsigned)) as Record<string, unknown>;
-    const signed = { ...unsigned, sign_type: 'SHA512', sign: signBody(parsed, merchant.signingSalt) };
+    // Not signed here: each attempt signs these bytes with its own timestamp (attempt()).
+    const body: Record<string, unknown> = { ...this.writeBody(merchant, payment, event, eventId), ...(test ? { test: true } : {}) };
     return {
       id: newDeliveryId(),
       payeeId: merchant.payeeId,
       eventId,
-      eventType: String(unsigned.type),
+      eventType: String(body.type),
       paymentId: payment.id,
       url,
-      body: this.writeJson(signed),
+      body: this.writeJson(body),
       state: 'pending',
       attempts: [],
       attempt: 0,
@@ -290,18 +293,17 @@ export class WebhookService {
     let status: number | null = null;
     let error: string | null = null;
     try {
-      if (!this.allowPrivateTargets) await refusePrivateTarget(delivery.url);
-      const res = await fetch(delivery.url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'Sandbox-Event-Id': delivery.eventId, 'User-Agent': 'payreq-sandbox-webhooks' },
-        body: delivery.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
-      });
-      status = res.status;
-      await res.body?.cancel();
+      const signature = webhookSignature(await this.secretFor(delivery.payeeId), Math.floor(this.merchants.realNow() / 1000), delivery.body);
+      const headers = {
+        'Content-Type': 'application/json',
+        'Sandbox-Event-Id': delivery.eventId,
+        [WEBHOOK_SIGNATURE_HEADER]: signature,
+        'User-Agent': 'payreq-sandbox-webhooks',
+      };
+      status = await postWebhook({ url: delivery.url, headers, body: delivery.body, timeoutMs: WEBHOOK_TIMEOUT_MS }, this.guard);
     } catch (err) {
-      error = err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err);
+      if (err instanceof StoreUnavailableError) throw err;
+      error = err instanceof Error ? err.message : String(err);
     }
     const now = this.merchants.realNow();
     const record: DeliveryAttempt = { at: now, status, error, latencyMs: Math.round(performance.now() - started) };

@@ -164,6 +164,7 @@ describe('unhappy paths and every route through a validating proxy', () => {
     const drills = (await send('POST', '/sandbox/v1/merchants', { key: null, body: { name: 'Drill Shop' } })).json as { api_key: string };
     const key = drills.api_key;
     expect((await send('POST', '/sandbox/v1/webhook/test', { key, body: { type: 'payment.paid' } })).status).toBe(402);
+    expect((await send('POST', '/sandbox/v1/webhook/secret', { key })).status).toBe(402);
     const set = await send('PUT', '/sandbox/v1/webhook', { key, body: { url: hook.url, faults: { duplicate: 0.5, reorder: true, delay_seconds: 3600 } } });
     expect(set.status).toBe(200);
     expect(lastRequestValid(), 'the document accepts drills within bounds').toBe(true);
@@ -242,6 +243,7 @@ describe('unhappy paths and every route through a validating proxy', () => {
       ['GET', '/sandbox/v1/requests?limit=3'],
       ['GET', '/sandbox/v1/readiness'],
       ['PUT', '/sandbox/v1/webhook', { url: hook.url }],
+      ['POST', '/sandbox/v1/webhook/secret'],
       ['GET', '/sandbox/v1/webhook'],
       ['POST', '/sandbox/v1/webhook/test', { type: 'payment.paid' }],
     ];

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signBody } from '../../src/domain/signature.js';
 import type { EnrolledMerchant, Sandbox } from '../../src/index.js';
 import { createBody, jsonRequest, memorySandbox } from '../helpers.js';
-import { receiver } from '../support/webhook-receiver.js';
+import { receiver, signedWith } from '../support/webhook-receiver.js';
 import type { Received } from '../support/webhook-receiver.js';
 import { until } from '../support/until.js';
 
@@ -12,24 +11,21 @@ function amountsIn(text: string): string[] {
   return [...text.matchAll(/"(?:original_amount|paid_amount|amount)":([^,}\]]*)/g)].map((m) => m[1]!);
 }
 
-/** The check the README gives a receiver: parse the body, remove sign, sign the rest with the salt. */
-function verifies(text: string, salt: string): boolean {
-  const { sign, ...rest } = JSON.parse(text) as Record<string, unknown>;
-  return typeof sign === 'string' && sign === signBody(rest, salt);
-}
-
 describe('webhook bodies write amounts with exactly two decimals (SPEC 4)', () => {
   let sandbox: Sandbox;
   let hook: Awaited<ReturnType<typeof receiver>>;
   let merchant: EnrolledMerchant;
   let headers: Record<string, string>;
+  let secret: string;
 
   beforeAll(async () => {
     sandbox = await memorySandbox({ config: { webhookRetryDelaysMs: [0, 20, 40] } });
     hook = await receiver();
     merchant = await sandbox.control.enroll({ name: 'Amount Shop' });
     headers = { 'Service-Api-Key': merchant.apiKey };
-    expect((await sandbox.fetch(jsonRequest('PUT', '/sandbox/v1/webhook', { url: hook.url }, headers))).status).toBe(200);
+    const set = await sandbox.fetch(jsonRequest('PUT', '/sandbox/v1/webhook', { url: hook.url }, headers));
+    expect(set.status).toBe(200);
+    secret = ((await set.json()) as { secret: string }).secret;
   });
   afterAll(async () => {
     await sandbox.close();
@@ -56,7 +52,7 @@ describe('webhook bodies write amounts with exactly two decimals (SPEC 4)', () =
       expect(event.text).toContain('"paid_amount":100.00');
       expect(event.text).toContain('"fee":[{"type":"MDR","currency_code":"SGD","amount":0.60}]');
       expect(amountsIn(event.text)).toEqual(amountsIn(status));
-      expect(verifies(event.text, merchant.signingSalt), event.text).toBe(true);
+      expect(signedWith(event, secret), event.text).toBe(true);
     }
   });
 
@@ -100,6 +96,6 @@ describe('webhook bodies write amounts with exactly two decimals (SPEC 4)', () =
     expect(text).toContain(`"body":${sent.text}`);
     expect(amountsIn(sent.text).length).toBeGreaterThan(0);
     for (const amount of amountsIn(sent.text)) expect(amount).toMatch(/^\d+\.\d\d$/);
-    expect(verifies(sent.text, merchant.signingSalt)).toBe(true);
+    expect(signedWith(sent, secret)).toBe(true);
   });
 });

@@ -5,13 +5,12 @@
  */
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { signBody } from '../../src/domain/signature.js';
 import { WEBHOOK_EVENT_TYPES } from '../../src/domain/webhook-drills.js';
 import { createSandbox } from '../../src/index.js';
 import type { EnrolledMerchant, Sandbox } from '../../src/index.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
 import { listeningSandbox } from '../support/http.js';
-import { receiver } from '../support/webhook-receiver.js';
+import { receiver, signedWith } from '../support/webhook-receiver.js';
 import type { Received } from '../support/webhook-receiver.js';
 import { createBody, jsonRequest, memorySandbox } from '../helpers.js';
 import { until } from '../support/until.js';
@@ -19,12 +18,6 @@ import { until } from '../support/until.js';
 type Receiver = Awaited<ReturnType<typeof receiver>>;
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** What a receiver does before trusting a delivery: the sign over the rest of the body, with the merchant's salt. */
-function signedBy(received: Received, salt: string): boolean {
-  const { sign, ...rest } = received.body;
-  return rest.sign_type === 'SHA512' && sign === signBody(rest, salt);
-}
 
 const receivers: Receiver[] = [];
 afterEach(async () => {
@@ -59,11 +52,11 @@ describe('webhook drills, in process', () => {
       expect(res.status).toBe(200);
       return res.body.payment_id as string;
     };
-    return { merchant, hook: r, send, create };
+    return { merchant, secret: set.body.secret as string, hook: r, send, create };
   }
 
   it('POST /webhook/test delivers a signed sample event with event_id and test: true, and answers the delivery', async () => {
-    const { merchant, hook: r, send } = await merchantWith();
+    const { secret, hook: r, send } = await merchantWith();
     const answer = await send('POST', '/sandbox/v1/webhook/test', { type: 'payment.paid' });
     expect(answer.status).toBe(200);
     const { delivery } = answer.body;
@@ -75,7 +68,7 @@ describe('webhook drills, in process', () => {
     const [got] = r.received;
     expect(got!.body).toMatchObject({ event_id: delivery.event_id, type: 'payment.paid', test: true, from: 'W', to: 'A' });
     expect(got!.headers['sandbox-event-id']).toBe(delivery.event_id);
-    expect(signedBy(got!, merchant.signingSalt)).toBe(true);
+    expect(signedWith(got!, secret)).toBe(true);
     // The same delivery is in the log, and no payment was touched.
     const log = await send('GET', '/sandbox/v1/webhook/deliveries');
     expect(log.body.deliveries[0]).toEqual(delivery);
@@ -83,14 +76,14 @@ describe('webhook drills, in process', () => {
   });
 
   it('every payment.* type the sandbox sends can be sent as a test', async () => {
-    const { merchant, hook: r, send } = await merchantWith();
+    const { secret, hook: r, send } = await merchantWith();
     for (const type of WEBHOOK_EVENT_TYPES) {
       const answer = await send('POST', '/sandbox/v1/webhook/test', { type });
       expect(answer.status, type).toBe(200);
       expect(answer.body.delivery.event_type).toBe(type);
     }
     expect(r.received.map((x) => x.body.type)).toEqual(WEBHOOK_EVENT_TYPES);
-    expect(r.received.every((x) => x.body.test === true && signedBy(x, merchant.signingSalt))).toBe(true);
+    expect(r.received.every((x) => x.body.test === true && signedWith(x, secret))).toBe(true);
     expect(new Set(r.received.map((x) => x.body.event_id)).size).toBe(WEBHOOK_EVENT_TYPES.length);
   });
 
@@ -137,7 +130,7 @@ describe('webhook drills, in process', () => {
   });
 
   it('duplicate: 1 sends each event twice, with the same event_id and body', async () => {
-    const { merchant, hook: r, send, create } = await merchantWith({ duplicate: 1 });
+    const { secret, hook: r, send, create } = await merchantWith({ duplicate: 1 });
     const id = await create();
     await send('POST', `/sandbox/v1/payments/${id}/pay`);
     const got = await until(() => (r.received.length >= 4 ? r.received : undefined), 'four deliveries');
@@ -148,7 +141,7 @@ describe('webhook drills, in process', () => {
     expect([...byEvent.values()].map((copies) => copies.length)).toEqual([2, 2]);
     for (const [, [a, b]] of byEvent) {
       expect(b!.body).toEqual(a!.body);
-      expect(signedBy(a!, merchant.signingSalt)).toBe(true);
+      expect(signedWith(a!, secret)).toBe(true);
     }
     expect([...byEvent.values()].map((copies) => copies[0]!.body.type).sort()).toEqual(['payment.created', 'payment.paid']);
     // The log keeps both copies, each with its own delivery id.
@@ -251,7 +244,7 @@ describe('webhook drills through a listening server', () => {
     const test = await call('POST', '/sandbox/v1/webhook/test', { type: 'payment.expired' });
     expect(test).toMatchObject({ status: 200, body: { code: 200, delivery: { state: 'delivered', url: r.url } } });
     expect(r.received.map((x) => [x.body.type, x.body.test, x.body.event_id])).toEqual([['payment.expired', true, test.body.delivery.event_id]]);
-    expect(signedBy(r.received[0]!, merchant.signingSalt)).toBe(true);
+    expect(signedWith(r.received[0]!, set.body.secret)).toBe(true);
 
     const created = await call('POST', '/openapi/v1/payments/payment', createBody({ payee: merchant.payeeId }));
     expect(created.status).toBe(200);
@@ -263,7 +256,7 @@ describe('webhook drills through a listening server', () => {
     expect(original!.body).toMatchObject({ type: 'payment.created', payment_id: created.body.payment_id });
     expect(copy!.body).toEqual(original!.body);
     expect(original!.body.test).toBeUndefined();
-    expect(signedBy(original!, merchant.signingSalt)).toBe(true);
+    expect(signedWith(original!, set.body.secret)).toBe(true);
   });
 });
 

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signBody } from '../../src/domain/signature.js';
 import type { EnrolledMerchant, Sandbox } from '../../src/index.js';
 import { createBody, jsonRequest, memorySandbox } from '../helpers.js';
-import { receiver } from '../support/webhook-receiver.js';
+import { receiver, signedWith } from '../support/webhook-receiver.js';
 import { until } from '../support/until.js';
 
 
@@ -11,6 +10,7 @@ describe('webhooks', () => {
   let hook: Awaited<ReturnType<typeof receiver>>;
   let merchant: EnrolledMerchant;
   let headers: Record<string, string>;
+  let secret: string;
 
   beforeAll(async () => {
     sandbox = await memorySandbox({ config: { webhookRetryDelaysMs: [0, 20, 40] } });
@@ -19,6 +19,7 @@ describe('webhooks', () => {
     headers = { 'Service-Api-Key': merchant.apiKey };
     const set = await sandbox.fetch(jsonRequest('PUT', '/sandbox/v1/webhook', { url: hook.url }, headers));
     expect(set.status).toBe(200);
+    secret = ((await set.json()) as { secret: string }).secret;
   });
   afterAll(async () => {
     await sandbox.close();
@@ -36,7 +37,7 @@ describe('webhooks', () => {
     expect(await res.json()).toMatchObject({ code: 200, url: hook.url });
   });
 
-  it('POSTs each state change, signed like requests', async () => {
+  it('POSTs each state change, signed with the webhook secret in Sandbox-Signature', async () => {
     const id = await create();
     await sandbox.fetch(jsonRequest('POST', `/sandbox/v1/payments/${id}/pay`, undefined, headers));
     const events = await until(() => {
@@ -45,10 +46,14 @@ describe('webhooks', () => {
     }, 'two events');
     expect(events.map((e) => e.body.type).sort()).toEqual(['payment.created', 'payment.paid']);
     const paid = events.find((e) => e.body.type === 'payment.paid')!;
-    expect(paid.body).toMatchObject({ from: 'P', to: 'A', actor: 'sandbox', payment: { payment_status: 'A', payment_id: id }, sign_type: 'SHA512' });
+    expect(paid.body).toMatchObject({ from: 'P', to: 'A', actor: 'sandbox', payment: { payment_status: 'A', payment_id: id } });
     expect(paid.headers['sandbox-event-id']).toBe(paid.body.event_id);
-    const { sign, ...rest } = paid.body;
-    expect(sign).toBe(signBody(rest, merchant.signingSalt));
+    // The body carries no signature of its own (sign with the salt could be made through tools/sign).
+    expect(paid.body).not.toHaveProperty('sign');
+    expect(paid.body).not.toHaveProperty('sign_type');
+    expect(paid.headers['sandbox-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(signedWith(paid, secret)).toBe(true);
+    expect(signedWith(paid, merchant.signingSalt)).toBe(false);
   });
 
   it('retries with back-off until the receiver answers 2xx, and logs every attempt', async () => {

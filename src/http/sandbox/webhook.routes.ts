@@ -22,6 +22,10 @@ const faultsViewSchema = z
     delay_seconds: z.number().int().min(0).max(MAX_WEBHOOK_DELAY_SECONDS).meta({ description: 'Sandbox seconds each delivery is held' }),
   })
   .meta({ id: 'WebhookFaults', description: 'The webhook drills in force (0 and false when off)' });
+const secret = z
+  .string()
+  .regex(/^whsec_[A-Za-z0-9_-]{32}$/)
+  .meta({ description: 'The secret that signs deliveries (Sandbox-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>); shown only in the answer that made it' });
 const settingsBody = okBody({ url, faults: faultsViewSchema });
 
 /** The schema of deliveryView. */
@@ -35,7 +39,7 @@ const deliveryViewSchema = z.object({
   created_at: z.string(),
   next_attempt_at: z.string().nullable(),
   attempts: z.array(z.object({ at: z.string(), status: z.number().int().nullable(), error: z.string().nullable(), latency_ms: z.number() })),
-  body: z.unknown().meta({ description: 'The JSON body sent (signed with sign_type and sign)' }),
+  body: z.unknown().meta({ description: 'The JSON body sent; each attempt signs its bytes in the Sandbox-Signature header' }),
 }).meta({ id: 'WebhookDelivery' });
 
 export const read = defineRoute({
@@ -52,14 +56,38 @@ export const set = defineRoute({
   path: '/webhook',
   summary: 'Set or clear (null) the webhook URL, and the webhook drills',
   description:
-    'faults sets the drills: duplicate (each delivery sent twice with this probability, with the same event_id), reorder (events of one payment ' +
+    'A URL other than the one set answers a new secret (secret), shown only in this answer; the same URL, faults alone or null keep the secret ' +
+    'and do not show it. faults sets the drills: duplicate (each delivery sent twice with this probability, with the same event_id), reorder (events of one payment ' +
     'that fall due together sent newest first), delay_seconds (each delivery held this many sandbox seconds: POST /sandbox/v1/clock/advance ' +
     'releases it). What is left out keeps what was set before (url, faults, or both must be sent); faults null or {} turns the drills off. ' +
     'Anything out of bounds is a 400 and changes nothing.',
   tag,
   access: 'key',
   request: { body: { schema: webhookSchema, required: true } },
-  responses: { 200: json('The URL and the drills now in force.', settingsBody), ...BODY_ANSWERS, ...KEYED_ANSWERS },
+  responses: {
+    200: json('The URL and the drills now in force, and the secret when this request made one.', settingsBody.extend({ secret: secret.optional() })),
+    ...BODY_ANSWERS,
+    ...KEYED_ANSWERS,
+  },
+});
+
+export const rotateSecret = defineRoute({
+  method: 'post',
+  path: '/webhook/secret',
+  summary: 'Make a new webhook secret',
+  description:
+    'Answers a new secret for the URL set, shown only in this answer; from now on every attempt (retries of earlier deliveries too) is signed ' +
+    'with it, and the old one signs nothing. No URL set: 402.',
+  tag,
+  access: 'key',
+  request: { headers: { 'Idempotency-Key': requestHeaders.idempotencyKey } },
+  responses: {
+    200: json('The URL and its new secret.', okBody({ url: z.string(), secret })),
+    400: answers.invalid,
+    402: answers.refused,
+    413: answers.tooLarge,
+    ...KEYED_ANSWERS,
+  },
 });
 
 export const sendTest = defineRoute({
@@ -110,6 +138,6 @@ export const replay = defineRoute({
 
 export function webhookRoutesDescribed(): Hono<AppEnv> {
   const app = webhookRoutes();
-  for (const route of [read, set, sendTest, deliveries, replay]) describeRegistered(app, route);
+  for (const route of [read, set, rotateSecret, sendTest, deliveries, replay]) describeRegistered(app, route);
   return app;
 }

@@ -52,6 +52,8 @@ function faultsOf(input: FaultsInput | null | undefined): WebhookFaults | undefi
   };
 }
 
+const SECRET_SHOWN_ONCE = 'the new secret answered here (shown only now: keep it, your receiver checks each delivery with it)';
+
 function attemptSentence(d: Delivery): string {
   const last = d.attempts.at(-1);
   if (d.state === 'delivered') return `the receiver answered ${last?.status}`;
@@ -70,13 +72,21 @@ export function webhookRoutes(): Hono<AppEnv> {
 
   routes.put('/webhook', async (c) => {
     const input = validate(c, webhookSchema, await readJsonObject(c));
-    const now = await c.get('services').webhooks.configure(c.get('merchant'), { url: input.url, faults: faultsOf(input.faults) });
-    const url = now.webhookUrl ?? null;
-    const faults = now.webhookFaults ?? NO_WEBHOOK_FAULTS;
+    const { merchant, secret } = await c.get('services').webhooks.configure(c.get('merchant'), { url: input.url, faults: faultsOf(input.faults) });
+    const url = merchant.webhookUrl ?? null;
+    const faults = merchant.webhookFaults ?? NO_WEBHOOK_FAULTS;
     const said = url
-      ? `Each state change will be POSTed to ${url}, signed like requests (sign_type SHA512, sign).${drillsSentence(faults)}`
+      ? `Each state change will be POSTed to ${url}, signed in the Sandbox-Signature header with ${secret ? SECRET_SHOWN_ONCE : 'the secret this URL already has (POST /sandbox/v1/webhook/secret makes a new one)'}.${drillsSentence(faults)}`
       : `Webhooks are off: nothing is sent${drillsSentence(faults) ? ' (the drills apply once a URL is set)' : ''}.`;
-    return ok(c, said, { url, faults: faultsView(faults) });
+    return ok(c, said, { url, faults: faultsView(faults), ...(secret ? { secret } : {}) });
+  });
+
+  routes.post('/webhook/secret', async (c) => {
+    const { merchant, secret } = await c.get('services').webhooks.rotateSecret(c.get('merchant'));
+    return ok(c, `Deliveries to ${merchant.webhookUrl} are signed from now on with ${SECRET_SHOWN_ONCE}; the old secret signs nothing.`, {
+      url: merchant.webhookUrl,
+      secret,
+    });
   });
 
   routes.post('/webhook/test', async (c) => {

@@ -39,6 +39,9 @@ export const sign = defineRoute({
   method: 'post',
   path: '/tools/sign',
   summary: 'Compute the signature of a create body with your signing salt',
+  description:
+    'Signs with the signing salt only, never with the webhook secret: webhook deliveries are signed with that secret (Sandbox-Signature), ' +
+    'so this route cannot make a delivery a receiver would accept.',
   tag,
   access: 'key',
   request: {
