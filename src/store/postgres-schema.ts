@@ -7,7 +7,7 @@
 import type postgres from 'postgres';
 
 /** The schema this code reads and writes; a database with a newer one is refused. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Key of the advisory lock held while migrating ('payreq' in ASCII). */
 const MIGRATION_LOCK = 0x7061797265710000n;
@@ -105,6 +105,19 @@ const MIGRATIONS: readonly string[] = [
     ADD COLUMN admitted boolean NOT NULL DEFAULT true,
     ALTER COLUMN slot SET DEFAULT 0,
     ALTER COLUMN count SET DEFAULT 0;
+  `,
+  // secrets: API keys kept as their SHA-256 (hex), in the key table and in each merchant's document
+  // (SPEC 18); instances of version 3 still running then fail on the renamed column rather than
+  // store a plain key again. jsonb reorders the document's members, which nothing reads by order.
+  `
+  UPDATE payreq_merchant_keys SET api_key = encode(sha256(convert_to(api_key, 'UTF8')), 'hex');
+  ALTER TABLE payreq_merchant_keys RENAME COLUMN api_key TO key_hash;
+  UPDATE payreq_merchants SET doc = (
+    (doc::jsonb - 'apiKeys') || jsonb_build_object('apiKeyHashes', (
+      SELECT coalesce(jsonb_agg(encode(sha256(convert_to(k, 'UTF8')), 'hex') ORDER BY i), '[]'::jsonb)
+      FROM jsonb_array_elements_text(doc::jsonb -> 'apiKeys') WITH ORDINALITY AS t(k, i)))
+  )::text
+  WHERE doc::jsonb ? 'apiKeys';
   `,
 ];
 
