@@ -111,9 +111,9 @@ export class FileStore implements Store {
     const file = this.options.dataFile;
     mkdirSync(path.dirname(file), { recursive: true });
     const damage = new Damage(file, this.options.repair === true);
-    const { snapshot, present } = await readSnapshot(file, damage);
+    const { snapshot, ...found } = await readSnapshot(file, damage);
     this.restore(snapshot);
-    const segments = segmentsToReplay(this.log.segments(), snapshot.walSegment, present, this.log, damage);
+    const segments = segmentsToReplay(this.log.segments(), snapshot.walSegment, found, this.log, damage);
     let replayed = 0;
     const lengths = new Map<number, number>();
     for (const { n, written } of segments) {
