@@ -55,13 +55,13 @@ export class Damage {
   }
 }
 
-/** The snapshot (an empty one when there is none), checked; with repair, its unreadable parts dropped. */
 /** What the start found of a snapshot: whether there is one, and whether it carries a checksum (this version's, which writes the end marker too). */
 export interface SnapshotFound {
   readonly present: boolean;
   readonly checksummed: boolean;
 }
 
+/** The snapshot (an empty one when there is none), checked; with repair, its unreadable parts dropped. */
 export async function readSnapshot(dataFile: string, damage: Damage): Promise<{ snapshot: Snapshot } & SnapshotFound> {
   let read: { value: unknown; checksum: SnapshotChecksum } | null;
   try {
