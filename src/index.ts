@@ -165,7 +165,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     app,
     services,
     control,
-    demoMerchants: demos.map((m) => ({ apiKey: m.apiKeys[0]!, payeeId: m.payeeId, signingSalt: m.signingSalt, homeCurrency: m.homeCurrency })),
+    demoMerchants: demos.map(({ merchant: m, apiKey }) => ({ apiKey, payeeId: m.payeeId, signingSalt: m.signingSalt, homeCurrency: m.homeCurrency })),
     async fetch(request) {
       const response = await app.fetch(request);
       if (response.headers.get(DROPPED_HEADER)) throw new TypeError('fetch failed: the sandbox dropped the connection (drop fault)');

@@ -1,5 +1,5 @@
 /** Unguessable identifiers: every id and secret carries at least 96 random bits (fault rule ids 72). */
-import { randomFillSync } from 'node:crypto';
+import { createHash, randomFillSync, timingSafeEqual } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** Crockford-style: no I, L, O, U, so a code read aloud or typed is not misread. */
@@ -60,3 +60,15 @@ export const newFaultRuleId = (): string => `flt_${randomBase64url(9)}`;
 
 export const PAYMENT_ID_PATTERN = /^pay_[0-9A-Za-z]{22}$/;
 export const PAYMENT_TOKEN_PATTERN = /^ptok_[0-9A-Za-z_-]{32}$/;
+
+/**
+ * What the stores keep of an API key: its SHA-256, hex. A fast hash is enough: keys carry 192
+ * random bits (the demo keys are published anyway), so a slow password hash buys nothing and
+ * would cost every request.
+ */
+export const apiKeyHash = (apiKey: string): string => createHash('sha256').update(apiKey).digest('hex');
+
+/** Whether `given` is `expected`, in time independent of both (even of their lengths): their SHA-256 digests compared. */
+export function sameSecret(given: string, expected: string): boolean {
+  return timingSafeEqual(createHash('sha256').update(given).digest(), createHash('sha256').update(expected).digest());
+}

@@ -21,7 +21,8 @@ export interface Merchant {
   readonly countryCode: string;
   readonly mcc: string;
   readonly homeCurrency: string;
-  readonly apiKeys: readonly string[];
+  /** SHA-256 of each API key (ids.ts apiKeyHash): a key is shown once, at enrolment, and never stored. */
+  readonly apiKeyHashes: readonly string[];
   readonly signingSalt: string;
   readonly settings: MerchantSettings;
   /** Milliseconds the merchant's sandbox clock runs ahead of real time. */

@@ -1,6 +1,7 @@
 /**
  * The request journal: what each merchant actually sent and got, newest first, bounded per
- * merchant (the store keeps it); secrets are masked when entries are read out.
+ * merchant (the store keeps it); secrets are masked before an entry is kept (SPEC 18), and once
+ * more when it is read out.
  */
 import { JOURNAL_CAP } from '../store/journal-log.js';
 import type { JournalEntry, JournalFilter, JournalLog, NewJournalEntry } from '../store/journal-log.js';
@@ -13,19 +14,35 @@ export const JOURNAL_BODY_CAP = 8 * 1024;
 
 const SECRET_FIELDS = new Set(['sign', 'signing_salt', 'api_key', 'salt', 'secret']);
 const SECRET_IN_TEXT = /("(?:sign|signing_salt|api_key|salt|secret)"\s*:\s*)"((?:[^"\\]|\\.)*)"/g;
+/** Text that may hold a secret field: one of the names, or an escape that can spell one. */
+const MAY_HOLD_SECRET = /sign|salt|api_key|secret|\\u/;
 
 function mask(value: string): string {
   return value.startsWith('***') ? value : `***${value.length > 8 ? value.slice(-4) : ''}`;
 }
 
+/** A JSON.parse reviver: secret fields masked, at any depth, however their names were escaped. */
+const maskSecretField = (key: string, value: unknown): unknown => (SECRET_FIELDS.has(key) && typeof value === 'string' ? mask(value) : value);
+
 /**
- * A body as it may be kept: secret fields masked in the text itself, then cut to the cap, so a
- * body too long to parse after cutting still shows no secret.
+ * A body as it may be kept: secret fields masked (before it reaches any store, memory, file or
+ * table), then cut to the cap. Bodies without a secret's name pass untouched, at the cost of one scan.
  */
 export function bodyToKeep(text: string): string {
-  // A whole body is masked when it is read out (maskedBody); only one about to be cut needs it now.
-  if (text.length <= JOURNAL_BODY_CAP) return text;
-  return ownCopy(text.replace(SECRET_IN_TEXT, (_m, head: string, value: string) => `${head}"${mask(value)}"`).slice(0, JOURNAL_BODY_CAP));
+  const masked = MAY_HOLD_SECRET.test(text) ? maskSecrets(text) : text;
+  return masked.length <= JOURNAL_BODY_CAP ? masked : ownCopy(masked.slice(0, JOURNAL_BODY_CAP));
+}
+
+/** `text` with its secret fields masked: in the text itself, or (a name may be written with \u escapes) in the parsed value. */
+function maskSecrets(text: string): string {
+  if (text.includes('\\u')) {
+    try {
+      return JSON.stringify(JSON.parse(text, maskSecretField));
+    } catch {
+      // Not JSON: the names as written are all the text can show.
+    }
+  }
+  return text.replace(SECRET_IN_TEXT, (_m, head: string, value: string) => `${head}"${mask(value)}"`);
 }
 
 /**
@@ -45,7 +62,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 export function maskedBody(text: string | null): unknown {
   if (text === null || text === '') return null;
   try {
-    return JSON.parse(text, (key, value: unknown) => (SECRET_FIELDS.has(key) && typeof value === 'string' ? mask(value) : value));
+    return JSON.parse(text, maskSecretField);
   } catch {
     return text;
   }

@@ -1,7 +1,7 @@
 /** Enrolment, keys, demo merchants, the per-merchant clock, and a merchant's deletion (by itself, or when idle). */
 import { SandboxError } from '../domain/errors.js';
 import { findCurrency } from '../domain/currencies.js';
-import { newApiKey, newPayeeId, newSigningSalt } from '../domain/ids.js';
+import { apiKeyHash, newApiKey, newPayeeId, newSigningSalt } from '../domain/ids.js';
 import { DEFAULT_SETTINGS } from '../domain/merchant.js';
 import type { Merchant, MerchantSettings } from '../domain/merchant.js';
 import { DAY_MS } from '../domain/transitions.js';
@@ -95,7 +95,7 @@ export class MerchantService {
     if (!erased) throw SandboxError.unauthenticated('The Service-Api-Key is not recognised: its merchant no longer exists.');
     this.lastUsed.delete(merchant.payeeId);
     this.useWritten.delete(merchant.payeeId);
-    return { ...erased, faultRules: current.faultRules?.length ?? 0, apiKeys: current.apiKeys.length };
+    return { ...erased, faultRules: current.faultRules?.length ?? 0, apiKeys: current.apiKeyHashes.length };
   }
 
   /**
@@ -152,7 +152,7 @@ export class MerchantService {
       countryCode: countryOf(homeCurrency),
       mcc: '5812',
       homeCurrency,
-      apiKeys: [apiKey],
+      apiKeyHashes: [apiKeyHash(apiKey)],
       signingSalt: newSigningSalt(),
       settings: settingsFrom(input, this.config.defaultRateLimit),
       clockOffsetMs: 0,
@@ -162,9 +162,9 @@ export class MerchantService {
     return { merchant, apiKey };
   }
 
-  /** Enrolls the demo merchants when the store has none of them (first start on an empty store). */
-  async ensureDemoMerchants(): Promise<readonly Merchant[]> {
-    const out: Merchant[] = [];
+  /** Enrolls the demo merchants when the store has none of them (first start on an empty store); answers them with their published keys. */
+  async ensureDemoMerchants(): Promise<readonly { merchant: Merchant; apiKey: string }[]> {
+    const out: { merchant: Merchant; apiKey: string }[] = [];
     for (const [index, demo] of DEMO_MERCHANTS.entries()) {
       let merchant = await this.store.merchant(demo.payeeId);
       if (!merchant) {
@@ -176,7 +176,7 @@ export class MerchantService {
           countryCode: 'SG',
           mcc: '5812',
           homeCurrency: 'SGD',
-          apiKeys: [demo.apiKey],
+          apiKeyHashes: [apiKeyHash(demo.apiKey)],
           signingSalt: demo.salt,
           settings: { ...DEFAULT_SETTINGS, requireSignature: demo.requireSignature, rateLimitPerSecond: 0 },
           clockOffsetMs: 0,
@@ -184,7 +184,7 @@ export class MerchantService {
         };
         await this.store.saveMerchant(merchant);
       }
-      out.push(merchant);
+      out.push({ merchant, apiKey: demo.apiKey });
     }
     return out;
   }

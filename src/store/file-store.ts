@@ -42,7 +42,7 @@ import { SnapshotFile } from './snapshot-file.js';
 import type { InsertResult, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
 import { clearMerchantParts, countMerchantParts } from './store.js';
 import { CHECKSUM_KEY, Damage, emptySnapshot, readSnapshot, replaySegment, segmentsToReplay } from './store-files.js';
-import { encodeRecord, SNAPSHOT_FORMAT } from './store-records.js';
+import { encodeRecord, keysHashed, SNAPSHOT_FORMAT } from './store-records.js';
 import type { LogRecord, Snapshot } from './store-records.js';
 
 export { SNAPSHOT_FORMAT };
@@ -85,6 +85,8 @@ export class FileStore implements Store {
   /** No background fold before `at` (clock ms): a fold that fails is not retried on every write. */
   private foldRetry = { at: -Infinity, waitMs: 0 };
   private closed = false;
+  /** Merchants read at start with plain API keys (an earlier version): the files are rewritten without them. */
+  private plainKeys = 0;
 
   constructor(private readonly options: FileStoreOptions) {
     this.log = new LogWriter(options.dataFile, () => this.foldIfDue());
@@ -109,9 +111,9 @@ export class FileStore implements Store {
     const file = this.options.dataFile;
     mkdirSync(path.dirname(file), { recursive: true });
     const damage = new Damage(file, this.options.repair === true);
-    const { snapshot, present } = await readSnapshot(file, damage);
+    const { snapshot, ...found } = await readSnapshot(file, damage);
     this.restore(snapshot);
-    const segments = segmentsToReplay(this.log.segments(), snapshot.walSegment, present, this.log, damage);
+    const segments = segmentsToReplay(this.log.segments(), snapshot.walSegment, found, this.log, damage);
     let replayed = 0;
     const lengths = new Map<number, number>();
     for (const { n, written } of segments) {
@@ -130,6 +132,22 @@ export class FileStore implements Store {
       for (const f of found.files) damage.files.add(f);
     }
     if (damage.dropped.length > 0) await this.finishRepair(damage);
+    else if (this.plainKeys > 0) await this.foldAwayPlainKeys();
+  }
+
+  /** A fold writes the snapshot from memory, where keys are hashed, and deletes the segments that held them in plain text. */
+  private async foldAwayPlainKeys(): Promise<void> {
+    await this.compact();
+    console.error(`${this.options.dataFile}: ${this.plainKeys} merchant record(s) of an earlier version held API keys in plain text; the store now keeps only their SHA-256 (snapshot rewritten, old log segments deleted).`);
+    this.plainKeys = 0;
+  }
+
+  /** A merchant as read from the files, its keys hashed if an earlier version wrote them plain. */
+  private loaded(m: Merchant): Merchant {
+    const hashed = keysHashed(m);
+    if (!hashed) return m;
+    this.plainKeys++;
+    return hashed;
   }
 
   /** The parts in files of their own (part-file.ts). */
@@ -312,7 +330,7 @@ export class FileStore implements Store {
 
   /** Memory as the snapshot holds it. */
   private restore(s: Snapshot): void {
-    for (const m of s.merchants) this.index.applyMerchant(m);
+    for (const m of s.merchants) this.index.applyMerchant(this.loaded(m));
     for (const p of s.payments) this.index.applyPayment(this.index.withSharedPayee(p));
     for (const { payeeId, entry } of s.journal ?? []) this.journal.memory.restore(payeeId, entry);
     this.deliveries.memory.add(s.deliveries ?? []);
@@ -322,7 +340,7 @@ export class FileStore implements Store {
   /** One record of the log, replayed into memory as it was applied when written. */
   private apply(record: LogRecord): void {
     switch (record.t) {
-      case 'merchant': return this.index.applyMerchant(record.v);
+      case 'merchant': return this.index.applyMerchant(this.loaded(record.v));
       case 'payment': return this.index.applyPayment(this.index.withSharedPayee(record.v));
       case 'reset': return void this.index.applyReset(record.payeeId);
       case 'prune': return void this.index.applyPrune(record.payeeId, record.createdBefore);

@@ -19,7 +19,7 @@
  * overwritten in place with the length of each segment not yet folded (one more small write):
  * a start then finds a segment cut after it was written, even between two records.
  */
-import { closeSync, ftruncateSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, ftruncateSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { encodeLogEnd } from './store-records.js';
 
@@ -118,7 +118,8 @@ export class LogWriter {
     this.segment = n;
     this.segmentBytes = 0;
     for (const [segment, bytes] of before) this.lengths.set(segment, bytes);
-    this.endFd ??= openSync(this.endFile, 'w');
+    // Not truncated: a crash before the first write would leave an empty marker, which is damage.
+    this.endFd ??= openSync(this.endFile, constants.O_RDWR | constants.O_CREAT);
     this.markEnd();
   }
 

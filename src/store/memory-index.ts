@@ -4,6 +4,7 @@
  * read of a Store and applies changes it is told of; it never writes anything anywhere, and
  * never decides whether a change may be made.
  */
+import { apiKeyHash } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import { isLive, isOpen } from '../domain/payment.js';
 import type { Payment } from '../domain/payment.js';
@@ -16,6 +17,7 @@ export type StoreReads = Pick<Store, 'merchantByKey' | 'merchant' | 'merchantIds
 
 export class MemoryIndex implements StoreReads {
   private readonly merchants = new Map<string, Merchant>();
+  /** SHA-256 of an API key to its merchant's payee id. */
   private readonly merchantKeys = new Map<string, string>();
   private readonly payments = new Map<string, Payment>();
   /** Per merchant, payment ids in creation order. */
@@ -45,7 +47,7 @@ export class MemoryIndex implements StoreReads {
   }
 
   async merchantByKey(apiKey: string): Promise<Merchant | undefined> {
-    const id = this.merchantKeys.get(apiKey);
+    const id = this.merchantKeys.get(apiKeyHash(apiKey));
     return id === undefined ? undefined : this.merchants.get(id);
   }
 
@@ -137,9 +139,9 @@ export class MemoryIndex implements StoreReads {
 
   applyMerchant(merchant: Merchant): void {
     const previous = this.merchants.get(merchant.payeeId);
-    for (const key of previous?.apiKeys ?? []) this.merchantKeys.delete(key);
+    for (const hash of previous?.apiKeyHashes ?? []) this.merchantKeys.delete(hash);
     this.merchants.set(merchant.payeeId, merchant);
-    for (const key of merchant.apiKeys) this.merchantKeys.set(key, merchant.payeeId);
+    for (const hash of merchant.apiKeyHashes) this.merchantKeys.set(hash, merchant.payeeId);
   }
 
   applyPayment(payment: Payment): void {
@@ -188,7 +190,7 @@ export class MemoryIndex implements StoreReads {
   /** Forgets the merchant, its keys and its payments; answers how many payments went. */
   applyMerchantDelete(payeeId: string): number {
     const erased = this.applyReset(payeeId);
-    for (const key of this.merchants.get(payeeId)?.apiKeys ?? []) this.merchantKeys.delete(key);
+    for (const hash of this.merchants.get(payeeId)?.apiKeyHashes ?? []) this.merchantKeys.delete(hash);
     this.merchants.delete(payeeId);
     return erased;
   }

@@ -81,7 +81,8 @@ export class PartFile<R extends { readonly t: string }, Row> implements StorePar
   /** Reads the snapshot and the log after it into the content; damage refuses the start, or with repair is dropped into `damage`. */
   async open(damage: Damage): Promise<void> {
     const { walSegment, present } = await this.readSnapshot(damage);
-    const segments = segmentsToReplay(this.log.segments(), walSegment, present, this.log, damage);
+    // A part's snapshot always carries a checksum (one without is damage, found above).
+    const segments = segmentsToReplay(this.log.segments(), walSegment, { present, checksummed: present }, this.log, damage);
     const lengths = new Map<number, number>();
     let replayed = 0;
     for (const { n, written } of segments) {

@@ -32,4 +32,16 @@ export class PostgresRateWindows implements RateWindows {
     if (!row || row.admitted) return 0;
     return secondsUntilLeaves(Number(row.oldest ?? nowMs), windowMs, nowMs);
   }
+
+  async wait(key: string, limit: number, windowMs: number, nowMs: number): Promise<number> {
+    if (limit <= 0) return 0;
+    const [row] = await this.store.run(
+      (sql) => sql<{ n: string; oldest: string | null }[]>`
+        SELECT (SELECT count(*) FROM unnest(passed) AS s WHERE s > ${nowMs - windowMs}::bigint) AS n,
+               (SELECT s FROM unnest(passed) AS s ORDER BY s DESC OFFSET ${limit - 1} LIMIT 1) AS oldest
+        FROM payreq_rate_windows WHERE key = ${key}`,
+    );
+    if (!row || Number(row.n) < limit) return 0;
+    return secondsUntilLeaves(Number(row.oldest ?? nowMs), windowMs, nowMs);
+  }
 }

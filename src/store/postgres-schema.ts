@@ -7,7 +7,7 @@
 import type postgres from 'postgres';
 
 /** The schema this code reads and writes; a database with a newer one is refused. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** Key of the advisory lock held while migrating ('payreq' in ASCII). */
 const MIGRATION_LOCK = 0x7061797265710000n;
@@ -108,7 +108,7 @@ const MIGRATIONS: readonly string[] = [
     ALTER COLUMN slot SET DEFAULT 0,
     ALTER COLUMN count SET DEFAULT 0;
   `,
-  // metrics: journal entry ids count per merchant (SPEC 18: another merchant's traffic must not show as gaps).
+  // 4: journal entry ids count per merchant (SPEC 18: another merchant's traffic must not show as gaps).
   // entry_id is the merchant's last id + 1, taken under a per-merchant advisory lock held to the
   // end of the inserting transaction, so across instances no two entries of a merchant share an id
   // and a later answer gets a larger one; erased entries (a clear, a reset) start it again at 1.
@@ -127,6 +127,19 @@ const MIGRATIONS: readonly string[] = [
     RETURN NEW;
   END $$;
   CREATE TRIGGER payreq_journal_entry_id BEFORE INSERT ON payreq_journal FOR EACH ROW EXECUTE FUNCTION payreq_journal_entry_id();
+  `,
+  // 5: API keys kept as their SHA-256 (hex), in the key table and in each merchant's document
+  // (SPEC 18); instances of version 3 still running then fail on the renamed column rather than
+  // store a plain key again. jsonb reorders the document's members, which nothing reads by order.
+  `
+  UPDATE payreq_merchant_keys SET api_key = encode(sha256(convert_to(api_key, 'UTF8')), 'hex');
+  ALTER TABLE payreq_merchant_keys RENAME COLUMN api_key TO key_hash;
+  UPDATE payreq_merchants SET doc = (
+    (doc::jsonb - 'apiKeys') || jsonb_build_object('apiKeyHashes', (
+      SELECT coalesce(jsonb_agg(encode(sha256(convert_to(k, 'UTF8')), 'hex') ORDER BY i), '[]'::jsonb)
+      FROM jsonb_array_elements_text(doc::jsonb -> 'apiKeys') WITH ORDINALITY AS t(k, i)))
+  )::text
+  WHERE doc::jsonb ? 'apiKeys';
   `,
 ];
 

@@ -13,6 +13,7 @@
  *   until the database answers again (postgres-connection.ts).
  */
 import postgres from 'postgres';
+import { apiKeyHash } from '../domain/ids.js';
 import { afterReset } from '../domain/merchant.js';
 import type { Merchant } from '../domain/merchant.js';
 import { isLive, isOpen } from '../domain/payment.js';
@@ -90,7 +91,7 @@ export class PostgresStore implements Store {
     if (cannotBeStored(apiKey)) return Promise.resolve(undefined);
     return this.run(async (sql) => {
       const [row] = await sql<{ doc: string }[]>`
-        SELECT m.doc FROM payreq_merchant_keys k JOIN payreq_merchants m USING (payee_id) WHERE k.api_key = ${apiKey}`;
+        SELECT m.doc FROM payreq_merchant_keys k JOIN payreq_merchants m USING (payee_id) WHERE k.key_hash = ${apiKeyHash(apiKey)}`;
       return row ? (JSON.parse(row.doc) as Merchant) : undefined;
     });
   }
@@ -298,9 +299,9 @@ async function writeMerchant(tx: Sql, m: Merchant): Promise<void> {
     INSERT INTO payreq_merchants (payee_id, doc, clock_offset_ms, auto_settle)
     VALUES (${m.payeeId}, ${JSON.stringify(m)}, ${m.clockOffsetMs}, ${m.settings.autoSettle})
     ON CONFLICT (payee_id) DO UPDATE SET doc = excluded.doc, clock_offset_ms = excluded.clock_offset_ms, auto_settle = excluded.auto_settle`;
-  await tx`DELETE FROM payreq_merchant_keys WHERE payee_id = ${m.payeeId} AND NOT (api_key = ANY(${m.apiKeys as string[]}::text[]))`;
-  for (const key of m.apiKeys) {
-    await tx`INSERT INTO payreq_merchant_keys (api_key, payee_id) VALUES (${key}, ${m.payeeId}) ON CONFLICT (api_key) DO NOTHING`;
+  await tx`DELETE FROM payreq_merchant_keys WHERE payee_id = ${m.payeeId} AND NOT (key_hash = ANY(${m.apiKeyHashes as string[]}::text[]))`;
+  for (const hash of m.apiKeyHashes) {
+    await tx`INSERT INTO payreq_merchant_keys (key_hash, payee_id) VALUES (${hash}, ${m.payeeId}) ON CONFLICT (key_hash) DO NOTHING`;
   }
 }
 

@@ -14,6 +14,8 @@ export interface RateWindows {
    * less counts nothing.
    */
   take(key: string, limit: number, windowMs: number, nowMs: number): Promise<number>;
+  /** What `take` would answer now, counting nothing: a gate checked before the attempt it counts is known to be one (a wrong admin token). */
+  wait(key: string, limit: number, windowMs: number, nowMs: number): Promise<number>;
 }
 
 /**
@@ -55,6 +57,15 @@ export class MemoryRateWindows implements RateWindows {
     if (inside >= limit) return secondsUntilLeaves(stamps[stamps.length - limit]!, windowMs, nowMs);
     insertInOrder(stamps, nowMs);
     return 0;
+  }
+
+  async wait(key: string, limit: number, windowMs: number, nowMs: number): Promise<number> {
+    const log = this.logs.get(key);
+    if (limit <= 0 || !log || log.windowMs !== windowMs) return 0;
+    const { stamps } = log;
+    let inside = 0;
+    for (let i = stamps.length - 1; i >= log.head && stamps[i]! > nowMs - windowMs; i--) inside++;
+    return inside >= limit ? secondsUntilLeaves(stamps[stamps.length - limit]!, windowMs, nowMs) : 0;
   }
 
   /** Drops the keys whose passed requests have all left their window (a client address seen once stays no longer). */

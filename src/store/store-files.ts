@@ -7,10 +7,12 @@
  * segment were written and acknowledged: a segment shorter than that was cut after it was
  * written (a file cut short, copied in part), between two records or not; one it names that is
  * gone is missing. A torn last record beyond those bytes is what a crash leaves of a write it
- * cut short, never acknowledged: it is skipped, and said. (A store of an earlier version has
- * no marker: there a cut shows only where it tears a record, and a torn last record is skipped.)
+ * cut short, never acknowledged: it is skipped, and said. A marker gone, emptied or damaged is
+ * damage too (without it a cut goes unnoticed), except where none is expected: a fresh store (no
+ * snapshot, no byte in any segment), or one of an earlier version (no checksum anywhere, no
+ * marker: there a cut shows only where it tears a record, and a torn last record is skipped).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import { SnapshotFile } from './snapshot-file.js';
 import type { SnapshotChecksum } from './snapshot-file.js';
 import { decodeLine, decodeLogEnd, hasChecksum, SNAPSHOT_FORMAT, SNAPSHOT_LISTS, snapshotProblem } from './store-records.js';
@@ -35,11 +37,14 @@ export class Damage {
     readonly repair: boolean,
   ) {}
 
-  /** Refuses the start, or with repair notes `what` as dropped. `place` is "<file> <where>". */
-  found(file: string, place: string, problem: string, lost: string): void {
+  /**
+   * Refuses the start, or with repair notes `what` as dropped. `place` is "<file> <where>".
+   * `copy`: keep a copy of the file as it was (not of a file the start rewrites in place before the copy is made).
+   */
+  found(file: string, place: string, problem: string, lost: string, copy = true): void {
     if (!this.repair) throw new Error(`${place} ${problem}. ${this.remedy(file)}`);
     this.dropped.push(`${place} ${problem}: ${lost}`);
-    if (existsSync(file)) this.files.add(file);
+    if (copy && existsSync(file)) this.files.add(file);
   }
 
   private remedy(file: string): string {
@@ -50,8 +55,14 @@ export class Damage {
   }
 }
 
+/** What the start found of a snapshot: whether there is one, and whether it carries a checksum (this version's, which writes the end marker too). */
+export interface SnapshotFound {
+  readonly present: boolean;
+  readonly checksummed: boolean;
+}
+
 /** The snapshot (an empty one when there is none), checked; with repair, its unreadable parts dropped. */
-export async function readSnapshot(dataFile: string, damage: Damage): Promise<{ snapshot: Snapshot; present: boolean }> {
+export async function readSnapshot(dataFile: string, damage: Damage): Promise<{ snapshot: Snapshot } & SnapshotFound> {
   let read: { value: unknown; checksum: SnapshotChecksum } | null;
   try {
     // Through the adapter, not Low: Low takes a file holding null (or false, 0, "") for no file.
@@ -60,7 +71,7 @@ export async function readSnapshot(dataFile: string, damage: Damage): Promise<{ 
     if (!(err instanceof SyntaxError) || !damage.repair) throw err;
     return dropSnapshot(dataFile, damage, `is not valid JSON (${err.cause instanceof Error ? err.cause.message : err.message})`);
   }
-  if (read === null) return { snapshot: emptySnapshot(), present: false };
+  if (read === null) return { snapshot: emptySnapshot(), present: false, checksummed: false };
   const s = read.value as Snapshot;
   if (s !== null && typeof s === 'object' && !Array.isArray(s) && s.format !== SNAPSHOT_FORMAT) {
     throw new Error(`${dataFile} is not a payreq-sandbox store (format ${String(s.format)}): point --data at a payreq-sandbox store, or move ${dataFile} away to start with an empty one`);
@@ -89,13 +100,13 @@ export async function readSnapshot(dataFile: string, damage: Damage): Promise<{ 
     });
     (s as unknown as Record<string, unknown[]>)[key] = kept;
   }
-  return { snapshot: s, present: true };
+  return { snapshot: s, present: true, checksummed: checksum !== 'absent' };
 }
 
-function dropSnapshot(dataFile: string, damage: Damage, problem: string): { snapshot: Snapshot; present: boolean } {
+function dropSnapshot(dataFile: string, damage: Damage, problem: string): { snapshot: Snapshot } & SnapshotFound {
   damage.found(dataFile, dataFile, problem, 'everything folded into it is gone; the start goes on from the log segments alone');
   damage.snapshotDropped = true;
-  return { snapshot: emptySnapshot(), present: false };
+  return { snapshot: emptySnapshot(), present: false, checksummed: false };
 }
 
 function checkFails(dataFile: string, damage: Damage, problem: string): void {
@@ -124,7 +135,8 @@ interface LogFiles {
  * marker names; answers the ones to replay with how many bytes of each were written. No
  * snapshot and a log that starts after segment 0 means the snapshot that held the rest is gone.
  */
-export function segmentsToReplay(segments: readonly number[], first: number, snapshotPresent: boolean, files: LogFiles, damage: Damage): { n: number; written: number }[] {
+export function segmentsToReplay(segments: readonly number[], first: number, snapshot: SnapshotFound, files: LogFiles, damage: Damage): { n: number; written: number }[] {
+  const snapshotPresent = snapshot.present;
   const after = segments.filter((n) => n >= first);
   const { dataFile } = files;
   const missing = new Set<number>();
@@ -142,7 +154,9 @@ export function segmentsToReplay(segments: readonly number[], first: number, sna
   }
   // Nothing of the store is left but the marker (its files were moved away): a fresh start.
   if (!snapshotPresent && segments.length === 0) return [];
-  const written = writtenLengths(files);
+  // This version wrote the store (a checksum in its snapshot or its log): it wrote a marker too.
+  const markerExpected = () => snapshot.checksummed || after.some((n) => startsChecked(files.segmentFile(n)));
+  const written = writtenLengths(files, damage, markerExpected);
   for (const n of written.keys()) {
     const file = files.segmentFile(n);
     if (n >= first && !missing.has(n) && !existsSync(file)) {
@@ -152,20 +166,47 @@ export function segmentsToReplay(segments: readonly number[], first: number, sna
   return after.map((n) => ({ n, written: written.get(n) ?? 0 }));
 }
 
-/** The lengths the end marker holds; none when there is no marker (a store of an earlier version) or it cannot be read. */
-function writtenLengths(files: LogFiles): Map<number, number> {
-  let text: string;
-  try {
-    text = readFileSync(files.endFile, 'utf8');
-  } catch {
-    return new Map();
-  }
-  if (text === '') return new Map();
-  const lengths = decodeLogEnd(text);
+/**
+ * The lengths the end marker holds. Without a usable one: none where no marker is expected (a
+ * fresh store, an earlier version); else damage, since a log cut short could no longer be told.
+ */
+function writtenLengths(files: LogFiles, damage: Damage, expected: () => boolean): Map<number, number> {
+  const read = readMarker(files.endFile);
+  const lengths = typeof read !== 'string' ? read.problem : read === '' ? 'is empty' : decodeLogEnd(read);
   if (typeof lengths !== 'string') return lengths;
-  // The marker guards the log; damage to it loses nothing, but the check is not made this time.
-  console.error(`${files.endFile} ${lengths}: the lengths of the log segments are not checked at this start`);
+  if (!expected()) return new Map();
+  damage.found(
+    files.endFile,
+    files.endFile,
+    `${lengths}: it holds how many bytes of each log segment were written and acknowledged, and without it a log cut short (acknowledged changes lost) cannot be told from a whole one; --repair accepts the log as it is and writes a new marker`,
+    'the log was read as it is: whatever a cut took from it before this start is not known',
+    false,
+  );
   return new Map();
+}
+
+function readMarker(file: string): string | { problem: string } {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    return { problem: (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'is missing' : `cannot be read (${(err as Error).message})` };
+  }
+}
+
+/** Whether a segment's first line carries a checksum (written by this version, which keeps the end marker). */
+function startsChecked(file: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const head = Buffer.alloc(16);
+    return hasChecksum(head.toString('utf8', 0, readSync(fd, head, 0, 16, 0)));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** What one line of a log holds: a record, or what is wrong with it (torn: a write cut short, skipped when it is the file's last line). */

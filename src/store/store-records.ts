@@ -9,6 +9,7 @@
  * those of their type, so a byte changed in the "c" of a line of ours cannot pass for one.
  */
 import { crc32 } from 'node:zlib';
+import { apiKeyHash } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import type { Delivery } from './delivery-log.js';
@@ -177,8 +178,21 @@ export const SNAPSHOT_LISTS = [
 function merchantProblem(m: unknown): string | undefined {
   if (!isObject(m)) return `is ${kindOf(m)}, not a merchant`;
   if (typeof m.payeeId !== 'string') return 'is a merchant without its payeeId';
-  if (!Array.isArray(m.apiKeys) || !m.apiKeys.every((k) => typeof k === 'string')) return `is merchant ${m.payeeId} without its apiKeys`;
+  // apiKeys: the plain keys an earlier version wrote (hashed as they are loaded: keysHashed).
+  const keys = m.apiKeyHashes ?? m.apiKeys;
+  if (!Array.isArray(keys) || !keys.every((k) => typeof k === 'string')) return `is merchant ${m.payeeId} without its apiKeyHashes`;
   return undefined;
+}
+
+/**
+ * A merchant an earlier version wrote, with its API keys in plain text, as stored now (their
+ * SHA-256 in place of them); undefined for a merchant already so.
+ */
+export function keysHashed(m: Merchant): Merchant | undefined {
+  const earlier = m as Merchant & { readonly apiKeys?: readonly string[] };
+  if (earlier.apiKeys === undefined) return undefined;
+  const { apiKeys, ...rest } = earlier;
+  return { ...rest, apiKeyHashes: [...(earlier.apiKeyHashes ?? []), ...apiKeys.map(apiKeyHash)] };
 }
 
 /** The fields the store indexes a payment by: without them it cannot be held at all. */

@@ -42,6 +42,17 @@ describe('bodyToKeep', () => {
     expect(bodyToKeep(split)).toBe(split.slice(0, JOURNAL_BODY_CAP));
   });
 
+  it('masks secret fields of a short body before it is kept, names written with \\u escapes too; other bodies pass untouched', () => {
+    const sign = 'a1'.repeat(64);
+    expect(bodyToKeep(JSON.stringify({ amount: 1, sign, metadata: { salt: 'pepper-pepper' } }))).toBe('{"amount":1,"sign":"***a1a1","metadata":{"salt":"***pper"}}');
+    const escaped = `{"\\u0073ign":"${sign}","note":"\\u00e9"}`;
+    expect(bodyToKeep(escaped)).toBe('{"sign":"***a1a1","note":"é"}');
+    // Not JSON: the names as written are masked all the same.
+    expect(bodyToKeep(`{"sign":"${sign}", \\u`)).toBe('{"sign":"***a1a1", \\u');
+    const plain = '{"merchant_ref_no":"order-1","amount":10.5}';
+    expect(bodyToKeep(plain)).toBe(plain);
+  });
+
   it('200 kept cuts of 60 KB bodies hold about 200 × 8 KiB, not 200 × 60 KB', async () => {
     const before = await heapAfterGc();
     const kept: string[] = [];

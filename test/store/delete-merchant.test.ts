@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { apiKeyHash } from '../../src/domain/ids.js';
 import { DEFAULT_SETTINGS } from '../../src/domain/merchant.js';
 import type { Merchant } from '../../src/domain/merchant.js';
 import type { SeenRequest } from '../../src/domain/readiness.js';
@@ -22,7 +23,7 @@ afterAll(removeTempDirs);
 
 function merchant(payeeId: string): Merchant {
   return {
-    payeeId, name: payeeId, city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeys: [`key-${payeeId}`, `key2-${payeeId}`],
+    payeeId, name: payeeId, city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeyHashes: [`key-${payeeId}`, `key2-${payeeId}`].map(apiKeyHash),
     signingSalt: 'salt', settings: DEFAULT_SETTINGS, clockOffsetMs: 60_000, createdAt: 0,
     faultRules: [{ id: 'rule_1', match: { method: 'GET', path: '*' }, fault: 'error=500', probability: 1, timesLeft: null, seed: 1, matched: 0, fired: 0, createdAt: 0 }],
   };
@@ -55,7 +56,7 @@ async function holding(store: Store, payeeId: string): Promise<string> {
   const byToken = await Promise.all(page.items.map((p) => store.paymentByToken(p.token)));
   return JSON.stringify({
     m,
-    byKey: await Promise.all((m?.apiKeys ?? []).map((k) => store.merchantByKey(k).then((x) => x?.payeeId))),
+    byKey: await Promise.all([`key-${payeeId}`, `key2-${payeeId}`].map((k) => store.merchantByKey(k).then((x) => x?.payeeId))),
     page,
     byToken: byToken.map((p) => p?.id),
     journal: await store.journal.list(payeeId, { limit: 100 }),

@@ -7,6 +7,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { apiKeyHash } from '../../src/domain/ids.js';
 import { DEFAULT_SETTINGS } from '../../src/domain/merchant.js';
 import { FileStore } from '../../src/store/file-store.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
@@ -21,7 +22,7 @@ function nextPayment() {
   return aPayment({ id: `pay_ZZZZZZZZZZ${n}`, token: `ptok_zzzzzzzzzzzzzzzzzzzzzzzz${n.slice(4)}`, code: `C${n.slice(1)}`, merchantRefNo: `order-${n}` });
 }
 
-const merchant = { payeeId: 'M1', name: 'M', city: 'C', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeys: ['k1'], signingSalt: 's', settings: DEFAULT_SETTINGS, clockOffsetMs: 0, createdAt: 0 };
+const merchant = { payeeId: 'M1', name: 'M', city: 'C', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeyHashes: [apiKeyHash('k1')], signingSalt: 's', settings: DEFAULT_SETTINGS, clockOffsetMs: 0, createdAt: 0 };
 
 /** Lets folds scheduled by the last writes start, and their failures be told. */
 async function turns(n = 3): Promise<void> {

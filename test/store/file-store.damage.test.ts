@@ -5,49 +5,15 @@
  * dropped and keeping a copy of each damaged file. A torn last record that a crash can leave is
  * skipped, and said.
  */
-import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import type { Payment } from '../../src/domain/payment.js';
 import { FileStore } from '../../src/store/file-store.js';
+import { copiesOf, crashedWith, M, numbered, refusal, repaired } from '../support/damaged-store.js';
 import { removeTempDirs, tempDir, walSegments } from '../support/files.js';
-import { aPayment } from '../support/payments.js';
 
 afterAll(removeTempDirs);
 afterEach(() => vi.restoreAllMocks());
-
-const M = 'DEMO-MERCHANT-1';
-
-function numbered(i: number): Payment {
-  const tag = String(i).padStart(8, '0');
-  return aPayment({ id: `pay_dmg${tag}ZZZZZZZZZZZZZ`, token: `ptok_dmg${tag}zzzzzzzzzzzzzzzzzzzzz`, code: `D${tag}ZZZ`, merchantRefNo: `dmg-${tag}` });
-}
-
-/** A store left open after `count` acknowledged creates, as a crash leaves it. */
-async function crashedWith(count: number, dataFile = path.join(tempDir(), 's.json')): Promise<string> {
-  const store = new FileStore({ dataFile });
-  await store.open();
-  for (let i = 0; i < count; i++) expect(await store.insertPayment(numbered(i))).toBe('inserted');
-  return dataFile;
-}
-
-async function refusal(dataFile: string): Promise<string> {
-  const error = await new FileStore({ dataFile }).open().then(() => undefined, (err: unknown) => err);
-  expect(error).toBeInstanceOf(Error);
-  const message = (error as Error).message;
-  expect(message).toMatch(/restore .* from a copy/);
-  expect(message).toContain('--repair');
-  return message;
-}
-
-async function repaired(dataFile: string): Promise<{ store: FileStore; told: string }> {
-  const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-  const store = new FileStore({ dataFile, repair: true });
-  await store.open();
-  const told = errors.mock.calls.map((args) => args.join(' ')).join('\n');
-  errors.mockRestore();
-  return { store, told };
-}
 
 /** Replaces the first `from` in the file by `to` (same length: one byte changed). */
 function changeByte(file: string, from: string, to: string): void {
@@ -57,9 +23,6 @@ function changeByte(file: string, from: string, to: string): void {
   writeFileSync(file, `${text.slice(0, at)}${to}${text.slice(at + from.length)}`, 'latin1');
 }
 
-function copiesOf(file: string): string[] {
-  return readdirSync(path.dirname(file)).filter((f) => f.startsWith(`${path.basename(file)}.damaged-`));
-}
 
 describe('FileStore: a log cut short', () => {
   it.each([

@@ -83,7 +83,7 @@ describe('FileStore: a start-up error names the damaged file, the place and what
     ['an unknown type', '{"t":"refund","v":{}}', /"refund"/],
     ['a payment record without its payment', '{"t":"payment"}', /payment/],
     ['a payment without its payeeId', JSON.stringify({ t: 'payment', v: { ...aPayment(), payeeId: 7 } }), /payeeId/],
-    ['a merchant without its keys', '{"t":"merchant","v":{"payeeId":"M-1"}}', /apiKeys/],
+    ['a merchant without its keys', '{"t":"merchant","v":{"payeeId":"M-1"}}', /apiKeyHashes/],
     ['a prune without its time', '{"t":"prune","payeeId":"M-1"}', /createdBefore/],
   ])('a log record that is %s, even as the last line', async (_name, line, why) => {
     const dataFile = path.join(tempDir(), 's.json');

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { apiKeyHash } from '../../src/domain/ids.js';
 
 /** The next append writes only part of its line, then fails as a full disk would. */
 const failNext = { armed: false };
@@ -34,7 +35,7 @@ function numbered(i: number) {
 }
 
 function merchant(id: string) {
-  return { payeeId: id, name: id, city: 'C', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeys: [`k-${id}`], signingSalt: 's', settings: DEFAULT_SETTINGS, clockOffsetMs: 0, createdAt: 0 };
+  return { payeeId: id, name: id, city: 'C', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeyHashes: [apiKeyHash(`k-${id}`)], signingSalt: 's', settings: DEFAULT_SETTINGS, clockOffsetMs: 0, createdAt: 0 };
 }
 
 describe('a failed log write', () => {

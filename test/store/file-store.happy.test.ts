@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { apiKeyHash } from '../../src/domain/ids.js';
 import type { Payment } from '../../src/domain/payment.js';
 import { createSandbox } from '../../src/index.js';
 import type { Sandbox } from '../../src/index.js';
@@ -95,7 +96,7 @@ describe('FileStore: compaction and restart', () => {
     await first.open();
     const sandboxLike = { services: { store: first } } as unknown as Sandbox;
     await first.saveMerchant({
-      payeeId: DEMO_PAYEE, name: 'Demo', city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeys: ['k'], signingSalt: 's',
+      payeeId: DEMO_PAYEE, name: 'Demo', city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeyHashes: [apiKeyHash('k')], signingSalt: 's',
       settings: { requireSignature: false, qrTtlSeconds: 900, autoSettle: true, rateLimitPerSecond: 0, inlineQrImage: false }, clockOffsetMs: 0, createdAt: 0,
     });
     await fillTo(sandboxLike, 30);
@@ -135,7 +136,7 @@ describe('FileStore: compaction and restart', () => {
     opened.push(store);
     const sandboxLike = { services: { store } } as unknown as Sandbox;
     await store.saveMerchant({
-      payeeId: DEMO_PAYEE, name: 'Demo', city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeys: ['k'], signingSalt: 's',
+      payeeId: DEMO_PAYEE, name: 'Demo', city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeyHashes: [apiKeyHash('k')], signingSalt: 's',
       settings: { requireSignature: false, qrTtlSeconds: 900, autoSettle: true, rateLimitPerSecond: 0, inlineQrImage: false }, clockOffsetMs: 0, createdAt: 0,
     });
     await fillTo(sandboxLike, 30);

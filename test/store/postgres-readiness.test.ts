@@ -5,6 +5,7 @@
  */
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
+import { apiKeyHash } from '../../src/domain/ids.js';
 import { DEFAULT_SETTINGS } from '../../src/domain/merchant.js';
 import type { SeenRequest } from '../../src/domain/readiness.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
@@ -18,7 +19,7 @@ afterAll(async () => {
 });
 
 const merchant = (payeeId: string) => ({
-  payeeId, name: payeeId, city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeys: [`key-${payeeId}`],
+  payeeId, name: payeeId, city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeyHashes: [apiKeyHash(`key-${payeeId}`)],
   signingSalt: 'salt', settings: DEFAULT_SETTINGS, clockOffsetMs: 0, createdAt: 0,
 });
 

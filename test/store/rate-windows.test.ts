@@ -74,7 +74,10 @@ describe.each(KINDS)('sliding rate windows (%s)', (_kind, make) => {
     // Bursts around minute boundaries and quiet stretches, for five minutes.
     for (let i = 0; i < 260; i++) {
       at += next() < 0.25 ? Math.floor(next() * 20_000) : Math.floor(next() * 600);
+      const peeked = await windows.wait('enroll:random', limit, MINUTE, at);
       const wait = await windows.take('enroll:random', limit, MINUTE, at);
+      // wait() answers what take() then does, without counting anything itself.
+      expect(wait).toBe(peeked);
       const before = inWindow(passed, at, MINUTE);
       if (wait === 0) {
         passed.push(at);
@@ -135,6 +138,16 @@ describe.each(KINDS)('sliding rate windows (%s)', (_kind, make) => {
     // The newest two passed at +300 and +400: room once +300 has left, at +1300.
     expect(await windows.take(key, 2, 1000, T0 + 1_299)).toBe(1);
     expect(await windows.take(key, 2, 1000, T0 + 1_300)).toBe(0);
+  });
+
+  it('wait() counts nothing: asked any number of times, the window keeps its room', async () => {
+    const key = 'admin-token:peek';
+    for (let i = 0; i < 5; i++) expect(await windows.wait(key, 2, MINUTE, T0 + i)).toBe(0);
+    expect(await windows.take(key, 2, MINUTE, T0 + 10)).toBe(0);
+    expect(await windows.wait(key, 2, MINUTE, T0 + 11)).toBe(0);
+    expect(await windows.take(key, 2, MINUTE, T0 + 12)).toBe(0);
+    expect(await windows.wait(key, 2, MINUTE, T0 + 13)).toBe(60);
+    expect(await windows.wait(key, 2, MINUTE, T0 + 10 + MINUTE)).toBe(0);
   });
 });
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { apiKeyHash } from '../../src/domain/ids.js';
 import { DEFAULT_SETTINGS } from '../../src/domain/merchant.js';
 import type { Merchant } from '../../src/domain/merchant.js';
 import { FileStore } from '../../src/store/file-store.js';
@@ -14,7 +15,7 @@ afterAll(removeTempDirs);
 
 function merchant(payeeId: string, apiKey: string): Merchant {
   return {
-    payeeId, name: payeeId, city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeys: [apiKey],
+    payeeId, name: payeeId, city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeyHashes: [apiKeyHash(apiKey)],
     signingSalt: 'salt', settings: DEFAULT_SETTINGS, clockOffsetMs: 0, createdAt: 0,
   };
 }
@@ -45,7 +46,7 @@ describe.each(KINDS)('the Store contract: %s', (_kind, make) => {
   it('finds merchants by key and by payee id', async () => {
     expect((await store.merchantByKey('key-2'))?.payeeId).toBe('M2');
     expect(await store.merchantByKey('nope')).toBeUndefined();
-    expect((await store.merchant('M1'))?.apiKeys).toEqual(['key-1']);
+    expect((await store.merchant('M1'))?.apiKeyHashes).toEqual([apiKeyHash('key-1')]);
     expect([...(await store.merchantIds())].sort()).toEqual(['M1', 'M2']);
   });
 

@@ -14,9 +14,10 @@ export interface ServerProcess {
   output(): string;
 }
 
-export async function startServer(dataFile: string, env: Record<string, string> = {}): Promise<ServerProcess> {
+/** `args`: more options of serve (--repair). */
+export async function startServer(dataFile: string, env: Record<string, string> = {}, args: readonly string[] = []): Promise<ServerProcess> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does) before the durability tests`);
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataFile], {
+  const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataFile, ...args], {
     // NODE_ENV=test on purpose: lowdb's presets would silently keep data in memory under it.
     // No enrolment limit: tests enroll a merchant per scenario file from one address (the limit has its own test).
     env: { ...process.env, NODE_ENV: 'test', SANDBOX_STORE: 'file', SANDBOX_ENROLL_LIMIT: '0', ...env },
@@ -55,7 +56,7 @@ export function killQuietly(server: ServerProcess | undefined): void {
  * the top of a describe or file; it registers the afterEach itself.
  */
 export function serversPerTest(): {
-  start(dataFile: string, env?: Record<string, string>): Promise<ServerProcess>;
+  start(dataFile: string, env?: Record<string, string>, args?: readonly string[]): Promise<ServerProcess>;
   track(server: ServerProcess): ServerProcess;
 } {
   let running: ServerProcess[] = [];
@@ -67,5 +68,5 @@ export function serversPerTest(): {
     running.push(server);
     return server;
   };
-  return { start: async (dataFile, env = {}) => track(await startServer(dataFile, env)), track };
+  return { start: async (dataFile, env = {}, args = []) => track(await startServer(dataFile, env, args)), track };
 }

@@ -6,7 +6,7 @@ import { NO_WEBHOOK_FAULTS } from '../../src/domain/webhook-drills.js';
 import { webhookSignature, withRotatedSecret, withWebhookSecret, withWebhookSettings } from '../../src/domain/webhook-secret.js';
 
 const merchant = (extra: Partial<Merchant> = {}): Merchant => ({
-  payeeId: 'M1', name: 'M1', city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeys: ['k'],
+  payeeId: 'M1', name: 'M1', city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeyHashes: ['k'],
   signingSalt: 'salt', settings: DEFAULT_SETTINGS, clockOffsetMs: 0, createdAt: 0, ...extra,
 });
 const A = 'https://a.example.test/hooks';

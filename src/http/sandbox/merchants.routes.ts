@@ -31,7 +31,7 @@ export const enroll = defineRoute({
   method: 'post',
   path: '/merchants',
   summary: 'Enroll a merchant (returns api_key, payee_id, signing_salt)',
-  description: 'No key needed, unless the sandbox runs with SANDBOX_ADMIN_TOKEN (then Authorization: Bearer <token>). Without it, each client address may enroll a few merchants a minute.',
+  description: 'No key needed, unless the sandbox runs with SANDBOX_ADMIN_TOKEN (then Authorization: Bearer <token>; a client address that sent 10 wrong tokens within a minute is answered 429 until one leaves the minute). Without it, each client address may enroll a few merchants a minute.',
   tag,
   access: 'admin',
   request: { body: { schema: enrollSchema, required: false } },

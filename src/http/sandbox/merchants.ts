@@ -2,10 +2,10 @@
  * POST /sandbox/v1/merchants: self-service enrolment, optionally behind an admin token;
  * DELETE /sandbox/v1/merchant: a merchant deletes itself with its own key.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import type { Context } from 'hono';
 import { SandboxError } from '../../domain/errors.js';
+import { sameSecret } from '../../domain/ids.js';
 import { clientAddress } from '../client-address.js';
 import { readJsonObject, validate } from '../body.js';
 import type { AppEnv } from '../context.js';
@@ -14,12 +14,6 @@ import { enrollSchema } from '../schemas.js';
 import type { Merchant } from '../../domain/merchant.js';
 import { DEMO_MERCHANTS } from '../../services/merchants.js';
 import type { MerchantDeletion } from '../../services/merchants.js';
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
 
 /** What a merchant may see of itself: never its keys or signing salt. */
 export function merchantProfile(merchant: Merchant): Record<string, unknown> {
@@ -60,17 +54,33 @@ async function limitEnrolment(c: Context<AppEnv>): Promise<void> {
   }
 }
 
+/** Wrong admin tokens a client may send in any minute; past that every attempt waits, the right token too (else the answer would tell it). */
+export const ADMIN_TOKEN_ATTEMPTS_PER_MINUTE = 10;
+
+/** Behind SANDBOX_ADMIN_TOKEN: the token, compared in constant time, and wrong ones limited per client address. */
+async function checkAdminToken(c: Context<AppEnv>, adminToken: string): Promise<void> {
+  const { config, store, merchants } = c.get('services');
+  const client = clientAddress(c, config.trustProxy);
+  const limited = client !== 'in-process';
+  const key = `admin-token:${client}`;
+  const refuse = (wait: number) =>
+    SandboxError.rateLimited(`Too many wrong admin tokens: ${ADMIN_TOKEN_ATTEMPTS_PER_MINUTE} a minute from one client; retry after ${wait} s (see Retry-After) with Authorization: Bearer <SANDBOX_ADMIN_TOKEN>.`, wait);
+  const waiting = limited ? await store.rateWindows.wait(key, ADMIN_TOKEN_ATTEMPTS_PER_MINUTE, 60_000, merchants.realNow()) : 0;
+  if (waiting > 0) throw refuse(waiting);
+  const header = c.req.header('authorization') ?? '';
+  const token = header.startsWith('Bearer ') ? header.slice(7) : '';
+  if (sameSecret(token, adminToken)) return;
+  // Another instance may have filled the window meanwhile: then this attempt is refused as over it.
+  const over = limited ? await store.rateWindows.take(key, ADMIN_TOKEN_ATTEMPTS_PER_MINUTE, 60_000, merchants.realNow()) : 0;
+  if (over > 0) throw refuse(over);
+  throw SandboxError.unauthenticated('Enrolment on this sandbox needs the admin token: send Authorization: Bearer <SANDBOX_ADMIN_TOKEN>.');
+}
+
 export function merchantRoutes(): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.post('/merchants', async (c) => {
     const { config, merchants } = c.get('services');
-    if (config.adminToken !== undefined) {
-      const header = c.req.header('authorization') ?? '';
-      const token = header.startsWith('Bearer ') ? header.slice(7) : '';
-      if (!sameSecret(token, config.adminToken)) {
-        throw SandboxError.unauthenticated('Enrolment on this sandbox needs the admin token: send Authorization: Bearer <SANDBOX_ADMIN_TOKEN>.');
-      }
-    }
+    if (config.adminToken !== undefined) await checkAdminToken(c, config.adminToken);
     await limitEnrolment(c);
     const input = validate(c, enrollSchema, await readJsonObject(c, true));
     const { merchant, apiKey } = await merchants.enroll({
