@@ -158,7 +158,7 @@ function wholeQuery(field: string, min: number, max: number, shownExample = min)
   return { optional: () => z.preprocess(plainDigits, n.optional()), withDefault: (fallback: number) => z.preprocess(plainDigits, n.default(fallback)) };
 }
 
-const plainDigits = (v: unknown) => (typeof v === 'string' && /^[0-9]+$/.test(v) ? Number(v) : v);
+const plainDigits = (v: unknown) => (typeof v === 'string' && /^-?[0-9]+$/.test(v) ? Number(v) : v);
 
 /** A `limit` query parameter: a whole number from 1 to `max`, `fallback` when absent. */
 function limitQuery(max: number, fallback: number) {
