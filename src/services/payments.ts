@@ -87,7 +87,7 @@ export class PaymentService {
       productType: input.productType,
       currency,
       amountMinor: input.amountMinor,
-      metadata: input.metadata,
+      metadata: input.metadata === undefined ? undefined : JSON.stringify(input.metadata),
       now,
       ttlMs: merchant.settings.qrTtlSeconds * 1000,
     });

@@ -5,7 +5,7 @@
  * never decides whether a change may be made.
  */
 import type { Merchant } from '../domain/merchant.js';
-import { isLive, isOpen } from '../domain/payment.js';
+import { isLive, isOpen, withMetadataText } from '../domain/payment.js';
 import type { Payment } from '../domain/payment.js';
 import { nextDueAt } from '../domain/transitions.js';
 import { DueIndex } from './due-index.js';
@@ -212,9 +212,11 @@ export class MemoryIndex implements StoreReads {
   /**
    * A payment just parsed from a file, its payeeId made the merchant's own string: JSON.parse
    * gives every record its own copy (~32 bytes each, 3.2 MB at 100,000). The record is not
-   * shared with anything yet, so it is changed in place; the value is the same.
+   * shared with anything yet, so it is changed in place; the value is the same. Metadata an
+   * older file holds as an object becomes its text (withMetadataText).
    */
   withSharedPayee(p: Payment): Payment {
+    withMetadataText(p);
     const merchant = this.merchants.get(p.payeeId);
     if (merchant) (p as { payeeId: string }).payeeId = merchant.payeeId;
     return p;

@@ -15,7 +15,7 @@
 import postgres from 'postgres';
 import { afterReset } from '../domain/merchant.js';
 import type { Merchant } from '../domain/merchant.js';
-import { isLive, isOpen } from '../domain/payment.js';
+import { isLive, isOpen, withMetadataText } from '../domain/payment.js';
 import type { Payment } from '../domain/payment.js';
 import { nextDueAt } from '../domain/transitions.js';
 import type { Delivery } from './delivery-log.js';
@@ -184,7 +184,7 @@ export class PostgresStore implements Store {
         sql<{ doc: string }[]>`SELECT doc FROM payreq_payments WHERE ${where} ORDER BY seq DESC LIMIT ${query.limit} OFFSET ${query.offset}`,
         sql<{ n: number }[]>`SELECT count(*)::int AS n FROM payreq_payments WHERE ${where}`,
       ]);
-      return { items: rows.map((r) => JSON.parse(r.doc) as Payment), total: count?.n ?? 0 };
+      return { items: rows.map((r) => paymentOf(r.doc)), total: count?.n ?? 0 };
     });
   }
 
@@ -237,7 +237,7 @@ export class PostgresStore implements Store {
   }
 
   livePayments(payeeId: string): Promise<readonly Payment[]> {
-    return this.run(async (sql) => (await sql<{ doc: string }[]>`SELECT doc FROM payreq_payments WHERE payee_id = ${payeeId} AND live ORDER BY seq`).map((r) => JSON.parse(r.doc) as Payment));
+    return this.run(async (sql) => (await sql<{ doc: string }[]>`SELECT doc FROM payreq_payments WHERE payee_id = ${payeeId} AND live ORDER BY seq`).map((r) => paymentOf(r.doc)));
   }
 
   /** Every change is committed before its call returns: nothing waits. */
@@ -288,7 +288,7 @@ export class PostgresStore implements Store {
   private one(query: (sql: postgres.Sql) => Promise<readonly { doc: string }[]>): Promise<Payment | undefined> {
     return this.run(async (sql) => {
       const [row] = await query(sql);
-      return row ? (JSON.parse(row.doc) as Payment) : undefined;
+      return row ? (paymentOf(row.doc)) : undefined;
     });
   }
 }
@@ -321,4 +321,9 @@ function paymentRow(p: Payment) {
     version: p.version,
     doc: JSON.stringify(p),
   };
+}
+
+/** A payment document as read; one written before metadata was kept as text gets it as text. */
+function paymentOf(doc: string): Payment {
+  return withMetadataText(JSON.parse(doc) as Payment);
 }
