@@ -1,4 +1,6 @@
 /** Enrolment, keys, demo merchants, the per-merchant clock, and a merchant's deletion (by itself, or when idle). */
+import { sandboxFull } from '../store/storage-quota.js';
+import { sandboxFullError } from './storage-refusals.js';
 import { SandboxError } from '../domain/errors.js';
 import { findCurrency } from '../domain/currencies.js';
 import { newApiKey, newPayeeId, newSigningSalt } from '../domain/ids.js';
@@ -140,12 +142,14 @@ export class MerchantService {
     if ((await this.store.merchantIds()).length >= this.config.maxMerchants) {
       throw SandboxError.refused(`This sandbox holds ${this.config.maxMerchants} merchants, its cap: reuse an enrolled merchant (POST /sandbox/v1/reset erases its payments), or delete one you no longer need (DELETE /sandbox/v1/merchant with its key).`);
     }
+    const payeeId = newPayeeId();
+    if (sandboxFull((await this.store.storageUsage(payeeId)).sandboxBytes, this.config.storage)) throw sandboxFullError('no merchant can be enrolled now');
     const homeCurrency = input.homeCurrency ?? 'SGD';
     if (!findCurrency(homeCurrency)) throw SandboxError.invalid(`home_currency ${JSON.stringify(homeCurrency)} is not a supported currency.`);
     const profile = this.people.merchantProfile();
     const apiKey = newApiKey();
     const merchant: Merchant = {
-      payeeId: newPayeeId(),
+      payeeId,
       name: input.name ?? profile.name,
       city: input.city ?? profile.city,
       countryCode: countryOf(homeCurrency),

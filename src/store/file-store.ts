@@ -41,6 +41,8 @@ import { MemoryRateWindows } from './rate-windows.js';
 import { SnapshotFile } from './snapshot-file.js';
 import type { InsertResult, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
 import { clearMerchantParts, countMerchantParts } from './store.js';
+import { recordBytes, storageRefusal, tallyUsage } from './storage-quota.js';
+import type { StorageLimits, StorageUsage } from './storage-quota.js';
 import { CHECKSUM_KEY, Damage, emptySnapshot, readSnapshot, replaySegment, segmentsToReplay } from './store-files.js';
 import { encodeRecord, SNAPSHOT_FORMAT } from './store-records.js';
 import type { LogRecord, Snapshot } from './store-records.js';
@@ -183,9 +185,11 @@ export class FileStore implements Store {
     return this.queues.run(payeeId, () => this.index.merchant(payeeId), change, (m) => this.saveMerchant(m));
   }
 
-  async insertPayment(payment: Payment, outbox: readonly Delivery[] = []): Promise<InsertResult> {
+  async insertPayment(payment: Payment, outbox: readonly Delivery[] = [], limits?: StorageLimits): Promise<InsertResult> {
     const conflict = this.index.insertConflict(payment);
     if (conflict) return conflict;
+    const refused = limits && storageRefusal(this.usage(payment.payeeId), recordBytes(payment), limits);
+    if (refused) return refused;
     await this.writePayment(payment, undefined, outbox);
     return 'inserted';
   }
@@ -208,6 +212,15 @@ export class FileStore implements Store {
     const written = this.log.change(lines, 1 + outbox.length, () => this.index.unapplyPayment(payment, previous), () => this.deliveries.memory.add(outbox));
     this.index.applyPayment(payment);
     await written;
+  }
+
+  async storageUsage(payeeId: string): Promise<StorageUsage> {
+    return this.usage(payeeId);
+  }
+
+  private usage(payeeId: string) {
+    const parts = [this.journal.memory.bytes, this.deliveries.memory.bytes, this.idempotency.memory.bytes, this.readiness.memory.bytes];
+    return tallyUsage(payeeId, this.index.paymentBytes, parts);
   }
 
   async resetMerchant(payeeId: string): Promise<number> {

@@ -3,6 +3,7 @@
  * below serves the memory store, and the file store in front of its files (file-logs.ts); a
  * shared store keeps the same entries in a table.
  */
+import { ByteTally, journalEntryBytes } from './storage-quota.js';
 export interface JournalEntry {
   /** Increasing in the order entries were kept (per store, not per merchant). */
   readonly id: number;
@@ -55,13 +56,19 @@ export function journalEntryMatches(e: JournalEntry, filter: JournalFilter): boo
 
 class Ring {
   private readonly items: (JournalEntry | undefined)[] = new Array(JOURNAL_CAP);
+  /** The stored bytes of each entry (storage-quota.ts), beside it. */
+  private readonly sizes: number[] = [];
   private next = 0;
   size = 0;
 
-  push(entry: JournalEntry): void {
+  /** Keeps `entry` of `bytes`; answers the bytes of the oldest entry it pushed out (0: none). */
+  push(entry: JournalEntry, bytes: number): number {
+    const evicted = this.size < JOURNAL_CAP ? 0 : (this.sizes[this.next] ?? 0);
+    this.sizes[this.next] = bytes;
     this.items[this.next] = entry;
     this.next = (this.next + 1) % JOURNAL_CAP;
     if (this.size < JOURNAL_CAP) this.size++;
+    return evicted;
   }
 
   *newestFirst(): Generator<JournalEntry> {
@@ -79,6 +86,8 @@ export class MemoryJournalLog implements JournalLog {
   private sequence = 0;
   /** Entries held, all merchants together. */
   size = 0;
+  /** Their stored bytes, per merchant (storage quota). */
+  readonly bytes = new ByteTally();
 
   async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
     this.keep(payeeId, entry);
@@ -96,7 +105,8 @@ export class MemoryJournalLog implements JournalLog {
     let ring = this.byMerchant.get(payeeId);
     if (!ring) this.byMerchant.set(payeeId, (ring = new Ring()));
     if (ring.size < JOURNAL_CAP) this.size++;
-    ring.push(entry);
+    const bytes = journalEntryBytes(entry);
+    this.bytes.add(payeeId, bytes - ring.push(entry, bytes));
     if (entry.id > this.sequence) this.sequence = entry.id;
   }
 
@@ -120,6 +130,7 @@ export class MemoryJournalLog implements JournalLog {
   async clear(payeeId: string): Promise<number> {
     const size = this.byMerchant.get(payeeId)?.size ?? 0;
     this.byMerchant.delete(payeeId);
+    this.bytes.clear(payeeId);
     this.size -= size;
     return size;
   }

@@ -9,6 +9,7 @@ import { isLive, isOpen, withMetadataText } from '../domain/payment.js';
 import type { Payment } from '../domain/payment.js';
 import { nextDueAt } from '../domain/transitions.js';
 import { DueIndex } from './due-index.js';
+import { ByteTally, recordBytes } from './storage-quota.js';
 import type { InsertResult, MerchantChange, PaymentPage, PaymentQuery, Store } from './store.js';
 
 /** The reads of a Store: every one answered from memory. */
@@ -26,6 +27,8 @@ export class MemoryIndex implements StoreReads {
   private readonly codes = new Set<string>();
   private readonly live = new Map<string, Set<string>>();
   private readonly due = new DueIndex();
+  /** The stored bytes of the payments, per merchant (storage-quota.ts). */
+  readonly paymentBytes = new ByteTally();
 
   get paymentCount(): number {
     return this.payments.size;
@@ -143,7 +146,9 @@ export class MemoryIndex implements StoreReads {
   }
 
   applyPayment(payment: Payment): void {
-    if (!this.payments.has(payment.id)) {
+    const previous = this.payments.get(payment.id);
+    this.paymentBytes.add(payment.payeeId, recordBytes(payment) - (previous ? recordBytes(previous) : 0));
+    if (!previous) {
       let order = this.paymentOrder.get(payment.payeeId);
       if (!order) this.paymentOrder.set(payment.payeeId, (order = []));
       order.push(payment.id);
@@ -168,6 +173,7 @@ export class MemoryIndex implements StoreReads {
       return;
     }
     this.forget(payment);
+    this.paymentBytes.add(payment.payeeId, -recordBytes(payment));
     const order = this.paymentOrder.get(payment.payeeId);
     const at = order ? order.lastIndexOf(payment.id) : -1;
     if (at >= 0) order!.splice(at, 1);
@@ -182,6 +188,7 @@ export class MemoryIndex implements StoreReads {
     this.refs.delete(payeeId);
     this.live.delete(payeeId);
     this.due.drop(payeeId);
+    this.paymentBytes.clear(payeeId);
     return order.length;
   }
 
@@ -202,6 +209,7 @@ export class MemoryIndex implements StoreReads {
       const p = this.payments.get(id)!;
       if (p.createdAt >= createdBefore || isLive(p)) return true;
       this.forget(p);
+      this.paymentBytes.add(payeeId, -recordBytes(p));
       pruned++;
       return false;
     });

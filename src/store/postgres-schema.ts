@@ -7,7 +7,7 @@
 import type postgres from 'postgres';
 
 /** The schema this code reads and writes; a database with a newer one is refused. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /** Key of the advisory lock held while migrating ('payreq' in ASCII). */
 const MIGRATION_LOCK = 0x7061797265710000n;
@@ -105,6 +105,16 @@ const MIGRATIONS: readonly string[] = [
     ADD COLUMN admitted boolean NOT NULL DEFAULT true,
     ALTER COLUMN slot SET DEFAULT 0,
     ALTER COLUMN count SET DEFAULT 0;
+  `,
+  // quota: 4: per merchant, the bytes of its payments' documents (SPEC 18), kept in the statement of
+  // each change so that no create sums them; counted here once for the payments already stored.
+  `
+  CREATE TABLE payreq_storage (
+    payee_id      text PRIMARY KEY,
+    payment_bytes bigint NOT NULL DEFAULT 0
+  );
+  INSERT INTO payreq_storage (payee_id, payment_bytes)
+    SELECT payee_id, sum(octet_length(doc)) FROM payreq_payments GROUP BY payee_id;
   `,
 ];
 
