@@ -69,6 +69,11 @@ export class PostgresStorage {
     if (this.sandbox) this.sandbox.bytes += bytes;
   }
 
+  /** The sandbox's next check sums afresh: after a refusal, so that a full sandbox is not judged by a stale sum for long. */
+  recount(): void {
+    this.sandbox = null;
+  }
+
   /** The merchant's records were erased: its next check sums afresh, and so does the sandbox's. */
   forget(payeeId: string): void {
     this.parts.delete(payeeId);

@@ -147,7 +147,10 @@ export class PostgresStore implements Store {
     const bytes = textBytes(row.doc);
     let room = Number.MAX_SAFE_INTEGER;
     if (limits) {
-      if (passesBudget(await this.storage.sandboxBytes(), bytes, limits)) return 'sandbox_budget';
+      if (passesBudget(await this.storage.sandboxBytes(), bytes, limits)) {
+        this.storage.recount();
+        return 'sandbox_budget';
+      }
       room = paymentRoom(await this.storage.recentPartsBytes(payment.payeeId), limits);
     }
     // The merchant's count takes the bytes only while they fit its room, and the payment is stored only then: one statement.
