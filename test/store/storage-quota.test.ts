@@ -3,6 +3,7 @@
  * PostgreSQL stores: how a record's bytes are counted, and when a create is refused.
  */
 import path from 'node:path';
+import postgres from 'postgres';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../src/domain/merchant.js';
 import type { Merchant } from '../../src/domain/merchant.js';
@@ -10,6 +11,7 @@ import type { SeenRequest } from '../../src/domain/readiness.js';
 import { FileStore } from '../../src/store/file-store.js';
 import type { NewJournalEntry } from '../../src/store/journal-log.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { migrate } from '../../src/store/postgres-schema.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { recordBytes } from '../../src/store/storage-quota.js';
 import type { StorageLimits } from '../../src/store/storage-quota.js';
@@ -174,5 +176,30 @@ describe('storage counted in bytes: a restart of the file store', () => {
     await second.open();
     expect(await second.storageUsage('M1')).toEqual(before);
     await second.close();
+  });
+});
+
+describe('storage counted in bytes: a PostgreSQL database of schema version 3', () => {
+  it('is migrated with its merchants\' payment bytes counted, and counts on from there', async () => {
+    const url = await freshDatabase();
+    const admin = postgres(url, { max: 1, onnotice: () => {} });
+    const a = payment('M1');
+    const b = payment('M1');
+    try {
+      await migrate(admin, 'test', 3);
+      for (const p of [a, b]) {
+        await admin`INSERT INTO payreq_payments (id, payee_id, merchant_ref_no, token, code, status, live, created_at, version, doc)
+                    VALUES (${p.id}, 'M1', ${p.merchantRefNo}, ${p.token}, ${p.code}, 'P', true, ${p.createdAt}, 1, ${JSON.stringify(p)})`;
+      }
+    } finally {
+      await admin.end();
+    }
+    const store = new PostgresStore({ url });
+    await store.open();
+    expect((await store.storageUsage('M1')).merchantBytes).toBe(recordBytes(a) + recordBytes(b));
+    const c = payment('M1');
+    await store.insertPayment(c);
+    expect((await store.storageUsage('M1')).merchantBytes).toBe(recordBytes(a) + recordBytes(b) + recordBytes(c));
+    await store.close();
   });
 });
