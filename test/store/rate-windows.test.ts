@@ -158,7 +158,8 @@ describe('PostgreSQL: one window for every instance', () => {
     }
     const store = await postgresStore(url);
     expect(await store.run((sql) => sql`SELECT version FROM payreq_schema`)).toEqual([{ version: SCHEMA_VERSION }]);
-    expect(SCHEMA_VERSION).toBe(3);
+    // Version 3 brought the sliding windows; later versions keep them.
+    expect(SCHEMA_VERSION).toBeGreaterThanOrEqual(3);
     expect(await store.rateWindows.take('enroll:old', 1, MINUTE, T0)).toBe(0);
     expect(await store.rateWindows.take('enroll:old', 1, MINUTE, T0 + 1)).toBe(60);
     // A version-2 instance still running writes the columns it knows, and keeps working.
