@@ -188,9 +188,10 @@ export class FileStore implements Store {
   async insertPayment(payment: Payment, outbox: readonly Delivery[] = [], limits?: StorageLimits): Promise<InsertResult> {
     const conflict = this.index.insertConflict(payment);
     if (conflict) return conflict;
-    const refused = limits && storageRefusal(this.usage(payment.payeeId), recordBytes(payment), limits);
+    const bytes = recordBytes(payment);
+    const refused = limits && storageRefusal(this.usage(payment.payeeId), bytes, limits);
     if (refused) return refused;
-    await this.writePayment(payment, undefined, outbox);
+    await this.writePayment(payment, undefined, outbox, bytes);
     return 'inserted';
   }
 
@@ -205,12 +206,12 @@ export class FileStore implements Store {
    * Group commit: the change is in memory at once (a second create in the same turn sees its
    * merchant_ref_no), and in the log, with its deliveries, at the end of the turn.
    */
-  private async writePayment(payment: Payment, previous: Payment | undefined, outbox: readonly Delivery[]): Promise<void> {
+  private async writePayment(payment: Payment, previous: Payment | undefined, outbox: readonly Delivery[], bytes?: number): Promise<void> {
     let lines = encodeRecord({ t: 'payment', v: payment });
     for (const d of outbox) lines += encodeRecord({ t: 'delivery', v: d });
     // The deliveries go to memory once the change is written: a change undone by a failed write sends nothing.
     const written = this.log.change(lines, 1 + outbox.length, () => this.index.unapplyPayment(payment, previous), () => this.deliveries.memory.add(outbox));
-    this.index.applyPayment(payment);
+    this.index.applyPayment(payment, bytes);
     await written;
   }
 

@@ -145,9 +145,10 @@ export class MemoryIndex implements StoreReads {
     for (const key of merchant.apiKeys) this.merchantKeys.set(key, merchant.payeeId);
   }
 
-  applyPayment(payment: Payment): void {
+  /** Stores `payment`, of `bytes` stored bytes (storage-quota.ts; counted here when the caller has not). */
+  applyPayment(payment: Payment, bytes = recordBytes(payment)): void {
     const previous = this.payments.get(payment.id);
-    this.paymentBytes.add(payment.payeeId, recordBytes(payment) - (previous ? recordBytes(previous) : 0));
+    this.paymentBytes.add(payment.payeeId, bytes - (previous ? recordBytes(previous) : 0));
     if (!previous) {
       let order = this.paymentOrder.get(payment.payeeId);
       if (!order) this.paymentOrder.set(payment.payeeId, (order = []));

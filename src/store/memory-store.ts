@@ -48,9 +48,10 @@ export class MemoryStore extends MemoryIndex implements Store {
   async insertPayment(payment: Payment, outbox: readonly Delivery[] = [], limits?: StorageLimits): Promise<InsertResult> {
     const conflict = this.insertConflict(payment);
     if (conflict) return conflict;
-    const refused = limits && storageRefusal(this.usage(payment.payeeId), recordBytes(payment), limits);
+    const bytes = recordBytes(payment);
+    const refused = limits && storageRefusal(this.usage(payment.payeeId), bytes, limits);
     if (refused) return refused;
-    this.applyPayment(payment);
+    this.applyPayment(payment, bytes);
     this.deliveries.add(outbox);
     return 'inserted';
   }
