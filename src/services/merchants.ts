@@ -1,6 +1,4 @@
 /** Enrolment, keys, demo merchants, the per-merchant clock, and a merchant's deletion (by itself, or when idle). */
-import { sandboxFull } from '../store/storage-quota.js';
-import { sandboxFullError } from './storage-refusals.js';
 import { SandboxError } from '../domain/errors.js';
 import { findCurrency } from '../domain/currencies.js';
 import { newApiKey, newPayeeId, newSigningSalt } from '../domain/ids.js';
@@ -8,9 +6,11 @@ import { DEFAULT_SETTINGS } from '../domain/merchant.js';
 import type { Merchant, MerchantSettings } from '../domain/merchant.js';
 import { DAY_MS } from '../domain/transitions.js';
 import type { MerchantChange, MerchantErasure, Store } from '../store/store.js';
+import { sandboxFull } from '../store/storage-quota.js';
 import type { SandboxClock } from './clock.js';
 import type { SandboxConfig } from './config.js';
 import type { PeopleGenerator } from './people.js';
+import { sandboxFullError } from './storage-refusals.js';
 
 export interface EnrollInput {
   readonly name?: string;

@@ -291,7 +291,8 @@ export class PostgresStore implements Store {
       sql.begin(async (tx) => {
         const [row] = await tx<{ doc: string }[]>`SELECT doc FROM payreq_merchants WHERE payee_id = ${payeeId} FOR UPDATE`;
         const erased = (await tx`DELETE FROM payreq_payments WHERE payee_id = ${payeeId}`).count;
-        await tx`UPDATE payreq_storage SET payment_bytes = 0 WHERE payee_id = ${payeeId}`;
+        // Counted afresh, not set to 0: a create another instance committed meanwhile keeps its bytes.
+        await tx`UPDATE payreq_storage SET payment_bytes = (SELECT coalesce(sum(octet_length(doc)), 0) FROM payreq_payments WHERE payee_id = ${payeeId}) WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_journal WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}`;
