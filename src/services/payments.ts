@@ -17,6 +17,8 @@ import type { SandboxConfig } from './config.js';
 import type { MerchantService } from './merchants.js';
 import type { SandboxMetrics } from './metrics.js';
 import type { PeopleGenerator } from './people.js';
+import { createRefusedError } from './storage-refusals.js';
+import { recordBytes } from '../store/storage-quota.js';
 
 export interface CreatePaymentInput {
   /** The request body as sent, for the signature. */
@@ -87,7 +89,7 @@ export class PaymentService {
       productType: input.productType,
       currency,
       amountMinor: input.amountMinor,
-      metadata: input.metadata,
+      metadata: input.metadata === undefined ? undefined : JSON.stringify(input.metadata),
       now,
       ttlMs: merchant.settings.qrTtlSeconds * 1000,
     });
@@ -98,9 +100,13 @@ export class PaymentService {
 
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
-      const result = await this.store.insertPayment(payment, this.outbox(merchant, payment, payment.history));
+      const result = await this.store.insertPayment(payment, this.outbox(merchant, payment, payment.history), this.config.storage);
       this.metrics?.storeWrites.observe({ store: this.store.kind, operation: 'insert' }, (performance.now() - started) / 1000);
       if (result === 'inserted') break;
+      if (result === 'merchant_quota' || result === 'sandbox_budget') {
+        const usage = await this.store.storageUsage(merchant.payeeId);
+        throw createRefusedError(result, usage.merchantBytes, recordBytes(payment), this.config.storage);
+      }
       if (result === 'duplicate_ref') {
         const existing = await this.store.paymentByRef(merchant.payeeId, input.merchantRefNo);
         throw SandboxError.refused(
