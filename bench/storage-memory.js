@@ -38,7 +38,7 @@ export async function heapPerPayment(shape, kind, count) {
   const { newPaymentCode, newPaymentId, newPaymentToken } = await import('../dist/domain/ids.js');
   const { DEFAULT_SETTINGS } = await import('../dist/domain/merchant.js');
   const text = SHAPES[shape];
-  const merchant = { payeeId: 'M1', name: 'M1', city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeys: ['k1'], signingSalt: 's', settings: DEFAULT_SETTINGS, clockOffsetMs: 0, createdAt: 0 };
+  const merchant = { payeeId: 'M1', name: 'M1', city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeyHashes: ['k1'], signingSalt: 's', settings: DEFAULT_SETTINGS, clockOffsetMs: 0, createdAt: 0 };
   // As create makes it: parsed from the request, then kept as its own text ('tree' keeps the parsed object, as before SPEC 18).
   const payment = (i) => newPayment({
     id: newPaymentId(), token: newPaymentToken(), code: newPaymentCode(), payeeId: 'M1', merchantRefNo: `ref-${i}`, productType: 'QR_DYNAMIC',
