@@ -104,6 +104,7 @@ export const answers = {
   timeout: shared('Timeout', json('Injected by a timeout fault after the change was committed (the answer was held), or by error=504.', problemBody(504))),
   injected4xx: shared('InjectedClientError', json('Any status 400-499 injected by Sandbox-Fault error=<status> (or a fault rule): nothing was committed.', problemBody('4XX'))),
   injected5xx: shared('InjectedServerError', json('Any status 500-599 injected by Sandbox-Fault error=<status> or error-after-commit=<status> (or a fault rule).', problemBody('5XX'))),
+  uriTooLong: shared('UriTooLong', json('The path is over 2,048 characters (a path parameter far too long): answered before the key is checked.', problemBody(414))),
   methodNotAllowed: shared('MethodNotAllowed', json('The path exists, but not with this method; Allow lists the methods it serves.', problemBody(405), { headers: { Allow: headers.allow } })),
 } as const;
 
