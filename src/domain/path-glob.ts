@@ -24,13 +24,14 @@ interface GlobLine {
   readonly tail: string;
 }
 
-/** A literal piece between two stars, with its failure table (the longest border of each prefix). */
+/** A literal piece between two stars: its characters and failure table (the longest border of each prefix). */
 interface Piece {
-  readonly text: string;
+  readonly codes: Uint16Array;
   readonly failure: Int32Array;
 }
 
 const STAR = '*';
+const LINE_BREAK = /[\n\r\u2028\u2029]/;
 
 /** What `.` of a RegExp does not match. */
 function isLineBreak(c: number): boolean {
@@ -46,6 +47,18 @@ export function compileGlob(glob: string): CompiledGlob {
     lines.push(compileLine(glob.slice(start, i)));
     if (i < glob.length) breaks.push(glob.charCodeAt(i));
     start = i + 1;
+  }
+  const [only] = lines;
+  // Rule globs have no line break (the API refuses them): one native test replaces the scan.
+  if (lines.length === 1) {
+    return {
+      matches(path, steps) {
+        const counter = { count: path.length };
+        const matches = !LINE_BREAK.test(path) && lineMatches(only!, path, 0, path.length, counter);
+        if (steps) steps.count += counter.count;
+        return matches;
+      },
+    };
   }
   return {
     matches(path, steps) {
@@ -74,15 +87,18 @@ function compileLine(line: string): GlobLine {
   const pieces = parts
     .slice(1, -1)
     .filter((text) => text.length > 0)
-    .map((text) => ({ text, failure: failureTable(text) }));
+    .map((text) => {
+      const codes = Uint16Array.from(text, (_, i) => text.charCodeAt(i));
+      return { codes, failure: failureTable(codes) };
+    });
   return { exact: null, head: parts[0]!, pieces, tail: parts[parts.length - 1]! };
 }
 
-function failureTable(text: string): Int32Array {
-  const failure = new Int32Array(text.length);
-  for (let i = 1, k = 0; i < text.length; i++) {
-    while (k > 0 && text.charCodeAt(i) !== text.charCodeAt(k)) k = failure[k - 1]!;
-    if (text.charCodeAt(i) === text.charCodeAt(k)) k++;
+function failureTable(codes: Uint16Array): Int32Array {
+  const failure = new Int32Array(codes.length);
+  for (let i = 1, k = 0; i < codes.length; i++) {
+    while (k > 0 && codes[i] !== codes[k]) k = failure[k - 1]!;
+    if (codes[i] === codes[k]) k++;
     failure[i] = k;
   }
   return failure;
@@ -102,26 +118,33 @@ function lineMatches(line: GlobLine, path: string, from: number, end: number, co
   for (const piece of line.pieces) {
     const found = indexOfPiece(piece, path, at, limit, counter);
     if (found < 0) return false;
-    at = found + piece.text.length;
+    at = found + piece.codes.length;
   }
   return true;
 }
 
 /** Where `piece` first lies wholly within path[from, to), or -1: Knuth-Morris-Pratt, at most 2 × (to - from) steps. */
 function indexOfPiece(piece: Piece, path: string, from: number, to: number, counter: { count: number }): number {
-  const { text, failure } = piece;
+  const { codes, failure } = piece;
+  const length = codes.length;
   let k = 0;
+  let steps = 0;
+  let found = -1;
   for (let i = from; i < to; i++) {
     const c = path.charCodeAt(i);
-    counter.count++;
-    while (k > 0 && text.charCodeAt(k) !== c) {
+    while (k > 0 && codes[k] !== c) {
       k = failure[k - 1]!;
-      counter.count++;
+      steps++;
     }
-    if (text.charCodeAt(k) === c) k++;
-    if (k === text.length) return i - k + 1;
+    if (codes[k] === c) k++;
+    if (k === length) {
+      found = i - length + 1;
+      steps += i - from + 1;
+      break;
+    }
   }
-  return -1;
+  counter.count += found < 0 ? steps + to - from : steps;
+  return found;
 }
 
 /** Globs compiled so far; bounded, and a glob dropped from it is compiled again (in linear time) when next used. */

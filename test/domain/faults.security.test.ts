@@ -96,13 +96,13 @@ describe('fault-rule path globs against adversarial paths', () => {
     }
   });
 
-  it('a rule /*a*a*a*b leaves a GET of 3,000 a’s alone and still fires when the path ends in b', async () => {
+  it('a rule /*a*a*a*b leaves a GET of 2,000 a’s alone and still fires when the path ends in b', async () => {
     const sandbox = await quietSandbox();
     try {
       const added = await call(sandbox, 'POST', '/sandbox/v1/faults', { body: { match: { method: 'GET', path: '/*a*a*a*b' }, fault: 'error=503' } });
       expectEnvelope(added, 200);
-      expectEnvelope(await call(sandbox, 'GET', `${PREFIX}${'a'.repeat(3_000)}`), 404);
-      expectEnvelope(await call(sandbox, 'GET', `${PREFIX}${'a'.repeat(3_000)}b`), 503);
+      expectEnvelope(await call(sandbox, 'GET', `${PREFIX}${'a'.repeat(2_000)}`), 404);
+      expectEnvelope(await call(sandbox, 'GET', `${PREFIX}${'a'.repeat(2_000)}b`), 503);
     } finally {
       await sandbox.close();
     }
