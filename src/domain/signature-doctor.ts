@@ -201,10 +201,10 @@ const FIELD_CANDIDATES: readonly FieldsCandidate[] = [
 ];
 
 /**
- * The most text one diagnosis hashes, in characters: about a millisecond of SHA-512. A string to
- * sign under 8 KiB gets every way tried; a longer one the likeliest (fewest mistakes) first, as far as this goes.
+ * The most text one diagnosis hashes, in characters: under a millisecond of SHA-512. A string to
+ * sign under 4 KiB gets every way tried; a longer one the likeliest (fewest mistakes) first, as far as this goes.
  */
-export const DIAGNOSIS_TEXT_BUDGET = 512 * 1024;
+export const DIAGNOSIS_TEXT_BUDGET = 256 * 1024;
 
 export interface Diagnosis {
   /** The known mistakes that turn the body into the sign sent; null when none does (or the sign is right). */

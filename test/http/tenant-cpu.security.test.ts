@@ -16,8 +16,9 @@ import { serversPerTest } from '../support/processes.js';
 const ROUNDS = 3;
 const PHASE_MS = 1_000;
 const MAX_VICTIM_REQUESTS = 300;
+/** Three attacker connections at once: two of long-path GETs, one of hostile creates. */
 const GET_LOOPS = 2;
-const CREATE_LOOPS = 2;
+const CREATE_LOOPS = 1;
 
 interface Answered {
   readonly status: number;
@@ -132,16 +133,20 @@ describe('one merchant at the caps cannot stall another', () => {
     // Quiet and attacked phases alternate, so a machine whose load drifts weighs on both alike.
     const quiet: number[] = [];
     const loaded: number[] = [];
+    const rounds: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      quiet.push(...(await victim()));
-      loaded.push(...(await underAttack()));
+      const q = await victim();
+      const l = await underAttack();
+      quiet.push(...q);
+      loaded.push(...l);
+      rounds.push(`${p99(q).toFixed(0)}/${p99(l).toFixed(0)}/max ${Math.max(...l).toFixed(0)}`);
     }
     agent.destroy();
 
     const quietP99 = p99(quiet);
     const loadedP99 = p99(loaded);
     const bound = Math.max(5 * quietP99, quietP99 + 50);
-    const report = `quiet p99 ${quietP99.toFixed(1)} ms (${quiet.length} requests), under attack p99 ${loadedP99.toFixed(1)} ms (${loaded.length} requests), bound ${bound.toFixed(1)} ms; attacker sent ${gets} GETs and ${posts} creates: ${JSON.stringify([...statuses])}`;
+    const report = `quiet p99 ${quietP99.toFixed(1)} ms (${quiet.length} requests), under attack p99 ${loadedP99.toFixed(1)} ms (${loaded.length} requests), bound ${bound.toFixed(1)} ms; attacker sent ${gets} GETs and ${posts} creates: ${JSON.stringify([...statuses])}; rounds ${rounds.join(', ')}`;
     console.log(report);
     expect(loadedP99, report).toBeLessThanOrEqual(bound);
     // The attack really ran: long-path GETs matched against the rules (404), creates refused for the sign (401).
