@@ -33,6 +33,15 @@ interface Piece {
 const STAR = '*';
 const LINE_BREAK = /[\n\r\u2028\u2029]/;
 
+/** The last path looked at: a request's path is matched against each of a merchant's rules in turn. */
+let lastPath: string | undefined;
+let lastPathHasBreak = false;
+
+function hasLineBreak(path: string): boolean {
+  if (path !== lastPath) [lastPath, lastPathHasBreak] = [path, LINE_BREAK.test(path)];
+  return lastPathHasBreak;
+}
+
 /** What `.` of a RegExp does not match. */
 function isLineBreak(c: number): boolean {
   return c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029;
@@ -54,7 +63,7 @@ export function compileGlob(glob: string): CompiledGlob {
     return {
       matches(path, steps) {
         const counter = { count: path.length };
-        const matches = !LINE_BREAK.test(path) && lineMatches(only!, path, 0, path.length, counter);
+        const matches = !hasLineBreak(path) && lineMatches(only!, path, 0, path.length, counter);
         if (steps) steps.count += counter.count;
         return matches;
       },
