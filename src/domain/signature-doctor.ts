@@ -122,6 +122,8 @@ class FieldsWriter {
   private readonly sorted: readonly number[];
   /** Per field, per encoder and variant: the number of its piece. */
   private readonly slots: (number | undefined)[][];
+  /** Per field, per variant: its value as written before encoding (canonical JSON of an object is written once, not per encoder). */
+  private readonly written: (string | undefined)[][];
   private readonly pieces: string[] = [];
 
   constructor(private readonly body: Readonly<Record<string, unknown>>) {
@@ -129,6 +131,7 @@ class FieldsWriter {
     const names = this.names;
     this.sorted = names.map((_, i) => i).sort((a, b) => (names[a]! < names[b]! ? -1 : 1));
     this.slots = names.map(() => []);
+    this.written = names.map(() => []);
   }
 
   /** The pieces of the fields part written this way, as numbers. */
@@ -139,7 +142,7 @@ class FieldsWriter {
     for (const i of way.sentOrder ? this.names.keys() : this.sorted) {
       const name = this.names[i]!;
       const value = this.body[name];
-      if (includes(name, value, way)) out.push(this.piece(i, encoder * EMPTY_AS.length + variantOf(name, value, way), way));
+      if (includes(name, value, way)) out.push(this.piece(i, encoder, variantOf(name, value, way), way));
     }
     return out;
   }
@@ -155,12 +158,14 @@ class FieldsWriter {
     return length;
   }
 
-  private piece(field: number, slot: number, way: FieldsWay): number {
+  private piece(field: number, encoder: number, variant: number, way: FieldsWay): number {
     const slots = this.slots[field]!;
+    const slot = encoder * EMPTY_AS.length + variant;
     let n = slots[slot];
     if (n === undefined) {
       const name = this.names[field]!;
-      const text = `${name}=${way.encode(valueWritten(name, this.body[name], way))}`;
+      const written = (this.written[field]![variant] ??= valueWritten(name, this.body[name], way));
+      const text = `${name}=${way.encode(written)}`;
       // Equal to a piece of this field written another way: the same number.
       n = slots.find((other) => other !== undefined && this.pieces[other] === text);
       if (n === undefined) n = this.pieces.push(text) - 1;
