@@ -33,7 +33,7 @@ async function send(base: string, method: string, url: string, key: string, body
 
 /**
  * The attacker's request through node:http, its answer drained unread: the client work of the
- * attack (parsing 160 KB answers) must not delay the victim's requests in this same process.
+ * attack (parsing answers of about 70 KB) must not delay the victim's requests in this same process.
  */
 function attack(agent: Agent, base: string, method: string, url: string, key: string, body?: string): Promise<number> {
   return new Promise((resolve, reject) => {
