@@ -15,6 +15,7 @@ import { startRoundRobinProxy } from './lib/round-robin-proxy.js';
 import { seedStore } from './lib/seed.js';
 import { printTable } from './lib/report.js';
 import { soak } from './soak.js';
+import { scaleCommand } from './scale.js';
 import { checkTargets } from './lib/targets.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -120,6 +121,11 @@ async function main() {
     const result = await soak({ minutes, log: (line) => process.stderr.write(`${line}\n`) });
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(path.join(RESULTS, `soak-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(result, null, 2));
+    return;
+  }
+  if (process.argv.includes('--scale')) {
+    // The scale workload is its own run too (1,000 merchants, one minute): see bench/scale.js.
+    await scaleCommand(process.argv.slice(2));
     return;
   }
   const opts = parseArgs(process.argv.slice(2));
