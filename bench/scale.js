@@ -183,6 +183,7 @@ export async function scaleCommand(argv) {
     if (!/^\d+$/.test(given) || Number(given) < 1) throw new Error(`--${name} takes a whole number of at least 1, not ${JSON.stringify(given)}`);
     numbers[name] = Number(given);
   }
+  if (numbers.instances !== undefined && store !== 'postgres') throw new Error('--instances needs --store postgres: one file-store instance owns its data file');
   const log = (line) => process.stderr.write(`${line}\n`);
   const pg = store === 'postgres' ? await startBenchPostgres() : undefined;
   try {
