@@ -16,6 +16,7 @@ import { seedStore } from './lib/seed.js';
 import { printTable } from './lib/report.js';
 import { soak } from './soak.js';
 import { storageBench } from './storage-memory.js';
+import { scaleCommand } from './scale.js';
 import { checkTargets } from './lib/targets.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -130,6 +131,11 @@ async function main() {
     const result = await storageBench({ budgetMb });
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(path.join(RESULTS, `storage-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(result, null, 2));
+    return;
+  }
+  if (process.argv.includes('--scale')) {
+    // The scale workload is its own run too (1,000 merchants, one minute): see bench/scale.js.
+    await scaleCommand(process.argv.slice(2));
     return;
   }
   const opts = parseArgs(process.argv.slice(2));
