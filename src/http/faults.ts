@@ -39,7 +39,7 @@ function socketOf(c: Context<AppEnv>): Socket | undefined {
 }
 
 /** An injected status's seconds in Retry-After: a client rehearsing a 429 or 503 can honour it at once. */
-export const INJECTED_RETRY_AFTER_SECONDS = 1;
+const INJECTED_RETRY_AFTER_SECONDS = 1;
 
 /**
  * The headers /openapi.json declares for an injected status, so the rehearsal looks like the real
