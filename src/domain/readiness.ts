@@ -26,7 +26,7 @@ export interface RequestLine {
   readonly method: string;
   readonly path: string;
   readonly alias: boolean;
-  readonly status: number | 'dropped';
+  readonly status: number | 'dropped' | 'held';
   readonly fault: string | null;
   readonly idempotencyKey: string | null;
 }

@@ -42,7 +42,7 @@ export function createApp(services: Services): Hono<AppEnv> {
     await holdUntilWritten(c);
   });
   app.use('*', refuseLongPaths);
-  app.use('*', warnIgnoredFaultHeader);
+  app.use('*', warnIgnoredFaultHeader(servesMethod));
 
   bindRoute(app, serviceRoutes.livez, serviceHandlers.live());
   bindRoute(app, serviceRoutes.readyz, serviceHandlers.ready(services));
@@ -54,9 +54,13 @@ export function createApp(services: Services): Hono<AppEnv> {
   // The key is claimed before any fault runs: a repeat during an injected latency is "in progress".
   const idempotent = idempotentPosts(servesMethod);
 
+  // Filled once every route is known (answerWrongMethods): the Allow of an injected 405.
+  const allowByPath = new Map<string, string>();
+  const faults = injectFaults({ serves: servesMethod, allowOf: (c) => allowOf(c, allowByPath) });
+
   const api = publicApi(services.config.productTypes);
   for (const prefix of PUBLIC_PREFIXES) {
-    app.use(`${prefix}/*`, authenticate, journalRequests, limitRate, idempotent, injectFaults);
+    app.use(`${prefix}/*`, authenticate, journalRequests, limitRate, idempotent, faults);
     app.route(prefix, api);
   }
 
@@ -78,7 +82,7 @@ export function createApp(services: Services): Hono<AppEnv> {
 
   app.route('/sandbox', pagesRoutes());
 
-  answerWrongMethods(app);
+  answerWrongMethods(app, allowByPath);
 
   app.notFound((c) =>
     send(c, { code: Code.NOT_FOUND, description: `No route ${c.req.method} ${new URL(c.req.url).pathname}: see the README or GET /openapi.json for the routes.` }),
@@ -98,12 +102,22 @@ function servesMethod(c: Context<AppEnv>): boolean {
   return matchedRoutes(c).some((route) => route.method === method);
 }
 
+/** The methods the path of this request serves, as its 405 lists them in Allow. */
+function allowOf(c: Context<AppEnv>, allowByPath: ReadonlyMap<string, string>): string {
+  for (const route of matchedRoutes(c)) {
+    const allow = allowByPath.get(route.path);
+    if (allow !== undefined) return allow;
+  }
+  return '';
+}
+
 /**
  * Every known path answers 405 with an Allow header for the methods it does not serve. Not Hono's
  * methodNotAllowed middleware: it turns only answers with HTTP status 404 into 405, and with
  * SANDBOX_HTTP_STATUS=always-200 our 404 envelopes have status 200, so wrong methods would stay 404s.
+ * `allowByPath` gets each path's Allow.
  */
-function answerWrongMethods(app: Hono<AppEnv>): void {
+function answerWrongMethods(app: Hono<AppEnv>, allowByPath: Map<string, string>): void {
   const byPath = new Map<string, Set<string>>();
   const add = (method: string, path: string) => {
     let methods = byPath.get(path);
@@ -117,6 +131,7 @@ function answerWrongMethods(app: Hono<AppEnv>): void {
   for (const [path, methods] of byPath) {
     if (methods.has('GET')) methods.add('HEAD');
     const allow = [...methods].sort().join(', ');
+    allowByPath.set(path, allow);
     app.all(path, (c: Context<AppEnv>) =>
       send(
         c,

@@ -25,6 +25,8 @@ export interface AppEnv {
     bodyText: string | undefined;
     /** Keeps the answer as it stands as this request's idempotent answer: a committed-change fault calls it before spoiling the answer. */
     keepCommittedAnswer: (() => Promise<void>) | undefined;
+    /** Journals this request at once as held (http/middleware/journal.ts): a timeout fault calls it once the change is committed. */
+    journalHeld: (() => Promise<void>) | undefined;
     /** The faults applied to this request, for the journal. */
     fault: string | undefined;
     /** What a create or a status read answered: the readiness evidence takes it from here instead of parsing the bodies. */

@@ -10,6 +10,7 @@ import { isRefusal } from '../services/held-requests.js';
 import type { HeldPlace } from '../services/held-requests.js';
 import type { ResponseCode } from '../domain/codes.js';
 import type { AppEnv } from './context.js';
+import { holdUntilWritten } from './durable.js';
 import { send } from './envelope.js';
 
 /** Thrown in-process (no socket) for `drop`; the library turns it into a rejected fetch. */
@@ -37,32 +38,50 @@ function socketOf(c: Context<AppEnv>): Socket | undefined {
   return env?.incoming?.socket;
 }
 
-function injectedError(c: Context<AppEnv>, status: ResponseCode, committed: boolean): Response {
+/** An injected status's seconds in Retry-After: a client rehearsing a 429 or 503 can honour it at once. */
+const INJECTED_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * The headers /openapi.json declares for an injected status, so the rehearsal looks like the real
+ * answer: Retry-After with a 429 or 503, Allow (the methods of the path, `allow`) with a 405.
+ */
+export function injectedHeaders(status: ResponseCode, allow: string): Record<string, string> {
+  if (status === 429 || status === 503) return { 'Retry-After': String(INJECTED_RETRY_AFTER_SECONDS) };
+  return status === 405 ? { Allow: allow } : {};
+}
+
+function injectedError(c: Context<AppEnv>, status: ResponseCode, committed: boolean, headers: Record<string, string>): Response {
   const what = committed
     ? 'the change WAS committed; query the payment status to learn the outcome'
     : 'nothing was committed; the request can be retried';
-  return send(c, { code: status, description: `Injected fault: this request answers ${status} by a sandbox fault (${what}).` });
+  return send(c, { code: status, description: `Injected fault: this request answers ${status} by a sandbox fault (${what}).` }, headers);
 }
 
 /**
  * `error=`: answers before anything runs. The hook that keeps the answer for the request's
  * Idempotency-Key is withdrawn, so this answer, whatever its status, is not kept and a retry runs.
  */
-export function answerBeforeCommit(c: Context<AppEnv>, status: ResponseCode): Response {
+export function answerBeforeCommit(c: Context<AppEnv>, status: ResponseCode, headers: Record<string, string>): Response {
   c.set('keepCommittedAnswer', undefined);
-  return injectedError(c, status, false);
+  return injectedError(c, status, false, headers);
 }
 
 /** `error-after-commit=`: the committed answer is kept for a retry with the same Idempotency-Key, then spoiled. */
-export async function spoilCommittedAnswer(c: Context<AppEnv>, status: ResponseCode): Promise<Response> {
+export async function spoilCommittedAnswer(c: Context<AppEnv>, status: ResponseCode, headers: Record<string, string>): Promise<Response> {
   await c.get('keepCommittedAnswer')?.();
-  return injectedError(c, status, true);
+  return injectedError(c, status, true, headers);
 }
 
 /** After the change is committed: hold the answer, or close the connection without one. */
 export async function applyCommittedFault(c: Context<AppEnv>, fault: 'timeout' | 'drop'): Promise<Response> {
+  const answer = c.get('responseBody');
   // The change is committed: a retry with the same Idempotency-Key gets the answer this one would have had.
   await c.get('keepCommittedAnswer')?.();
+  await holdUntilWritten(c);
+  // The write failed and was undone (its 500 replaced the answer): with nothing committed, that 500 is the truth.
+  if (c.get('responseBody') !== answer) return c.res;
+  // Journaled now, as held: an integration that gave up sees it through any instance (SPEC 19).
+  if (fault === 'timeout') await c.get('journalHeld')?.();
   const socket = socketOf(c);
   if (fault === 'drop') {
     if (!socket) throw new DroppedConnection();

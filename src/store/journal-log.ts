@@ -16,7 +16,7 @@ export interface JournalEntry {
   readonly path: string;
   /** The call used /v1/... without /openapi, which only one sample of the interface shows. */
   readonly alias: boolean;
-  readonly status: number | 'dropped';
+  readonly status: number | 'dropped' | 'held';
   readonly code: number | null;
   readonly requestBody: string | null;
   readonly responseBody: string | null;

@@ -55,10 +55,10 @@ describe('request journal', () => {
     expect(entry).toMatchObject({ status: 502, fault: 'latency=1, error-after-commit=502' });
   });
 
-  it('records a magic amount and a Sandbox-Fault header of the same request, both', async () => {
+  it('records a magic amount and a Sandbox-Fault header of the same request, both, in the order applied', async () => {
     await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', createBody({ amount: 900.01 }), { 'Sandbox-Fault': 'latency=1' }));
     const [entry] = await journal('?limit=1');
-    expect(entry).toMatchObject({ status: 500, fault: 'error=500 (magic amount 900.01), latency=1' });
+    expect(entry).toMatchObject({ status: 500, fault: 'latency=1, error=500 (magic amount 900.01)' });
   });
 
   it('masks sign in request bodies', async () => {

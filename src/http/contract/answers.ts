@@ -29,13 +29,13 @@ export const headers = {
   }),
   retryAfter: header('RetryAfter', { description: 'Seconds to wait before the next request.', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } }),
   retryAfterWhenStore: header('RetryAfterStore', {
-    description: 'Seconds to wait: sent when the store is unreachable, not with an injected 503.',
+    description: 'Seconds to wait: sent when the store is unreachable (2), and with a 503 injected by Sandbox-Fault or a fault rule (1); not with the magic amount 900.02.',
     required: false,
     schema: { type: 'string', pattern: '^[0-9]+$' },
   }),
   allow: header('Allow', { description: 'The methods this path serves.', required: true, schema: { type: 'string', pattern: '^[A-Z]+(, [A-Z]+)*$' } }),
   sandboxWarning: header('SandboxWarning', {
-    description: 'Unknown body fields that were ignored, each named (with a "did you mean" when it looks like a typo).',
+    description: 'Unknown body fields that were ignored, each named (with a "did you mean" when it looks like a typo); a Sandbox-Fault header that was ignored, and why.',
     required: false,
     schema: { type: 'string' },
   }),
@@ -93,7 +93,14 @@ export const answers = {
   notFound: shared('NotFound', json('No such payment (or one of another merchant), or no such item.', problemBody(404))),
   tooLarge: shared('TooLarge', json('The body is over 64 KiB.', problemBody(413))),
   unsupportedMediaType: shared('UnsupportedMediaType', json('A body sent without Content-Type: application/json (UTF-8).', problemBody(415))),
-  rateLimited: shared('RateLimited', json("Over the merchant's requests-per-second limit, or (public routes) over the 32 requests it may have held at once by latency or timeout faults.", problemBody(429), { headers: { 'Retry-After': headers.retryAfter } })),
+  rateLimited: shared(
+    'RateLimited',
+    json(
+      "Over the merchant's requests-per-second limit, or (public routes) over the 32 requests it may have held at once by latency or timeout faults, or a 429 injected by a fault (then Retry-After is 1).",
+      problemBody(429),
+      { headers: { 'Retry-After': headers.retryAfter } },
+    ),
+  ),
   internal: shared('Internal', json('Internal error, or the data file could not be written: nothing was changed.', problemBody(500))),
   storeUnavailable: shared(
     'Unavailable',
@@ -103,6 +110,12 @@ export const answers = {
   ),
   timeout: shared('Timeout', json('Injected by a timeout fault after the change was committed (the answer was held), or by error=504.', problemBody(504))),
   injected4xx: shared('InjectedClientError', json('Any status 400-499 injected by Sandbox-Fault error=<status> (or a fault rule): nothing was committed.', problemBody('4XX'))),
+  injectedMethodNotAllowed: shared(
+    'InjectedMethodNotAllowed',
+    json('A 405 injected by Sandbox-Fault error=405 (or a fault rule), nothing committed; Allow lists the methods this path serves, as a real 405 does.', problemBody(405), {
+      headers: { Allow: headers.allow },
+    }),
+  ),
   injected5xx: shared('InjectedServerError', json('Any status 500-599 injected by Sandbox-Fault error=<status> or error-after-commit=<status> (or a fault rule).', problemBody('5XX'))),
   requestTimeout: shared(
     'RequestTimeout',
@@ -125,5 +138,8 @@ export const KEYED_ANSWERS = { 401: answers.unauthenticated, 429: answers.rateLi
 /** Every route that reads a JSON body. */
 export const BODY_ANSWERS = { 400: answers.invalid, 413: answers.tooLarge, 415: answers.unsupportedMediaType } as const;
 
-/** The public routes, where Sandbox-Fault and fault rules inject answers. */
-export const FAULT_ANSWERS = { 504: answers.timeout, '4XX': answers.injected4xx, '5XX': answers.injected5xx } as const;
+/**
+ * The public routes, where Sandbox-Fault and fault rules inject answers, with the headers of the
+ * status (http/faults.ts injectedHeaders): 429 and 503 (Retry-After) are declared with the keyed answers.
+ */
+export const FAULT_ANSWERS = { 405: answers.injectedMethodNotAllowed, 504: answers.timeout, '4XX': answers.injected4xx, '5XX': answers.injected5xx } as const;

@@ -150,11 +150,10 @@ class DocumentBuilder {
   /** What a method the path does not serve answers: 405, or what the path's middleware answers first. */
   notAllowed(method: string, path: string, served: readonly RouteContract[]): Json {
     const keyed = served.some((r) => r.access === 'key');
-    const faults = served.some((r) => r.responses['5XX']);
     const statuses: Partial<Record<StatusKey, AnswerContract>> = { 405: answers.methodNotAllowed, ...SERVER_ANSWERS };
     if (keyed) Object.assign(statuses, { 429: answers.rateLimited, 500: answers.internal, 503: answers.storeUnavailable });
     if (keyed && method === 'post') Object.assign(statuses, { 400: answers.invalid, 402: answers.refused, 413: answers.tooLarge });
-    if (faults) Object.assign(statuses, { 400: answers.invalid, 504: answers.timeout, '4XX': answers.injected4xx, '5XX': answers.injected5xx });
+    // No fault applies to a method the path does not serve (middleware/faults.ts): it answers its 405.
     const responses: Json = {};
     const all = withLongPathAnswer(statuses, path);
     for (const status of sortedStatuses(all)) responses[String(status)] = this.answer(all[status]!, {});

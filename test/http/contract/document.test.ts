@@ -88,18 +88,22 @@ describe('the OpenAPI document', () => {
   it('declares every status a public route can answer, faults included, with their headers', () => {
     for (const prefix of ['/openapi/v1', '/v1']) {
       const create = op('post', `${prefix}/payments/payment`);
-      expect(Object.keys(create.responses)).toEqual(['200', '400', '401', '402', '408', '413', '415', '429', '431', '500', '503', '504', '4XX', '5XX']);
+      expect(Object.keys(create.responses)).toEqual(['200', '400', '401', '402', '405', '408', '413', '415', '429', '431', '500', '503', '504', '4XX', '5XX']);
       expect(create.parameters.map((p: Json) => p.name)).toEqual(['Sandbox-Fault', 'Idempotency-Key']);
       const unauthenticated = answer('post', `${prefix}/payments/payment`, '401').content['application/json'].schema;
       expect(Object.keys(unauthenticated.properties)).toEqual(['code', 'description', 'string_to_sign', 'signature_hint']);
-      expect(Object.keys(op('get', `${prefix}/payments/payment/{payment_id}`).responses)).toEqual(['200', '400', '401', '404', '408', '414', '429', '431', '500', '503', '504', '4XX', '5XX']);
-      expect(Object.keys(op('head', `${prefix}/payments/payment/{payment_id}`).responses)).toEqual(['200', '400', '401', '404', '408', '414', '429', '431', '500', '503', '504', '4XX', '5XX']);
+      expect(Object.keys(op('get', `${prefix}/payments/payment/{payment_id}`).responses)).toEqual(['200', '400', '401', '404', '405', '408', '414', '429', '431', '500', '503', '504', '4XX', '5XX']);
+      expect(Object.keys(op('head', `${prefix}/payments/payment/{payment_id}`).responses)).toEqual(['200', '400', '401', '404', '405', '408', '414', '429', '431', '500', '503', '504', '4XX', '5XX']);
       expect(op('head', `${prefix}/payments/payment/{payment_id}`).responses['200'].content).toBeUndefined();
       // Only a path with a parameter can be sent over 2,048 characters.
       expect(op('delete', `${prefix}/payments/payment/{payment_id}`).responses).toHaveProperty('414');
     }
     expect(resolve(answer('post', '/openapi/v1/payments/payment', '429').headers['Retry-After']).required).toBe(true);
     expect(resolve(answer('post', '/openapi/v1/payments/payment', '503').headers['Retry-After']).required).toBe(false);
+    // An injected 405 carries the path's Allow like a real one.
+    expect(resolve(answer('post', '/openapi/v1/payments/payment', '405').headers.Allow).required).toBe(true);
+    // A method the path does not serve meets no fault: its 405 is all it answers besides the key's and the server's.
+    expect(Object.keys(op('put', '/openapi/v1/payments/payment').responses)).toEqual(['405', '408', '429', '431', '500', '503']);
     expect(op('get', '/sandbox/v1/clock').responses).toHaveProperty('429');
     expect(op('post', '/sandbox/v1/clock/advance').responses).toHaveProperty('413');
     expect(op('post', '/sandbox/v1/clock/advance').responses).toHaveProperty('415');

@@ -15,13 +15,15 @@ export const entryViewSchema = z.object({
   path: z.string(),
   alias: z.boolean().meta({ description: 'Called under /v1 without /openapi' }),
   note: z.string().optional(),
-  status: z.union([z.number().int(), z.literal('dropped')]),
+  status: z.union([z.number().int(), z.enum(['dropped', 'held'])]).meta({
+    description: 'The HTTP status answered; "dropped" when a drop fault closed the connection; "held" when a timeout fault holds the answer (journaled once the change is committed, response_body then the answer held back)',
+  }),
   code: z.number().int().nullable(),
   latency_ms: z.number(),
   fault: z.string().nullable(),
   warnings: z.array(z.string()),
   request_body: z.unknown().meta({ description: 'As sent (secrets masked); a string when it was not JSON; null when none was read' }),
-  response_body: z.unknown().meta({ description: 'As answered (secrets masked); null when dropped' }),
+  response_body: z.unknown().meta({ description: 'As answered (secrets masked); null when dropped; when held, the answer held back' }),
 }).meta({ id: 'JournalEntry' });
 
 export const list = defineRoute({

@@ -1,0 +1,76 @@
+/** A create whose answer a timeout fault holds, and the journal read while it is held (SPEC 19). */
+import { expect } from 'vitest';
+import { until } from './until.js';
+
+export type Fetch = (request: Request) => Promise<Response>;
+
+export interface HeldCreate {
+  /** The create's Request-Id, which names its journal entry. */
+  readonly requestId: string;
+  /** True once the client has an answer or has given up. */
+  readonly settled: () => boolean;
+  /** The client gives up; resolves once its fetch has settled. */
+  giveUp(): Promise<void>;
+  /** What the client got: a status, or 'lost'. */
+  readonly outcome: Promise<number | 'lost'>;
+}
+
+let held = 0;
+
+/** Sends a create through `fetch` (in-process or over a socket at `base`) that a fault or the amount holds. */
+export function holdCreate(fetch: Fetch, base: string, key: string, body: Record<string, unknown>, headers: Record<string, string> = {}): HeldCreate {
+  const requestId = `held-${process.pid}-${++held}`;
+  const controller = new AbortController();
+  let settled = false;
+  const outcome = fetch(
+    new Request(`${base}/openapi/v1/payments/payment`, {
+      method: 'POST',
+      headers: { 'Service-Api-Key': key, 'Content-Type': 'application/json', 'Request-Id': requestId, ...headers },
+      body: JSON.stringify(body),
+      signal: controller.signal,
+    }),
+  ).then(
+    (res) => {
+      settled = true;
+      return res.status;
+    },
+    () => {
+      settled = true;
+      return 'lost' as const;
+    },
+  );
+  return {
+    requestId,
+    settled: () => settled,
+    outcome,
+    async giveUp() {
+      controller.abort();
+      await outcome;
+    },
+  };
+}
+
+export interface JournalEntryView {
+  readonly request_id: string | null;
+  readonly status: number | string;
+  readonly code: number | null;
+  readonly fault: string | null;
+  readonly latency_ms: number;
+  readonly response_body: Record<string, unknown> | null;
+  readonly request_body: Record<string, unknown> | null;
+}
+
+/** The journal entries of one request, read through `fetch` (any instance). */
+export async function entriesOf(fetch: Fetch, base: string, key: string, requestId: string): Promise<JournalEntryView[]> {
+  const res = await fetch(new Request(`${base}/sandbox/v1/requests?method=POST&limit=500`, { headers: { 'Service-Api-Key': key } }));
+  expect(res.status).toBe(200);
+  const { requests } = (await res.json()) as { requests: JournalEntryView[] };
+  return requests.filter((e) => e.request_id === requestId);
+}
+
+/** Waits (bounded) for the held entry of `create` to be readable through `fetch`, while the create is still held. */
+export async function heldEntry(fetch: Fetch, base: string, key: string, create: HeldCreate): Promise<JournalEntryView> {
+  const entry = await until(async () => (await entriesOf(fetch, base, key, create.requestId))[0], `the journal entry of ${create.requestId}`, 10_000, 20);
+  expect(create.settled(), 'the answer is still held when its entry is read').toBe(false);
+  return entry;
+}
