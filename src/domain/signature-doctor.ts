@@ -3,87 +3,71 @@
  * it wrong and name the mistakes whose result equals the sign sent. Pure: no I/O, no HTTP.
  */
 import { createHash } from 'node:crypto';
+import { floatText, httpBuildQuery, jsonWritten, phpRawurlencode, phpUrlencode } from './language-writers.js';
+import type { JsonStyle } from './language-writers.js';
 import { isLeftOut, signedValueText } from './signature.js';
+import { SIGNATURE_MISTAKES } from './signature-mistakes.js';
+import type { SignatureMistake, SignatureMistakeId } from './signature-mistakes.js';
 
-export type SignatureMistakeId =
-  | 'uppercase-hex'
-  | 'sha256'
-  | 'base64-digest'
-  | 'form-encoding'
-  | 'values-not-encoded'
-  | 'fields-in-sent-order'
-  | 'amount-not-two-decimals'
-  | 'metadata-keys-unsorted'
-  | 'sign-fields-included'
-  | 'empty-fields-included'
-  | 'salt-missing'
-  | 'salt-without-ampersand';
-
-export interface SignatureMistake {
-  readonly id: SignatureMistakeId;
-  /** What the integration did, in one sentence. */
-  readonly mistake: string;
-  /** What to do instead. */
-  readonly fix: string;
-}
-
-/** The catalogue. No text quotes the request or the salt, so a hint never carries either. */
-export const SIGNATURE_MISTAKES: Readonly<Record<SignatureMistakeId, SignatureMistake>> = {
-  'uppercase-hex': { id: 'uppercase-hex', mistake: 'the hex digest is written in upper case', fix: "write it in lower case (digest('hex') as it is, no toUpperCase(); %02x, not %02X)" },
-  sha256: { id: 'sha256', mistake: 'the digest is SHA-256', fix: 'hash with SHA-512: sign is 128 hex characters' },
-  'base64-digest': { id: 'base64-digest', mistake: 'the digest is written in base64', fix: 'write the SHA-512 digest as lowercase hex' },
-  'form-encoding': {
-    id: 'form-encoding',
-    mistake: 'values are form-encoded (space as +, as URLSearchParams, PHP urlencode or Java URLEncoder write them)',
-    fix: "encode each value exactly as JavaScript's encodeURIComponent: space as %20, letters, digits and - _ . ! ~ * ' ( ) left as they are (PHP rawurlencode)",
-  },
-  'values-not-encoded': { id: 'values-not-encoded', mistake: 'values are written without percent-encoding', fix: "percent-encode each value as JavaScript's encodeURIComponent does" },
-  'fields-in-sent-order': { id: 'fields-in-sent-order', mistake: 'fields are joined in the order of the body instead of sorted by name', fix: 'sort the fields by name before joining them' },
-  'amount-not-two-decimals': {
-    id: 'amount-not-two-decimals',
-    mistake: 'amount is written as the number prints (25 or 10.5) instead of with two decimals',
-    fix: 'write amount with exactly two decimals (amount.toFixed(2): 25.00, 10.50)',
-  },
-  'metadata-keys-unsorted': {
-    id: 'metadata-keys-unsorted',
-    mistake: 'metadata is written with its keys in their own order (plain JSON.stringify)',
-    fix: 'write metadata as compact JSON with the keys sorted at every level',
-  },
-  'sign-fields-included': { id: 'sign-fields-included', mistake: 'sign_type (or an empty sign) is part of the string to sign', fix: 'leave sign_type and sign out of the string to sign' },
-  'empty-fields-included': { id: 'empty-fields-included', mistake: 'fields whose value is null, "" or {} are part of the string to sign', fix: 'leave out every field whose value is null, "" or {}' },
-  'salt-missing': { id: 'salt-missing', mistake: 'the signing salt is not appended', fix: 'append "&" and your signing salt to the end of the string' },
-  'salt-without-ampersand': { id: 'salt-without-ampersand', mistake: 'the signing salt is appended without "&" before it', fix: 'join the salt with "&": ...&product_type=...&<signing_salt>' },
-};
+export { SIGNATURE_MISTAKES };
+export type { SignatureMistake, SignatureMistakeId };
 
 /** One way of writing the fields part of the string to sign; the default way is the right one. */
 interface FieldsWay {
   readonly encode: (text: string) => string;
   readonly sentOrder: boolean;
   readonly amountAsSent: boolean;
-  readonly objectsAsSent: boolean;
+  /** How objects (metadata) and other numbers are written: an index into JSON_STYLES, 0 the right way. */
+  readonly json: number;
+  readonly booleans: 'json' | 'python' | 'php';
   readonly signFields: 'none' | 'sign_type' | 'both';
   readonly emptyAs: 'left-out' | 'empty' | 'text';
 }
 
-const RIGHT_WAY: FieldsWay = { encode: encodeURIComponent, sentOrder: false, amountAsSent: false, objectsAsSent: false, signFields: 'none', emptyAs: 'left-out' };
+const RIGHT_WAY: FieldsWay = { encode: encodeURIComponent, sentOrder: false, amountAsSent: false, json: 0, booleans: 'json', signFields: 'none', emptyAs: 'left-out' };
+
+const JSON_FLAGS: Readonly<Record<keyof JsonStyle, SignatureMistakeId>> = {
+  unsorted: 'metadata-keys-unsorted',
+  unicodeEscaped: 'json-unicode-escaped',
+  spaced: 'json-spaced-separators',
+  slashesEscaped: 'json-escaped-slashes',
+  wholeAsFloat: 'numbers-with-fraction',
+};
+/** The JSON mistakes alone and as Python's json.dumps and PHP's json_encode make them together (index 0: RFC 8785). */
+const JSON_STYLES: readonly { readonly style: JsonStyle; readonly ids: readonly SignatureMistakeId[] }[] = (
+  [
+    [],
+    ['unsorted'],
+    ['unicodeEscaped'],
+    ['spaced'],
+    ['slashesEscaped'],
+    ['wholeAsFloat'],
+    ['spaced', 'unicodeEscaped'],
+    ['spaced', 'unicodeEscaped', 'wholeAsFloat'],
+    ['spaced', 'unicodeEscaped', 'unsorted'],
+    ['spaced', 'unicodeEscaped', 'unsorted', 'wholeAsFloat'],
+    ['spaced', 'wholeAsFloat'],
+    ['unicodeEscaped', 'wholeAsFloat'],
+    ['slashesEscaped', 'unicodeEscaped'],
+    ['slashesEscaped', 'unicodeEscaped', 'unsorted'],
+  ] as const
+).map((flags: readonly (keyof JsonStyle)[]) => ({ style: Object.fromEntries(flags.map((f) => [f, true])), ids: flags.map((f) => JSON_FLAGS[f]) }));
 
 const formEncode = (text: string): string => new URLSearchParams([['', text]]).toString().slice(1);
 const plusForSpace = (text: string): string => encodeURIComponent(text).replace(/%20/g, '+');
-/** PHP urlencode: everything but letters, digits and - _ . is escaped, space as +. */
-const phpUrlencode = (text: string): string =>
-  encodeURIComponent(text)
-    .replace(/[!'()*~]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`)
-    .replace(/%20/g, '+');
 
-/** Each mistake in the fields part, with the ways clients are seen to make it. */
-const FIELD_MISTAKES: readonly { readonly id: SignatureMistakeId; readonly ways: readonly Partial<FieldsWay>[] }[] = [
-  { id: 'form-encoding', ways: [{ encode: formEncode }, { encode: plusForSpace }, { encode: phpUrlencode }] },
-  { id: 'fields-in-sent-order', ways: [{ sentOrder: true }] },
-  { id: 'amount-not-two-decimals', ways: [{ amountAsSent: true }] },
-  { id: 'metadata-keys-unsorted', ways: [{ objectsAsSent: true }] },
-  { id: 'sign-fields-included', ways: [{ signFields: 'sign_type' }, { signFields: 'both' }] },
-  { id: 'empty-fields-included', ways: [{ emptyAs: 'empty' }, { emptyAs: 'text' }] },
-  { id: 'values-not-encoded', ways: [{ encode: (text) => text }] },
+/** Each mistake in the fields part (or several made together), with the ways clients are seen to make it. */
+// A JSON mistake is tried with another only where it is seen with it (pairs: json with the first four), to keep a diagnosis cheap.
+const FIELD_MISTAKES: readonly { readonly ids: readonly SignatureMistakeId[]; readonly ways: readonly Partial<FieldsWay>[]; readonly json?: 'is' | 'pairs' }[] = [
+  { ids: ['form-encoding'], ways: [{ encode: formEncode }, { encode: plusForSpace }, { encode: phpUrlencode }], json: 'pairs' },
+  { ids: ['php-rawurlencode'], ways: [{ encode: phpRawurlencode }], json: 'pairs' },
+  { ids: ['fields-in-sent-order'], ways: [{ sentOrder: true }], json: 'pairs' },
+  { ids: ['amount-not-two-decimals'], ways: [{ amountAsSent: true }], json: 'pairs' },
+  ...JSON_STYLES.slice(1).map(({ ids }, i) => ({ ids, ways: [{ json: i + 1 }], json: 'is' as const })),
+  { ids: ['booleans-not-true-false'], ways: [{ booleans: 'python' as const }, { booleans: 'php' as const }] },
+  { ids: ['sign-fields-included'], ways: [{ signFields: 'sign_type' }, { signFields: 'both' }] },
+  { ids: ['empty-fields-included'], ways: [{ emptyAs: 'empty' }, { emptyAs: 'text' }] },
+  { ids: ['values-not-encoded'], ways: [{ encode: (text) => text }] },
 ];
 
 function valueWritten(name: string, value: unknown, way: FieldsWay): string {
@@ -91,7 +75,10 @@ function valueWritten(name: string, value: unknown, way: FieldsWay): string {
   if (name === 'sign') return '';
   if (isLeftOut(value)) return way.emptyAs === 'text' ? (typeof value === 'object' ? JSON.stringify(value) : String(value)) : '';
   if (name === 'amount' && way.amountAsSent && typeof value === 'number') return String(value);
-  if (value !== null && typeof value === 'object' && way.objectsAsSent) return JSON.stringify(value);
+  const { style } = JSON_STYLES[way.json]!;
+  if (value !== null && typeof value === 'object' && way.json !== 0) return jsonWritten(value, style);
+  if (name !== 'amount' && typeof value === 'number' && style.wholeAsFloat) return floatText(value);
+  if (typeof value === 'boolean' && way.booleans !== 'json') return way.booleans === 'python' ? (value ? 'True' : 'False') : value ? '1' : '';
   return signedValueText(name, value);
 }
 
@@ -99,7 +86,8 @@ function valueWritten(name: string, value: unknown, way: FieldsWay): string {
 function variantOf(name: string, value: unknown, way: FieldsWay): string {
   if (isLeftOut(value)) return way.emptyAs;
   if (name === 'amount') return String(way.amountAsSent);
-  return typeof value === 'object' ? String(way.objectsAsSent) : '';
+  if (typeof value === 'boolean') return way.booleans;
+  return typeof value === 'object' || typeof value === 'number' ? String(way.json) : '';
 }
 
 function includes(name: string, value: unknown, way: FieldsWay): boolean {
@@ -147,9 +135,24 @@ function digestOf(sign: string): { algorithm: 'sha512' | 'sha256'; encoding: 'he
   return null;
 }
 
+/** The mistakes that change something in this body: a JSON style only where it writes the body unlike every style with fewer mistakes. */
+function mistakesFor(body: Readonly<Record<string, unknown>>): typeof FIELD_MISTAKES {
+  const values = Object.entries(body).filter(([name, v]) => name !== 'amount' && !isLeftOut(v) && (typeof v === 'object' || typeof v === 'number'));
+  const booleans = Object.values(body).some((v) => typeof v === 'boolean');
+  const written = new Set<string>();
+  const styles = new Set<number>();
+  JSON_STYLES.forEach(({ style }, i) => {
+    const text = values.map(([, v]) => (typeof v === 'number' ? (style.wholeAsFloat ? floatText(v) : String(v)) : jsonWritten(v, style))).join('\n');
+    if (!written.has(text)) styles.add(i);
+    written.add(text);
+  });
+  return FIELD_MISTAKES.filter((m) => (m.json !== 'is' || styles.has(m.ways[0]!.json!)) && (booleans || !m.ids.includes('booleans-not-true-false')));
+}
+
 /** The fields parts to try, fewest mistakes first: the right one, each mistake, each pair. */
 function fieldCandidates(body: Readonly<Record<string, unknown>>): { text: string; mistakes: SignatureMistakeId[] }[] {
   const write = fieldsWriter(body);
+  const mistakes = mistakesFor(body);
   const seen = new Set<string>();
   const out: { text: string; mistakes: SignatureMistakeId[] }[] = [];
   const add = (patch: Partial<FieldsWay>, mistakes: SignatureMistakeId[]) => {
@@ -160,14 +163,26 @@ function fieldCandidates(body: Readonly<Record<string, unknown>>): { text: strin
     out.push({ text, mistakes });
   };
   add({}, []);
-  for (const m of FIELD_MISTAKES) for (const way of m.ways) add(way, [m.id]);
-  for (let i = 0; i < FIELD_MISTAKES.length; i++) {
-    for (let j = i + 1; j < FIELD_MISTAKES.length; j++) {
-      const a = FIELD_MISTAKES[i]!;
-      const b = FIELD_MISTAKES[j]!;
-      for (const wa of a.ways) for (const wb of b.ways) add({ ...wa, ...wb }, [a.id, b.id]);
+  for (const m of mistakes) for (const way of m.ways) add(way, [...m.ids]);
+  for (let i = 0; i < mistakes.length; i++) {
+    for (let j = i + 1; j < mistakes.length; j++) {
+      const a = mistakes[i]!;
+      const b = mistakes[j]!;
+      if ((a.json === 'is' || b.json === 'is') && !(a.json === 'pairs' || b.json === 'pairs')) continue;
+      for (const wa of a.ways) for (const wb of b.ways) add({ ...wa, ...wb }, [...a.ids, ...b.ids]);
     }
   }
+  // http_build_query writes the whole fields part its own way (amount as the integration formatted it, two decimals or not).
+  const amount = typeof body.amount === 'number' ? signedValueText('amount', body.amount) : undefined;
+  for (const order of ['sorted', 'sorted-nested', 'sent'] as const) {
+    for (const amountText of [amount, undefined]) {
+      const mistakes: SignatureMistakeId[] = ['php-http-build-query', ...(order === 'sent' ? ['fields-in-sent-order' as const] : []), ...(amountText ? [] : ['amount-not-two-decimals' as const])];
+      const text = httpBuildQuery(body, amountText, order);
+      if (!seen.has(text)) out.push({ text, mistakes });
+      seen.add(text);
+    }
+  }
+  if (process.env.DOCTOR_COUNT) console.log("candidates", out.length);
   return out;
 }
 
@@ -209,7 +224,8 @@ export function signatureHint(mistakes: readonly SignatureMistake[] | null): str
   if (!mistakes || mistakes.length === 0) {
     return (
       'No known mistake matches this sign (checked: upper-case hex, SHA-256 or base64 digest, form encoding with +, unencoded values, fields in the order sent, ' +
-      'amount without two decimals, unsorted metadata keys, sign_type or sign in the string, empty fields included, salt missing or appended without &). ' +
+      'amount without two decimals, unsorted metadata keys, metadata JSON with \\uXXXX escapes, ", " separators, \\/ or 7.0, booleans as True or 1, PHP rawurlencode or http_build_query, ' +
+      'sign_type or sign in the string, empty fields included, salt missing or appended without &). ' +
       'Compare your string to sign with string_to_sign (the salt shown as <signing_salt>) character by character; if they are equal, check the salt you append.'
     );
   }
