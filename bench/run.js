@@ -15,6 +15,8 @@ import { startRoundRobinProxy } from './lib/round-robin-proxy.js';
 import { seedStore } from './lib/seed.js';
 import { printTable } from './lib/report.js';
 import { soak } from './soak.js';
+import { storageBench } from './storage-memory.js';
+import { scaleCommand } from './scale.js';
 import { checkTargets } from './lib/targets.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -120,6 +122,20 @@ async function main() {
     const result = await soak({ minutes, log: (line) => process.stderr.write(`${line}\n`) });
     mkdirSync(RESULTS, { recursive: true });
     writeFileSync(path.join(RESULTS, `soak-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(result, null, 2));
+    return;
+  }
+  const storageAt = process.argv.indexOf('--storage');
+  if (storageAt !== -1) {
+    // Its own run too (SPEC 18): heap per stored byte, then a server's RSS at the budget: `--storage [budget MB]`, 64 by default.
+    const budgetMb = Number(process.argv[storageAt + 1]?.startsWith('--') ? 64 : (process.argv[storageAt + 1] ?? 64));
+    const result = await storageBench({ budgetMb });
+    mkdirSync(RESULTS, { recursive: true });
+    writeFileSync(path.join(RESULTS, `storage-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), JSON.stringify(result, null, 2));
+    return;
+  }
+  if (process.argv.includes('--scale')) {
+    // The scale workload is its own run too (1,000 merchants, one minute): see bench/scale.js.
+    await scaleCommand(process.argv.slice(2));
     return;
   }
   const opts = parseArgs(process.argv.slice(2));

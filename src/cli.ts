@@ -6,6 +6,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { decodeEmvPayload } from './domain/emv.js';
 import { createSandbox, isPostgresUrl } from './index.js';
 import { redactedUrl } from './store/unavailable.js';
+import { DEFAULT_STORAGE_LIMITS, MIB } from './store/storage-quota.js';
 import { isDriverWriteAfterClose } from './store/postgres-connection.js';
 import { pino } from 'pino';
 import type { Logger } from 'pino';
@@ -48,6 +49,15 @@ function envWholeNumber(env: NodeJS.ProcessEnv, name: string, what: string): num
   return n;
 }
 
+/** The variable as a positive number of MiB (fractions allowed), in bytes; `fallback` bytes when it is not set. */
+function envMebibytes(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
+  const mb = Number(value);
+  if (!Number.isFinite(mb) || mb <= 0) throw new Error(`${name} must be a positive number of MB (MiB, e.g. 64 or 0.5), got ${value}`);
+  return Math.floor(mb * MIB);
+}
+
 /**
  * The settings environment variables give; flags win over them. `host` is the address to listen
  * on (--host or HOST): it decides the enrolment limit's default.
@@ -81,6 +91,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv, host: string = env.HOST ??
       env.SANDBOX_ENROLL_LIMIT === undefined ? defaultEnrollLimit(host, proxies) : envWholeNumber(env, 'SANDBOX_ENROLL_LIMIT', 'a whole number of enrolments per client per minute (0 is no limit)'),
     trustProxy: proxies,
     logHealthChecks: envChoice(env, 'SANDBOX_LOG_HEALTH', ['off', 'on']) === 'on',
+    storage: {
+      merchantBytes: envMebibytes(env, 'SANDBOX_MERCHANT_STORAGE_MB', DEFAULT_STORAGE_LIMITS.merchantBytes),
+      sandboxBytes: envMebibytes(env, 'SANDBOX_STORAGE_MB', DEFAULT_STORAGE_LIMITS.sandboxBytes),
+    },
     ...(productTypes ? { productTypes } : {}),
   };
 }

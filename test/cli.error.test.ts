@@ -20,6 +20,11 @@ describe('configuration errors', () => {
   it.each(['-1', '2.5', 'fast'])('refuses SANDBOX_RATE_LIMIT=%s', (value) => {
     expect(() => configFromEnv({ SANDBOX_RATE_LIMIT: value })).toThrow(/SANDBOX_RATE_LIMIT/);
   });
+
+  it.each(['0', '-5', 'lots', 'Infinity'])('refuses SANDBOX_STORAGE_MB and SANDBOX_MERCHANT_STORAGE_MB=%s, saying what fits', (value) => {
+    expect(() => configFromEnv({ SANDBOX_STORAGE_MB: value })).toThrow(`SANDBOX_STORAGE_MB must be a positive number of MB (MiB, e.g. 64 or 0.5), got ${value}`);
+    expect(() => configFromEnv({ SANDBOX_MERCHANT_STORAGE_MB: value })).toThrow(/^SANDBOX_MERCHANT_STORAGE_MB must be a positive number/);
+  });
 });
 
 describe('payreq-sandbox qr decode on a bad payload', () => {

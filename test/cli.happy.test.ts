@@ -21,6 +21,11 @@ describe('configuration from the environment', () => {
     });
   });
 
+  it('reads the storage quota and budget in MiB (fractions too), 64 and 1024 by default', () => {
+    expect(configFromEnv({ SANDBOX_MERCHANT_STORAGE_MB: '0.5', SANDBOX_STORAGE_MB: '2048' }).storage).toEqual({ merchantBytes: 512 * 1024, sandboxBytes: 2048 * 1024 * 1024 });
+    expect(configFromEnv({}).storage).toEqual({ merchantBytes: 64 * 1024 * 1024, sandboxBytes: 1024 * 1024 * 1024 });
+  });
+
   it('defaults: no admin token, mirror-code, no rate limit', () => {
     expect(configFromEnv({})).toMatchObject({ adminToken: undefined, publicBaseUrl: undefined, httpStatusMode: 'mirror-code', defaultRateLimit: 0 });
   });

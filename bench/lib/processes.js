@@ -126,9 +126,9 @@ export function memoryOf(pid) {
   return { rssMB: kb('VmRSS') / 1024, peakMB: kb('VmHWM') / 1024 };
 }
 
-/** One autocannon run in its own process; resolves with its figures. */
-export async function runLoad(spec) {
-  const child = spawn(process.execPath, [LOAD_SCRIPT, JSON.stringify(spec)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/** One autocannon run (or another load `script` taking the same JSON spec) in its own process; resolves with its figures. */
+export async function runLoad(spec, script = LOAD_SCRIPT) {
+  const child = spawn(process.execPath, [script, JSON.stringify(spec)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = track(child);
   let stdout = '';
   let stderr = '';

@@ -9,6 +9,7 @@ export const Code = {
   METHOD_NOT_ALLOWED: 405,
   REQUEST_TIMEOUT: 408,
   TOO_LARGE: 413,
+  URI_TOO_LONG: 414,
   EXPECTATION_FAILED: 417,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
@@ -67,6 +68,11 @@ export const CODE_CATALOGUE: readonly CodeInfo[] = [
     causes: ['The headers took over 10 s or the whole request over 30 s to arrive (SANDBOX_HEADERS_TIMEOUT_MS, SANDBOX_REQUEST_TIMEOUT_MS); answered before the app, with Connection: close'],
   },
   { code: 413, meaning: 'Body too large', causes: ['The request body is over 64 KiB'] },
+  {
+    code: 414,
+    meaning: 'URI too long',
+    causes: ['The request path is over 2,048 characters; answered on every route, known or not, before the key is checked or fault rules are matched'],
+  },
   { code: 415, meaning: 'Unsupported media type', causes: ['A body was sent without Content-Type: application/json'] },
   { code: 417, meaning: 'Expectation failed', causes: ['An Expect header other than 100-continue; answered before the app, with Connection: close'] },
   {

@@ -21,6 +21,8 @@ export type ErrorKind =
   | 'not_found'
   | 'body_too_large'
   | 'unsupported_media_type'
+  /** The path is longer than any route (http/middleware/path-length.ts). */
+  | 'uri_too_long'
   /** Over a limit: `retryAfterSeconds` says when to try again. */
   | 'rate_limited'
   /** A failure the merchant asked for with a magic value (nothing is stored). */

@@ -7,6 +7,9 @@ import { seedOf } from './seeded.js';
 import { SandboxError } from './errors.js';
 import type { ResponseCode } from './codes.js';
 import { isPublicApiPath, PUBLIC_PATH_STARTS } from './public-api.js';
+import { compiledGlob } from './path-glob.js';
+
+export { globMatches } from './path-glob.js';
 
 export type Fault =
   | { readonly kind: 'latency'; readonly ms: number }
@@ -83,49 +86,7 @@ export interface FaultRule {
   readonly createdAt: number;
 }
 
-/**
- * True when `path` matches `glob`, whole and case kept: `*` matches any run of characters, `/`
- * included, but no line break (as `.*` did when globs were RegExps); everything else is literal.
- * Only the last star seen ever takes back characters, so the work is at most
- * (path length + 1) × (glob length + 1) steps and about one pass in practice: a backtracking
- * RegExp let one merchant's glob block the event loop for seconds. `steps` counts the work.
- */
-export function globMatches(glob: string, path: string, steps?: { count: number }): boolean {
-  let g = 0; // next glob character
-  let p = 0; // next path character
-  let star = -1; // the last star seen
-  let resume = 0; // where that star's run ends so far: the glob after it is matched from here
-  let count = 0;
-  let matches = true;
-  while (p < path.length) {
-    count++;
-    const c = glob.charCodeAt(g); // NaN past the end
-    if (c === STAR) {
-      star = g++;
-      resume = p;
-    } else if (c === path.charCodeAt(p)) {
-      g++;
-      p++;
-    } else if (star >= 0 && !isLineBreak(path.charCodeAt(resume))) {
-      // The last star takes one more character; the glob after it starts again there.
-      g = star + 1;
-      p = ++resume;
-    } else {
-      matches = false;
-      break;
-    }
-  }
-  while (glob.charCodeAt(g) === STAR) g++;
-  if (steps) steps.count += count;
-  return matches && g === glob.length;
-}
-
 const STAR = 0x2a;
-
-/** What `.` of a RegExp does not match. */
-function isLineBreak(c: number): boolean {
-  return c === 0x0a || c === 0x0d || c === 0x2028 || c === 0x2029;
-}
 
 /**
  * True when `path` is one faults apply to (the Sandbox-Fault header and rules alike): the public
@@ -157,7 +118,7 @@ export function ruleCanFire(glob: string): boolean {
 export function ruleMatches(rule: FaultRule, method: string, path: string): boolean {
   if (rule.timesLeft === 0) return false;
   if (rule.match.method !== '*' && rule.match.method !== method) return false;
-  return globMatches(rule.match.path, path);
+  return compiledGlob(rule.match.path).matches(path);
 }
 
 /**

@@ -2,6 +2,8 @@
  * How Python and PHP write values when their defaults are kept: the signature doctor rebuilds a
  * sign these ways to name the mistake (SPEC 21). Pure: no I/O, no HTTP.
  */
+import { isLeftOut } from './signature.js';
+import type { SignatureMistakeId } from './signature-mistakes.js';
 
 /** One way of writing JSON; every flag off is RFC 8785 canonical JSON (canonicalJson). */
 export interface JsonStyle {
@@ -82,4 +84,36 @@ export function httpBuildQuery(body: Readonly<Record<string, unknown>>, amountTe
   const out: string[] = [];
   for (const name of names) queryPieces(name, name === 'amount' && amountText !== undefined ? amountText : body[name], order === 'sorted-nested', out);
   return out.join('&');
+}
+
+const JSON_FLAGS: Readonly<Record<keyof JsonStyle, SignatureMistakeId>> = {
+  unsorted: 'metadata-keys-unsorted',
+  unicodeEscaped: 'json-unicode-escaped',
+  spaced: 'json-spaced-separators',
+  slashesEscaped: 'json-escaped-slashes',
+  wholeAsFloat: 'numbers-with-fraction',
+};
+/** The JSON mistakes alone and as Python's json.dumps and PHP's json_encode make them together (index 0: RFC 8785). */
+export const JSON_STYLES: readonly { readonly style: JsonStyle; readonly ids: readonly SignatureMistakeId[] }[] = (
+  [
+    [], ['unsorted'], ['unicodeEscaped'], ['spaced'], ['slashesEscaped'], ['wholeAsFloat'],
+    // Python's json.dumps: ensure_ascii and separators by default; floats as 7.0; sort_keys or not.
+    ['spaced', 'unicodeEscaped'], ['spaced', 'unicodeEscaped', 'wholeAsFloat'], ['spaced', 'unicodeEscaped', 'unsorted'],
+    ['spaced', 'unicodeEscaped', 'unsorted', 'wholeAsFloat'], ['spaced', 'wholeAsFloat'], ['unicodeEscaped', 'wholeAsFloat'],
+    // PHP's json_encode: \/ and \uXXXX by default; ksort or not.
+    ['slashesEscaped', 'unicodeEscaped'], ['slashesEscaped', 'unicodeEscaped', 'unsorted'],
+  ] as const
+).map((flags: readonly (keyof JsonStyle)[]) => ({ style: Object.fromEntries(flags.map((f) => [f, true])), ids: flags.map((f) => JSON_FLAGS[f]) }));
+
+/** The JSON styles that write this body's objects and numbers unlike every style before them: the others change nothing here. */
+export function distinctStyles(body: Readonly<Record<string, unknown>>): Set<number> {
+  const values = Object.entries(body).filter(([name, v]) => name !== 'amount' && !isLeftOut(v) && (typeof v === 'object' || typeof v === 'number'));
+  const written = new Set<string>();
+  const styles = new Set<number>();
+  JSON_STYLES.forEach(({ style }, i) => {
+    const text = values.map(([, v]) => (typeof v === 'number' ? (style.wholeAsFloat ? floatText(v) : String(v)) : jsonWritten(v, style))).join('\n');
+    if (!written.has(text)) styles.add(i);
+    written.add(text);
+  });
+  return styles;
 }

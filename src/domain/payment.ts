@@ -58,7 +58,11 @@ export interface Payment {
   readonly payer: Payer | null;
   readonly source: PaymentSource | null;
   readonly fees: readonly Fee[];
-  readonly metadata: Readonly<Record<string, unknown>> | null;
+  /**
+   * The metadata as sent, kept as its compact JSON text (what JSON.stringify writes of the parsed
+   * object), never as a tree: memory then follows its bytes whatever its shape (SPEC 18).
+   */
+  readonly metadata: string | null;
   readonly createdAt: number;
   readonly expiresAt: number;
   readonly paidAt: number | null;
@@ -105,6 +109,16 @@ export function newPayment(input: NewPaymentInput): Payment {
     history: [{ type: 'created', from: null, to: 'P', at: input.now, reason: null, actor: 'merchant' }],
     version: 1,
   };
+}
+
+/**
+ * A payment read back from a store written before metadata was kept as text (an object there):
+ * the same record with its metadata as text. Records fresh from JSON.parse are changed in place.
+ */
+export function withMetadataText(p: Payment): Payment {
+  const m = p.metadata as unknown;
+  if (m !== null && typeof m === 'object') (p as { metadata: string | null }).metadata = JSON.stringify(m);
+  return p;
 }
 
 /** The history keeps its first event and the newest ones, so memory stays bounded. */

@@ -70,9 +70,19 @@ export function stringToSign(body: Readonly<Record<string, unknown>>, salt: stri
 
 /** The string to sign as shown to integrators: the salt replaced by a placeholder. */
 export function maskedStringToSign(body: Readonly<Record<string, unknown>>): string {
-  return `${fieldsToSign(body)}&${SALT_MASK}`;
+  return maskedFields(fieldsToSign(body));
+}
+
+/** The fields part (fieldsToSign) with the salt shown as a placeholder. */
+export function maskedFields(fields: string): string {
+  return `${fields}&${SALT_MASK}`;
+}
+
+/** The sign of a fields part (fieldsToSign), written once when both the sign and the masked string are needed. */
+export function signFields(fields: string, salt: string): string {
+  return createHash('sha512').update(`${fields}&${salt}`, 'utf8').digest('hex');
 }
 
 export function signBody(body: Readonly<Record<string, unknown>>, salt: string): string {
-  return createHash('sha512').update(stringToSign(body, salt), 'utf8').digest('hex');
+  return signFields(fieldsToSign(body), salt);
 }

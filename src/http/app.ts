@@ -14,6 +14,7 @@ import { injectFaults } from './middleware/faults.js';
 import { journalRequests } from './middleware/journal.js';
 import { limitRate } from './middleware/rate-limit.js';
 import { observeRequests } from './middleware/observe.js';
+import { refuseLongPaths } from './middleware/path-length.js';
 import { idempotentPosts } from './middleware/idempotency.js';
 import { keyedCatalogueRoutes, openCatalogueRoutes } from './sandbox/catalogue/catalogue.index.js';
 import { clockRoutes } from './sandbox/clock/clock.index.js';
@@ -40,6 +41,7 @@ export function createApp(services: Services): Hono<AppEnv> {
     await next();
     await holdUntilWritten(c);
   });
+  app.use('*', refuseLongPaths);
   app.use('*', warnIgnoredFaultHeader);
 
   bindRoute(app, serviceRoutes.livez, serviceHandlers.live());

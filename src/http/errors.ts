@@ -21,6 +21,7 @@ const CODE_OF: Readonly<Record<ErrorKind, ResponseCode>> = {
   not_found: Code.NOT_FOUND,
   body_too_large: Code.TOO_LARGE,
   unsupported_media_type: Code.UNSUPPORTED_MEDIA_TYPE,
+  uri_too_long: Code.URI_TOO_LONG,
   rate_limited: Code.RATE_LIMITED,
   injected_internal_error: Code.INTERNAL,
   injected_unavailable: Code.UNAVAILABLE,

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { CURRENCY_CODES } from '../domain/currencies.js';
 import type { Merchant } from '../domain/merchant.js';
-import { Amount } from './json-text.js';
+import { Amount, RawJson } from './json-text.js';
 import type { Payment, PaymentEvent } from '../domain/payment.js';
 import { PAYMENT_ID_PATTERN, PAYMENT_TOKEN_PATTERN } from '../domain/ids.js';
 import { emvPayloadOf } from '../services/qr-images.js';
@@ -16,7 +16,7 @@ const unixTime = z.number().int().meta({ description: 'Unix time in seconds' });
 export const paymentIdView = z.string().regex(PAYMENT_ID_PATTERN);
 export const paymentTokenView = z.string().regex(PAYMENT_TOKEN_PATTERN);
 export const paymentStatusView = z.enum(['P', 'W', 'E', 'F', 'V', 'A']).meta({ description: 'P pending, W waiting for payment, A paid, F failed, E expired, V voided' });
-const metadataView = z.record(z.string(), z.unknown()).nullable().meta({ description: 'As sent at create' });
+const metadataSchema = z.record(z.string(), z.unknown()).nullable().meta({ description: 'As sent at create' });
 
 /** The schema of paymentStatusFields. */
 export const paymentStatusShape = {
@@ -34,7 +34,7 @@ export const paymentStatusShape = {
   payer: z.object({ id: z.string(), name: z.string() }).nullable(),
   source: z.object({ type: z.string(), provider: z.string(), account: z.string() }).nullable().meta({ description: 'Masked; null before payment' }),
   fee: z.array(z.object({ type: z.string(), currency_code: currencyView, amount: amountView })),
-  metadata: metadataView,
+  metadata: metadataSchema,
 };
 
 /** The fields of the interface's status response, in its order. */
@@ -54,8 +54,13 @@ export function paymentStatusFields(p: Payment, merchant: Merchant): Record<stri
     payer: p.payer ? { id: p.payer.id, name: p.payer.name } : null,
     source: p.source ? { type: p.source.type, provider: p.source.provider, account: p.source.account } : null,
     fee: p.fees.map((f) => ({ type: f.type, currency_code: f.currency, amount: new Amount(f.amountMinor) })),
-    metadata: p.metadata,
+    metadata: metadataView(p),
   };
+}
+
+/** The metadata as sent: its kept text embedded as is by toJsonText, byte for byte what the parsed object gave. */
+export function metadataView(p: Payment): RawJson | null {
+  return p.metadata === null ? null : new RawJson(p.metadata);
 }
 
 /** Where the QR image and the payer page of a payment are, under `base` (an origin or a path). */

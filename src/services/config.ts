@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BlockList, isIP } from 'node:net';
 import type { RateTable } from '../domain/currencies.js';
+import { DEFAULT_STORAGE_LIMITS } from '../store/storage-quota.js';
+import type { StorageLimits } from '../store/storage-quota.js';
 
 export type HttpStatusMode = 'mirror-code' | 'always-200';
 
@@ -49,6 +51,11 @@ export interface SandboxConfig {
    * it holds (SANDBOX_MERCHANT_IDLE_DAYS); 0 keeps every merchant.
    */
   readonly merchantIdleDays: number;
+  /**
+   * Bytes of stored records a merchant may hold, and the whole sandbox (SANDBOX_MERCHANT_STORAGE_MB,
+   * SANDBOX_STORAGE_MB): past them creates and enrolment answer 402 (store/storage-quota.ts).
+   */
+  readonly storage: StorageLimits;
 }
 
 export const DEFAULT_PRODUCT_TYPES = ['QR_DYNAMIC', 'QR_STATIC', 'IN_APP'] as const;
@@ -92,6 +99,7 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     // Off for local use (npm start, the library): nobody else's merchants pile up there. A hosted
     // sandbox, where anyone may enroll, should set SANDBOX_MERCHANT_IDLE_DAYS (30, say).
     merchantIdleDays: 0,
+    storage: DEFAULT_STORAGE_LIMITS,
     ...overrides,
   };
 }

@@ -3,6 +3,7 @@ import { SandboxError } from '../domain/errors.js';
 import { drawRule, parseFaults, ruleMatches } from '../domain/faults.js';
 import type { Fault, FaultRule } from '../domain/faults.js';
 import { newFaultRuleId } from '../domain/ids.js';
+import { compiledGlob } from '../domain/path-glob.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { SandboxClock } from './clock.js';
 import type { MerchantService } from './merchants.js';
@@ -38,6 +39,8 @@ export class FaultRuleService {
 
   add(merchant: Merchant, input: FaultRuleInput): Promise<FaultRule> {
     parseFaults(input.fault, 'fault');
+    // Compiled here, once: every public request of the merchant is matched against it.
+    compiledGlob(input.path);
     return this.merchants.update(merchant.payeeId, (current) => {
       const rules = current.faultRules ?? [];
       if (rules.length >= MAX_RULES_PER_MERCHANT) {

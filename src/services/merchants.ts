@@ -6,9 +6,11 @@ import { DEFAULT_SETTINGS } from '../domain/merchant.js';
 import type { Merchant, MerchantSettings } from '../domain/merchant.js';
 import { DAY_MS } from '../domain/transitions.js';
 import type { MerchantChange, MerchantErasure, Store } from '../store/store.js';
+import { sandboxFull } from '../store/storage-quota.js';
 import type { SandboxClock } from './clock.js';
 import type { SandboxConfig } from './config.js';
 import type { PeopleGenerator } from './people.js';
+import { sandboxFullError } from './storage-refusals.js';
 
 export interface EnrollInput {
   readonly name?: string;
@@ -140,9 +142,10 @@ export class MerchantService {
     if ((await this.store.merchantIds()).length >= this.config.maxMerchants) {
       throw SandboxError.refused(`This sandbox holds ${this.config.maxMerchants} merchants, its cap: reuse an enrolled merchant (POST /sandbox/v1/reset erases its payments), or delete one you no longer need (DELETE /sandbox/v1/merchant with its key).`);
     }
+    const payeeId = newPayeeId();
+    if (sandboxFull((await this.store.storageUsage(payeeId)).sandboxBytes, this.config.storage)) throw sandboxFullError('no merchant can be enrolled now');
     const homeCurrency = input.homeCurrency ?? 'SGD';
     if (!findCurrency(homeCurrency)) throw SandboxError.invalid(`home_currency ${JSON.stringify(homeCurrency)} is not a supported currency.`);
-    const payeeId = newPayeeId();
     const profile = this.people.merchantProfile(payeeId);
     const apiKey = newApiKey();
     const merchant: Merchant = {

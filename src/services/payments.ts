@@ -7,8 +7,7 @@ import type { Merchant } from '../domain/merchant.js';
 import { MAX_AMOUNT_MINOR } from '../domain/money.js';
 import { newPayment } from '../domain/payment.js';
 import type { Actor, Payer, Payment, PaymentEvent, PaymentStatus } from '../domain/payment.js';
-import { maskedStringToSign, signBody, SIGN_TYPES } from '../domain/signature.js';
-import { diagnoseSignature, signatureHint } from '../domain/signature-doctor.js';
+import { fieldsToSign, maskedFields, signFields, SIGN_TYPES } from '../domain/signature.js';
 import { dueWork, feesFor, transition } from '../domain/transitions.js';
 import type { PaymentAction } from '../domain/transitions.js';
 import type { Delivery } from '../store/delivery-log.js';
@@ -17,6 +16,9 @@ import type { SandboxConfig } from './config.js';
 import type { MerchantService } from './merchants.js';
 import type { SandboxMetrics } from './metrics.js';
 import type { PeopleGenerator } from './people.js';
+import { createRefusedError } from './storage-refusals.js';
+import { recordBytes } from '../store/storage-quota.js';
+import { SignatureHints } from './signature-hints.js';
 
 export interface CreatePaymentInput {
   /** The request body as sent, for the signature. */
@@ -50,6 +52,7 @@ const NO_OUTBOX: OutboxWriter = () => [];
 
 export class PaymentService {
   private readonly listeners: PaymentChangeListener[] = [];
+  private readonly hints = new SignatureHints(() => this.merchants.realNow());
 
   constructor(
     private readonly store: Store,
@@ -87,7 +90,7 @@ export class PaymentService {
       productType: input.productType,
       currency,
       amountMinor: input.amountMinor,
-      metadata: input.metadata,
+      metadata: input.metadata === undefined ? undefined : JSON.stringify(input.metadata),
       now,
       ttlMs: merchant.settings.qrTtlSeconds * 1000,
     });
@@ -98,9 +101,13 @@ export class PaymentService {
 
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
-      const result = await this.store.insertPayment(payment, this.outbox(merchant, payment, payment.history));
+      const result = await this.store.insertPayment(payment, this.outbox(merchant, payment, payment.history), this.config.storage);
       this.metrics?.storeWrites.observe({ store: this.store.kind, operation: 'insert' }, (performance.now() - started) / 1000);
       if (result === 'inserted') break;
+      if (result === 'merchant_quota' || result === 'sandbox_budget') {
+        const usage = await this.store.storageUsage(merchant.payeeId);
+        throw createRefusedError(result, usage.merchantBytes, recordBytes(payment), this.config.storage);
+      }
       if (result === 'duplicate_ref') {
         const existing = await this.store.paymentByRef(merchant.payeeId, input.merchantRefNo);
         throw SandboxError.refused(
@@ -290,13 +297,13 @@ export class PaymentService {
       throw SandboxError.unauthenticated(`Unknown sign_type ${JSON.stringify(input.signType)}: the only sign_type is "SHA512".`);
     }
     if (input.sign === undefined) throw SandboxError.unauthenticated('sign_type is present but sign is missing: send sign, the lowercase hex SHA-512 of the string to sign.');
-    const expected = signBody(input.body, merchant.signingSalt);
-    if (input.sign !== expected) {
+    const fields = fieldsToSign(input.body);
+    if (input.sign !== signFields(fields, merchant.signingSalt)) {
       throw SandboxError.unauthenticated(
         'Signature mismatch: sign is not the SHA-512 of the string the sandbox signed; compare it with yours (string_to_sign, salt masked).',
         {
-          string_to_sign: maskedStringToSign(input.body),
-          signature_hint: signatureHint(diagnoseSignature(input.body, merchant.signingSalt, input.sign)),
+          string_to_sign: maskedFields(fields),
+          signature_hint: this.hints.hintFor(merchant.payeeId, input.body, merchant.signingSalt, input.sign),
         },
       );
     }

@@ -3,6 +3,7 @@
  * outbox), claimed for sending under a lease, so that whichever instance is alive sends each
  * one and its retries, also after the instance that started them died.
  */
+import { ByteTally, recordBytes } from './storage-quota.js';
 export interface DeliveryAttempt {
   readonly at: number;
   readonly status: number | null;
@@ -126,6 +127,8 @@ export interface DeliveryLog {
 /** The deliveries of one process: the memory store's, and the file store's in front of its files (file-logs.ts). */
 export class MemoryDeliveryLog implements DeliveryLog {
   private readonly byMerchant = new Map<string, Delivery[]>();
+  /** The stored bytes of the deliveries kept, per merchant (storage quota). */
+  readonly bytes = new ByteTally();
   private readonly pending = new Map<string, { delivery: Delivery; leaseUntil: number }>();
 
   /** Called by the store once the change that caused them is stored. */
@@ -134,9 +137,14 @@ export class MemoryDeliveryLog implements DeliveryLog {
       let log = this.byMerchant.get(d.payeeId);
       if (!log) this.byMerchant.set(d.payeeId, (log = []));
       log.unshift(d);
+      this.bytes.add(d.payeeId, recordBytes(d));
       if (d.state === 'pending') this.pending.set(d.id, { delivery: d, leaseUntil: 0 });
       // Trimmed deliveries are gone, pending ones included: work stays bounded too.
-      while (log.length > DELIVERY_LOG_CAP) this.pending.delete(log.pop()!.id);
+      while (log.length > DELIVERY_LOG_CAP) {
+        const trimmed = log.pop()!;
+        this.pending.delete(trimmed.id);
+        this.bytes.add(d.payeeId, -recordBytes(trimmed));
+      }
     }
   }
 
@@ -231,6 +239,7 @@ export class MemoryDeliveryLog implements DeliveryLog {
   async clear(payeeId: string): Promise<void> {
     for (const d of this.byMerchant.get(payeeId) ?? []) this.pending.delete(d.id);
     this.byMerchant.delete(payeeId);
+    this.bytes.clear(payeeId);
   }
 
   find(payeeId: string, id: string): Delivery | undefined {
@@ -241,7 +250,9 @@ export class MemoryDeliveryLog implements DeliveryLog {
   private replace(d: Delivery): boolean {
     const log = this.byMerchant.get(d.payeeId);
     const at = log?.findIndex((x) => x.id === d.id) ?? -1;
-    if (at >= 0) log![at] = d;
-    return at >= 0;
+    if (at < 0) return false;
+    this.bytes.add(d.payeeId, recordBytes(d) - recordBytes(log![at]));
+    log![at] = d;
+    return true;
   }
 }

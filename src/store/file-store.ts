@@ -41,6 +41,8 @@ import { MemoryRateWindows } from './rate-windows.js';
 import { SnapshotFile } from './snapshot-file.js';
 import type { InsertResult, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
 import { clearMerchantParts, countMerchantParts } from './store.js';
+import { recordBytes, storageRefusal, tallyUsage } from './storage-quota.js';
+import type { StorageLimits, StorageUsage } from './storage-quota.js';
 import { CHECKSUM_KEY, Damage, emptySnapshot, readSnapshot, replaySegment, segmentsToReplay } from './store-files.js';
 import { encodeRecord, keysHashed, SNAPSHOT_FORMAT } from './store-records.js';
 import type { LogRecord, Snapshot } from './store-records.js';
@@ -201,10 +203,13 @@ export class FileStore implements Store {
     return this.queues.run(payeeId, () => this.index.merchant(payeeId), change, (m) => this.saveMerchant(m));
   }
 
-  async insertPayment(payment: Payment, outbox: readonly Delivery[] = []): Promise<InsertResult> {
+  async insertPayment(payment: Payment, outbox: readonly Delivery[] = [], limits?: StorageLimits): Promise<InsertResult> {
     const conflict = this.index.insertConflict(payment);
     if (conflict) return conflict;
-    await this.writePayment(payment, undefined, outbox);
+    const bytes = recordBytes(payment);
+    const refused = limits && storageRefusal(this.usage(payment.payeeId), bytes, limits);
+    if (refused) return refused;
+    await this.writePayment(payment, undefined, outbox, bytes);
     return 'inserted';
   }
 
@@ -219,13 +224,22 @@ export class FileStore implements Store {
    * Group commit: the change is in memory at once (a second create in the same turn sees its
    * merchant_ref_no), and in the log, with its deliveries, at the end of the turn.
    */
-  private async writePayment(payment: Payment, previous: Payment | undefined, outbox: readonly Delivery[]): Promise<void> {
+  private async writePayment(payment: Payment, previous: Payment | undefined, outbox: readonly Delivery[], bytes?: number): Promise<void> {
     let lines = encodeRecord({ t: 'payment', v: payment });
     for (const d of outbox) lines += encodeRecord({ t: 'delivery', v: d });
     // The deliveries go to memory once the change is written: a change undone by a failed write sends nothing.
     const written = this.log.change(lines, 1 + outbox.length, () => this.index.unapplyPayment(payment, previous), () => this.deliveries.memory.add(outbox));
-    this.index.applyPayment(payment);
+    this.index.applyPayment(payment, bytes);
     await written;
+  }
+
+  async storageUsage(payeeId: string): Promise<StorageUsage> {
+    return this.usage(payeeId);
+  }
+
+  private usage(payeeId: string) {
+    const parts = [this.journal.memory.bytes, this.deliveries.memory.bytes, this.idempotency.memory.bytes, this.readiness.memory.bytes];
+    return tallyUsage(payeeId, this.index.paymentBytes, parts);
   }
 
   async resetMerchant(payeeId: string): Promise<number> {

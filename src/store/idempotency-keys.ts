@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { MAX_LATENCY_MS } from '../domain/faults.js';
+import { ByteTally, idempotencyKeyBytes, textBytes } from './storage-quota.js';
 
 export type IdempotencyBegin =
   /** The caller runs the request, then calls `finish` or `forget`. */
@@ -76,21 +77,28 @@ function digestOf(fingerprint: string): string {
   return createHash('sha256').update(fingerprint).digest('base64url');
 }
 
-/** One merchant's keys in insertion order (the oldest first), with the characters of their answers. */
+/** One merchant's keys in insertion order (the oldest first), with the characters of their answers and their stored bytes. */
 class MerchantKeys {
   readonly keys = new Map<string, KeptKey>();
   private chars = 0;
+
+  constructor(
+    private readonly payeeId: string,
+    private readonly bytes: ByteTally,
+  ) {}
 
   set(key: string, kept: KeptKey): void {
     this.drop(key);
     this.keys.set(key, kept);
     this.chars += kept.answer?.body.length ?? 0;
+    this.bytes.add(this.payeeId, idempotencyKeyBytes(key, kept.fingerprint, kept.answer?.body ?? null));
     this.trim();
   }
 
-  answer(kept: KeptKey, code: number, body: string): void {
+  answer(key: string, kept: KeptKey, code: number, body: string): void {
     kept.answer = { code, body };
     this.chars += body.length;
+    this.bytes.add(this.payeeId, textBytes(body));
     this.trim();
   }
 
@@ -98,6 +106,7 @@ class MerchantKeys {
     const kept = this.keys.get(key);
     if (!kept) return;
     this.chars -= kept.answer?.body.length ?? 0;
+    this.bytes.add(this.payeeId, -idempotencyKeyBytes(key, kept.fingerprint, kept.answer?.body ?? null));
     this.keys.delete(key);
   }
 
@@ -117,6 +126,8 @@ class MerchantKeys {
 /** The keys of one process: per merchant, bounded in number, in the characters of their answers and in time. */
 export class MemoryIdempotencyKeys implements IdempotencyKeys {
   private readonly byMerchant = new Map<string, MerchantKeys>();
+  /** The stored bytes of the keys kept, per merchant (storage quota). */
+  readonly bytes = new ByteTally();
 
   async begin(payeeId: string, key: string, fingerprint: string, now: number, realNow: number): Promise<IdempotencyBegin> {
     const keys = this.merchant(payeeId);
@@ -140,7 +151,7 @@ export class MemoryIdempotencyKeys implements IdempotencyKeys {
     const keys = this.byMerchant.get(payeeId);
     const kept = keys?.keys.get(key);
     if (!keys || !kept || kept.answer !== null) return undefined;
-    keys.answer(kept, code, body);
+    keys.answer(key, kept, code, body);
     // Over the bounds, the oldest keys went: this one too, when its answer alone is larger than they allow.
     return keys.keys.get(key) === kept ? { key, fingerprint: kept.fingerprint, createdAt: kept.createdAt, code, body } : undefined;
   }
@@ -165,11 +176,12 @@ export class MemoryIdempotencyKeys implements IdempotencyKeys {
 
   async clear(payeeId: string): Promise<void> {
     this.byMerchant.delete(payeeId);
+    this.bytes.clear(payeeId);
   }
 
   private merchant(payeeId: string): MerchantKeys {
     let keys = this.byMerchant.get(payeeId);
-    if (!keys) this.byMerchant.set(payeeId, (keys = new MerchantKeys()));
+    if (!keys) this.byMerchant.set(payeeId, (keys = new MerchantKeys(payeeId, this.bytes)));
     return keys;
   }
 }

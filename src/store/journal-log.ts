@@ -3,6 +3,7 @@
  * below serves the memory store, and the file store in front of its files (file-logs.ts); a
  * shared store keeps the same entries in a table.
  */
+import { ByteTally, journalEntryBytes } from './storage-quota.js';
 export interface JournalEntry {
   /**
    * The merchant's own count: 1, 2, 3... in the order its entries were kept, never shared with
@@ -60,15 +61,21 @@ export function journalEntryMatches(e: JournalEntry, filter: JournalFilter): boo
 /** One merchant's entries, and the id of the last one it kept. */
 class Ring {
   private readonly items: (JournalEntry | undefined)[] = new Array(JOURNAL_CAP);
+  /** The stored bytes of each entry (storage-quota.ts), beside it. */
+  private readonly sizes: number[] = [];
   private next = 0;
   size = 0;
   lastId = 0;
 
-  push(entry: JournalEntry): void {
+  /** Keeps `entry` of `bytes`; answers the bytes of the oldest entry it pushed out (0: none). */
+  push(entry: JournalEntry, bytes: number): number {
     if (entry.id > this.lastId) this.lastId = entry.id;
+    const evicted = this.size < JOURNAL_CAP ? 0 : (this.sizes[this.next] ?? 0);
+    this.sizes[this.next] = bytes;
     this.items[this.next] = entry;
     this.next = (this.next + 1) % JOURNAL_CAP;
     if (this.size < JOURNAL_CAP) this.size++;
+    return evicted;
   }
 
   *newestFirst(): Generator<JournalEntry> {
@@ -85,6 +92,8 @@ export class MemoryJournalLog implements JournalLog {
   private readonly byMerchant = new Map<string, Ring>();
   /** Entries held, all merchants together. */
   size = 0;
+  /** Their stored bytes, per merchant (storage quota). */
+  readonly bytes = new ByteTally();
 
   async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
     this.keep(payeeId, entry);
@@ -94,13 +103,13 @@ export class MemoryJournalLog implements JournalLog {
   keep(payeeId: string, entry: NewJournalEntry): JournalEntry {
     const ring = this.ring(payeeId);
     const kept: JournalEntry = { id: ring.lastId + 1, ...entry };
-    this.push(ring, kept);
+    this.push(payeeId, ring, kept);
     return kept;
   }
 
   /** Keeps an entry read back from a file, under the id it had. */
   restore(payeeId: string, entry: JournalEntry): void {
-    this.push(this.ring(payeeId), entry);
+    this.push(payeeId, this.ring(payeeId), entry);
   }
 
   private ring(payeeId: string): Ring {
@@ -109,9 +118,10 @@ export class MemoryJournalLog implements JournalLog {
     return ring;
   }
 
-  private push(ring: Ring, entry: JournalEntry): void {
+  private push(payeeId: string, ring: Ring, entry: JournalEntry): void {
     if (ring.size < JOURNAL_CAP) this.size++;
-    ring.push(entry);
+    const bytes = journalEntryBytes(entry);
+    this.bytes.add(payeeId, bytes - ring.push(entry, bytes));
   }
 
   /** Every entry with its merchant, oldest first per merchant: restoring them in this order rebuilds the journal. */
@@ -134,6 +144,7 @@ export class MemoryJournalLog implements JournalLog {
   async clear(payeeId: string): Promise<number> {
     const size = this.byMerchant.get(payeeId)?.size ?? 0;
     this.byMerchant.delete(payeeId);
+    this.bytes.clear(payeeId);
     this.size -= size;
     return size;
   }

@@ -6,10 +6,11 @@
  */
 import { apiKeyHash } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
-import { isLive, isOpen } from '../domain/payment.js';
+import { isLive, isOpen, withMetadataText } from '../domain/payment.js';
 import type { Payment } from '../domain/payment.js';
 import { nextDueAt } from '../domain/transitions.js';
 import { DueIndex } from './due-index.js';
+import { ByteTally, recordBytes } from './storage-quota.js';
 import type { InsertResult, MerchantChange, PaymentPage, PaymentQuery, Store } from './store.js';
 
 /** The reads of a Store: every one answered from memory. */
@@ -28,6 +29,8 @@ export class MemoryIndex implements StoreReads {
   private readonly codes = new Set<string>();
   private readonly live = new Map<string, Set<string>>();
   private readonly due = new DueIndex();
+  /** The stored bytes of the payments, per merchant (storage-quota.ts). */
+  readonly paymentBytes = new ByteTally();
 
   get paymentCount(): number {
     return this.payments.size;
@@ -144,8 +147,11 @@ export class MemoryIndex implements StoreReads {
     for (const hash of merchant.apiKeyHashes) this.merchantKeys.set(hash, merchant.payeeId);
   }
 
-  applyPayment(payment: Payment): void {
-    if (!this.payments.has(payment.id)) {
+  /** Stores `payment`, of `bytes` stored bytes (storage-quota.ts; counted here when the caller has not). */
+  applyPayment(payment: Payment, bytes = recordBytes(payment)): void {
+    const previous = this.payments.get(payment.id);
+    this.paymentBytes.add(payment.payeeId, bytes - (previous ? recordBytes(previous) : 0));
+    if (!previous) {
       let order = this.paymentOrder.get(payment.payeeId);
       if (!order) this.paymentOrder.set(payment.payeeId, (order = []));
       order.push(payment.id);
@@ -170,6 +176,7 @@ export class MemoryIndex implements StoreReads {
       return;
     }
     this.forget(payment);
+    this.paymentBytes.add(payment.payeeId, -recordBytes(payment));
     const order = this.paymentOrder.get(payment.payeeId);
     const at = order ? order.lastIndexOf(payment.id) : -1;
     if (at >= 0) order!.splice(at, 1);
@@ -184,6 +191,7 @@ export class MemoryIndex implements StoreReads {
     this.refs.delete(payeeId);
     this.live.delete(payeeId);
     this.due.drop(payeeId);
+    this.paymentBytes.clear(payeeId);
     return order.length;
   }
 
@@ -204,6 +212,7 @@ export class MemoryIndex implements StoreReads {
       const p = this.payments.get(id)!;
       if (p.createdAt >= createdBefore || isLive(p)) return true;
       this.forget(p);
+      this.paymentBytes.add(payeeId, -recordBytes(p));
       pruned++;
       return false;
     });
@@ -214,9 +223,11 @@ export class MemoryIndex implements StoreReads {
   /**
    * A payment just parsed from a file, its payeeId made the merchant's own string: JSON.parse
    * gives every record its own copy (~32 bytes each, 3.2 MB at 100,000). The record is not
-   * shared with anything yet, so it is changed in place; the value is the same.
+   * shared with anything yet, so it is changed in place; the value is the same. Metadata an
+   * older file holds as an object becomes its text (withMetadataText).
    */
   withSharedPayee(p: Payment): Payment {
+    withMetadataText(p);
     const merchant = this.merchants.get(p.payeeId);
     if (merchant) (p as { payeeId: string }).payeeId = merchant.payeeId;
     return p;

@@ -15,6 +15,8 @@ import { MemoryRateWindows } from './rate-windows.js';
 import { MemoryReadinessLog } from './readiness-log.js';
 import type { InsertResult, MerchantChange, MerchantErasure, Store } from './store.js';
 import { clearMerchantParts, countMerchantParts } from './store.js';
+import { recordBytes, storageRefusal, tallyUsage } from './storage-quota.js';
+import type { StorageLimits, StorageUsage } from './storage-quota.js';
 
 export class MemoryStore extends MemoryIndex implements Store {
   readonly kind = 'memory' as const;
@@ -43,10 +45,13 @@ export class MemoryStore extends MemoryIndex implements Store {
     return this.queues.run(payeeId, () => this.merchant(payeeId), change, (m) => this.saveMerchant(m));
   }
 
-  async insertPayment(payment: Payment, outbox: readonly Delivery[] = []): Promise<InsertResult> {
+  async insertPayment(payment: Payment, outbox: readonly Delivery[] = [], limits?: StorageLimits): Promise<InsertResult> {
     const conflict = this.insertConflict(payment);
     if (conflict) return conflict;
-    this.applyPayment(payment);
+    const bytes = recordBytes(payment);
+    const refused = limits && storageRefusal(this.usage(payment.payeeId), bytes, limits);
+    if (refused) return refused;
+    this.applyPayment(payment, bytes);
     this.deliveries.add(outbox);
     return 'inserted';
   }
@@ -56,6 +61,14 @@ export class MemoryStore extends MemoryIndex implements Store {
     this.applyPayment(payment);
     this.deliveries.add(outbox);
     return true;
+  }
+
+  async storageUsage(payeeId: string): Promise<StorageUsage> {
+    return this.usage(payeeId);
+  }
+
+  private usage(payeeId: string) {
+    return tallyUsage(payeeId, this.paymentBytes, [this.journal.bytes, this.deliveries.bytes, this.idempotency.bytes, this.readiness.bytes]);
   }
 
   async resetMerchant(payeeId: string): Promise<number> {

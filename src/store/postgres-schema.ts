@@ -7,7 +7,7 @@
 import type postgres from 'postgres';
 
 /** The schema this code reads and writes; a database with a newer one is refused. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** Key of the advisory lock held while migrating ('payreq' in ASCII). */
 const MIGRATION_LOCK = 0x7061797265710000n;
@@ -128,7 +128,17 @@ const MIGRATIONS: readonly string[] = [
   END $$;
   CREATE TRIGGER payreq_journal_entry_id BEFORE INSERT ON payreq_journal FOR EACH ROW EXECUTE FUNCTION payreq_journal_entry_id();
   `,
-  // 5: API keys kept as their SHA-256 (hex), in the key table and in each merchant's document
+  // 5: per merchant, the bytes of its payments' documents (SPEC 18), kept in the statement of
+  // each change so that no create sums them; counted here once for the payments already stored.
+  `
+  CREATE TABLE payreq_storage (
+    payee_id      text PRIMARY KEY,
+    payment_bytes bigint NOT NULL DEFAULT 0
+  );
+  INSERT INTO payreq_storage (payee_id, payment_bytes)
+    SELECT payee_id, sum(octet_length(doc)) FROM payreq_payments GROUP BY payee_id;
+  `,
+  // 6: API keys kept as their SHA-256 (hex), in the key table and in each merchant's document
   // (SPEC 18); instances of version 3 still running then fail on the renamed column rather than
   // store a plain key again. jsonb reorders the document's members, which nothing reads by order.
   `

@@ -16,7 +16,7 @@ import postgres from 'postgres';
 import { apiKeyHash } from '../domain/ids.js';
 import { afterReset } from '../domain/merchant.js';
 import type { Merchant } from '../domain/merchant.js';
-import { isLive, isOpen } from '../domain/payment.js';
+import { isLive, isOpen, withMetadataText } from '../domain/payment.js';
 import type { Payment } from '../domain/payment.js';
 import { nextDueAt } from '../domain/transitions.js';
 import type { Delivery } from './delivery-log.js';
@@ -33,6 +33,9 @@ import { PostgresConnection } from './postgres-connection.js';
 import { cannotBeStored } from './postgres-connection.js';
 import type { Sql } from './postgres-connection.js';
 import { redactedUrl } from './unavailable.js';
+import { PostgresStorage } from './postgres-storage.js';
+import { passesBudget, paymentRoom, textBytes } from './storage-quota.js';
+import type { StorageLimits, StorageUsage } from './storage-quota.js';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// URL. */
@@ -59,6 +62,7 @@ export class PostgresStore implements Store {
   private readonly connection: PostgresConnection;
   /** Per merchant, a recent count of its payments (for the cap only). */
   private readonly counts = new Map<string, { count: number; at: number }>();
+  private readonly storage: PostgresStorage;
 
   constructor(options: PostgresStoreOptions) {
     this.shownUrl = redactedUrl(options.url);
@@ -68,6 +72,7 @@ export class PostgresStore implements Store {
     this.deliveries = new PostgresDeliveryLog(this);
     this.idempotency = new PostgresIdempotencyKeys(this);
     this.readiness = new PostgresReadinessLog(this);
+    this.storage = new PostgresStorage((query) => this.run(query));
   }
 
   /** Runs `query`, turning a lost, refused or silent database into StoreUnavailableError. */
@@ -138,19 +143,39 @@ export class PostgresStore implements Store {
     return this.one((sql) => sql`SELECT doc FROM payreq_payments WHERE token = ${token}`);
   }
 
-  async insertPayment(payment: Payment, outbox: readonly Delivery[] = []): Promise<InsertResult> {
+  async insertPayment(payment: Payment, outbox: readonly Delivery[] = [], limits?: StorageLimits): Promise<InsertResult> {
     const row = paymentRow(payment);
+    const bytes = textBytes(row.doc);
+    let room = Number.MAX_SAFE_INTEGER;
+    if (limits) {
+      if (passesBudget(await this.storage.sandboxBytes(), bytes, limits)) {
+        this.storage.recount();
+        return 'sandbox_budget';
+      }
+      room = paymentRoom(await this.storage.recentPartsBytes(payment.payeeId), limits);
+    }
+    // The merchant's count takes the bytes only while they fit its room, and the payment is stored only then: one statement.
     const insert = (sql: Sql) => sql`
+      WITH counted AS (
+        INSERT INTO payreq_storage AS s (payee_id, payment_bytes) SELECT ${row.payee_id}::text, ${bytes}::bigint WHERE ${bytes}::bigint <= ${room}::bigint
+        ON CONFLICT (payee_id) DO UPDATE SET payment_bytes = s.payment_bytes + excluded.payment_bytes
+          WHERE s.payment_bytes + excluded.payment_bytes <= ${room}::bigint
+        RETURNING 1)
       INSERT INTO payreq_payments (id, payee_id, merchant_ref_no, token, code, status, live, due_at, settle_at, created_at, version, doc)
-      VALUES (${row.id}, ${row.payee_id}, ${row.merchant_ref_no}, ${row.token}, ${row.code}, ${row.status}, ${row.live},
-              ${row.due_at}, ${row.settle_at}, ${row.created_at}, ${row.version}, ${row.doc})`;
+      SELECT ${row.id}::text, ${row.payee_id}::text, ${row.merchant_ref_no}::text, ${row.token}::text, ${row.code}::text, ${row.status}::text, ${row.live}::boolean,
+             ${row.due_at}::bigint, ${row.settle_at}::bigint, ${row.created_at}::bigint, ${row.version}::integer, ${row.doc}::text
+       WHERE EXISTS (SELECT 1 FROM counted)`;
     try {
       // Without deliveries one statement is its own transaction; with them, both commit or neither.
-      if (outbox.length === 0) await this.run((sql) => insert(sql));
-      else await this.run((sql) => sql.begin(async (tx) => {
-        await insert(tx);
-        await this.deliveries.insert(tx, outbox);
-      }));
+      const stored = outbox.length === 0
+        ? (await this.run((sql) => insert(sql))).count
+        : await this.run((sql) => sql.begin(async (tx) => {
+          const n = (await insert(tx)).count;
+          if (n === 1) await this.deliveries.insert(tx, outbox);
+          return n;
+        }));
+      if (stored !== 1) return 'merchant_quota';
+      this.storage.added(bytes);
       return 'inserted';
     } catch (err) {
       if (err instanceof postgres.PostgresError && err.code === '23505') {
@@ -162,14 +187,22 @@ export class PostgresStore implements Store {
 
   async updatePayment(payment: Payment, expectedVersion: number, outbox: readonly Delivery[] = []): Promise<boolean> {
     const row = paymentRow(payment);
-    const update = (sql: Sql) => sql`
-      UPDATE payreq_payments
-         SET status = ${row.status}, live = ${row.live}, due_at = ${row.due_at}, settle_at = ${row.settle_at}, version = ${row.version}, doc = ${row.doc}
-       WHERE id = ${row.id} AND payee_id = ${row.payee_id} AND version = ${expectedVersion}`;
-    if (outbox.length === 0) return (await this.run((sql) => update(sql))).count === 1;
+    // The merchant's count moves by the change in the document's bytes, in the same statement (never refused).
+    const update = async (sql: Sql) => (await sql<{ n: number }[]>`
+      WITH old AS (SELECT octet_length(doc) AS was FROM payreq_payments WHERE id = ${row.id}),
+      changed AS (
+        UPDATE payreq_payments
+           SET status = ${row.status}, live = ${row.live}, due_at = ${row.due_at}, settle_at = ${row.settle_at}, version = ${row.version}, doc = ${row.doc}
+         WHERE id = ${row.id} AND payee_id = ${row.payee_id} AND version = ${expectedVersion}
+        RETURNING 1),
+      counted AS (
+        UPDATE payreq_storage SET payment_bytes = payment_bytes + ${textBytes(row.doc)}::bigint - (SELECT was FROM old)
+         WHERE payee_id = ${row.payee_id} AND EXISTS (SELECT 1 FROM changed))
+      SELECT count(*)::int AS n FROM changed`)[0]!.n;
+    if (outbox.length === 0) return (await this.run((sql) => update(sql))) === 1;
     return this.run((sql) =>
       sql.begin(async (tx) => {
-        if ((await update(tx)).count !== 1) return false;
+        if ((await update(tx)) !== 1) return false;
         await this.deliveries.insert(tx, outbox);
         return true;
       }),
@@ -185,7 +218,7 @@ export class PostgresStore implements Store {
         sql<{ doc: string }[]>`SELECT doc FROM payreq_payments WHERE ${where} ORDER BY seq DESC LIMIT ${query.limit} OFFSET ${query.offset}`,
         sql<{ n: number }[]>`SELECT count(*)::int AS n FROM payreq_payments WHERE ${where}`,
       ]);
-      return { items: rows.map((r) => JSON.parse(r.doc) as Payment), total: count?.n ?? 0 };
+      return { items: rows.map((r) => paymentOf(r.doc)), total: count?.n ?? 0 };
     });
   }
 
@@ -238,7 +271,7 @@ export class PostgresStore implements Store {
   }
 
   livePayments(payeeId: string): Promise<readonly Payment[]> {
-    return this.run(async (sql) => (await sql<{ doc: string }[]>`SELECT doc FROM payreq_payments WHERE payee_id = ${payeeId} AND live ORDER BY seq`).map((r) => JSON.parse(r.doc) as Payment));
+    return this.run(async (sql) => (await sql<{ doc: string }[]>`SELECT doc FROM payreq_payments WHERE payee_id = ${payeeId} AND live ORDER BY seq`).map((r) => paymentOf(r.doc)));
   }
 
   /** Every change is committed before its call returns: nothing waits. */
@@ -246,12 +279,21 @@ export class PostgresStore implements Store {
     return undefined;
   }
 
+  /** The merchant's payments as counted and its other records summed now; the sandbox's a few seconds old. */
+  async storageUsage(payeeId: string): Promise<StorageUsage> {
+    const [payments, parts, sandboxBytes] = await Promise.all([this.storage.paymentBytes(payeeId), this.storage.partsBytes(payeeId), this.storage.sandboxBytes()]);
+    return { merchantBytes: payments + parts, sandboxBytes };
+  }
+
   resetMerchant(payeeId: string): Promise<number> {
     this.counts.delete(payeeId);
+    this.storage.forget(payeeId);
     return this.run((sql) =>
       sql.begin(async (tx) => {
         const [row] = await tx<{ doc: string }[]>`SELECT doc FROM payreq_merchants WHERE payee_id = ${payeeId} FOR UPDATE`;
         const erased = (await tx`DELETE FROM payreq_payments WHERE payee_id = ${payeeId}`).count;
+        // Counted afresh, not set to 0: a create another instance committed meanwhile keeps its bytes.
+        await tx`UPDATE payreq_storage SET payment_bytes = (SELECT coalesce(sum(octet_length(doc)), 0) FROM payreq_payments WHERE payee_id = ${payeeId}) WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_journal WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}`;
@@ -266,6 +308,7 @@ export class PostgresStore implements Store {
   /** One transaction: everything of the merchant, then its row (its keys go with it: ON DELETE CASCADE). */
   deleteMerchant(payeeId: string): Promise<MerchantErasure | undefined> {
     this.counts.delete(payeeId);
+    this.storage.forget(payeeId);
     return this.run((sql) =>
       sql.begin(async (tx) => {
         const [row] = await tx`SELECT 1 FROM payreq_merchants WHERE payee_id = ${payeeId} FOR UPDATE`;
@@ -276,6 +319,7 @@ export class PostgresStore implements Store {
         await tx`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_readiness WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_rate_windows WHERE key = ${`merchant:${payeeId}`}`;
+        await tx`DELETE FROM payreq_storage WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_merchants WHERE payee_id = ${payeeId}`;
         return { payments, journalEntries, deliveries };
       }),
@@ -283,13 +327,17 @@ export class PostgresStore implements Store {
   }
 
   prunePayments(payeeId: string, createdBefore: number): Promise<number> {
-    return this.run(async (sql) => (await sql`DELETE FROM payreq_payments WHERE payee_id = ${payeeId} AND created_at < ${createdBefore} AND NOT live`).count);
+    this.storage.forget(payeeId);
+    return this.run(async (sql) => (await sql<{ n: number }[]>`
+      WITH gone AS (DELETE FROM payreq_payments WHERE payee_id = ${payeeId} AND created_at < ${createdBefore} AND NOT live RETURNING octet_length(doc) AS bytes),
+      counted AS (UPDATE payreq_storage SET payment_bytes = payment_bytes - (SELECT coalesce(sum(bytes), 0) FROM gone) WHERE payee_id = ${payeeId})
+      SELECT count(*)::int AS n FROM gone`)[0]!.n);
   }
 
   private one(query: (sql: postgres.Sql) => Promise<readonly { doc: string }[]>): Promise<Payment | undefined> {
     return this.run(async (sql) => {
       const [row] = await query(sql);
-      return row ? (JSON.parse(row.doc) as Payment) : undefined;
+      return row ? (paymentOf(row.doc)) : undefined;
     });
   }
 }
@@ -322,4 +370,9 @@ function paymentRow(p: Payment) {
     version: p.version,
     doc: JSON.stringify(p),
   };
+}
+
+/** A payment document as read; one written before metadata was kept as text gets it as text. */
+function paymentOf(doc: string): Payment {
+  return withMetadataText(JSON.parse(doc) as Payment);
 }

@@ -11,6 +11,7 @@
  * the same entries in a table (postgres-readiness.ts).
  */
 import type { SeenRequest } from '../domain/readiness.js';
+import { ByteTally, recordBytes } from './storage-quota.js';
 
 /**
  * Entries kept per merchant; the oldest go first. Measured: an entry is ~400 bytes of JSON (a
@@ -65,10 +66,25 @@ class MerchantEvidence {
   readonly kept = new Map<number, SeenRequest>();
   readonly runs = new RepeatRuns();
 
+  constructor(
+    private readonly payeeId: string,
+    private readonly bytes: ByteTally,
+  ) {}
+
   put(id: number, seen: SeenRequest, replaced: number | null): void {
-    if (replaced !== null) this.kept.delete(replaced);
+    if (replaced !== null) this.remove(replaced);
+    const before = this.kept.get(id);
+    if (before !== undefined) this.bytes.add(this.payeeId, -recordBytes(before));
     this.kept.set(id, seen);
-    if (this.kept.size > READINESS_CAP) this.kept.delete(this.kept.keys().next().value!);
+    this.bytes.add(this.payeeId, recordBytes(seen));
+    if (this.kept.size > READINESS_CAP) this.remove(this.kept.keys().next().value!);
+  }
+
+  private remove(id: number): void {
+    const gone = this.kept.get(id);
+    if (gone === undefined) return;
+    this.kept.delete(id);
+    this.bytes.add(this.payeeId, -recordBytes(gone));
   }
 }
 
@@ -82,6 +98,8 @@ export interface EvidenceRow {
 /** The evidence of one process. */
 export class MemoryReadinessLog implements ReadinessLog {
   private readonly byMerchant = new Map<string, MerchantEvidence>();
+  /** The stored bytes of the evidence kept, per merchant (storage quota). */
+  readonly bytes = new ByteTally();
   private sequence = 0;
 
   async add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void> {
@@ -114,11 +132,12 @@ export class MemoryReadinessLog implements ReadinessLog {
 
   async clear(payeeId: string): Promise<void> {
     this.byMerchant.delete(payeeId);
+    this.bytes.clear(payeeId);
   }
 
   private merchant(payeeId: string): MerchantEvidence {
     let merchant = this.byMerchant.get(payeeId);
-    if (!merchant) this.byMerchant.set(payeeId, (merchant = new MerchantEvidence()));
+    if (!merchant) this.byMerchant.set(payeeId, (merchant = new MerchantEvidence(payeeId, this.bytes)));
     return merchant;
   }
 }

@@ -11,6 +11,7 @@ import { JOURNAL_CAP } from './journal-log.js';
 import type { JournalLog } from './journal-log.js';
 import type { RateWindows } from './rate-windows.js';
 import type { ReadinessLog } from './readiness-log.js';
+import type { StorageLimits, StorageRefusal, StorageUsage } from './storage-quota.js';
 
 export interface PaymentQuery {
   readonly status?: PaymentStatus;
@@ -24,7 +25,8 @@ export interface PaymentPage {
   readonly total: number;
 }
 
-export type InsertResult = 'inserted' | 'duplicate_ref' | 'duplicate_code';
+/** 'merchant_quota' and 'sandbox_budget': refused by the storage limits given (storage-quota.ts), nothing stored. */
+export type InsertResult = 'inserted' | 'duplicate_ref' | 'duplicate_code' | StorageRefusal;
 
 /** A change to a merchant record: the new record (or null for none) and what to answer. */
 export type MerchantChange<T> = (current: Merchant) => readonly [Merchant | null, T];
@@ -63,8 +65,13 @@ export interface Store {
   payment(payeeId: string, paymentId: string): Promise<Payment | undefined>;
   paymentByRef(payeeId: string, merchantRefNo: string): Promise<Payment | undefined>;
   paymentByToken(token: string): Promise<Payment | undefined>;
-  /** Stores a new payment and, with it, the webhook deliveries its creation causes (the outbox). */
-  insertPayment(payment: Payment, outbox?: readonly Delivery[]): Promise<InsertResult>;
+  /**
+   * Stores a new payment and, with it, the webhook deliveries its creation causes (the outbox);
+   * with `limits`, only when the storage rule (storage-quota.ts) lets it in.
+   */
+  insertPayment(payment: Payment, outbox?: readonly Delivery[], limits?: StorageLimits): Promise<InsertResult>;
+  /** The bytes the merchant's records take, and the sandbox's (storage-quota.ts). */
+  storageUsage(payeeId: string): Promise<StorageUsage>;
   /**
    * Stores `payment` when the stored one is still at `expectedVersion`, and with it the
    * deliveries the change causes: both or neither. False when another change won.

@@ -90,6 +90,8 @@ describe('unhappy paths and every route through a validating proxy', () => {
     expect((await send('GET', '/openapi/v1/payments/payment/pay_0000000000000000000000')).status).toBe(404);
     expect((await send('GET', '/openapi/v1/payments/payment/..%2F..%2Fetc')).status).toBe(404);
     expect((await send('GET', '/openapi/v1/payments/refunds')).status).toBe(404);
+    expect((await send('GET', `/openapi/v1/payments/payment/pay_${'0'.repeat(2_100)}`)).status).toBe(414);
+    expect((await send('POST', `/openapi/v1/payments/payment/pay_${'0'.repeat(2_100)}/cancel`, { body: { reason: 'x' } })).status).toBe(414);
     expect((await send('GET', '/openapi/v1/payments/payment/pay_0000000000000000000000', { key: null })).status).toBe(401);
     expect(lastRequestValid(), 'the document requires the key').toBe(false);
     expect((await send('GET', '/sandbox/v1/clock', { key: 'sk_sandbox_nope' })).status).toBe(401);

@@ -24,7 +24,7 @@ async function refusedStart(dataFile: string): Promise<string> {
     (err: unknown) => err,
   );
   expect(error).toBeInstanceOf(Error);
-  expect((error as Error).message).toMatch(/server exited \(code 1, signal null\) before listening/);
+  expect((error as Error).message).toMatch(/server exited \(code 2, signal null\) before listening/);
   return (error as Error).message;
 }
 

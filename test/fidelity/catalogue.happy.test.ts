@@ -12,7 +12,7 @@ describe('catalogues and the reference page', () => {
   it('GET /sandbox/v1/codes lists every code with its meaning and causes, no key needed', async () => {
     const res = await sandbox.fetch(new Request('http://x/sandbox/v1/codes'));
     const json = (await res.json()) as { codes: { code: number; meaning: string; causes: string[] }[] };
-    expect(json.codes.map((c) => c.code)).toEqual([200, 400, 401, 402, 404, 405, 408, 413, 415, 417, 429, 431, 500, 503, 504]);
+    expect(json.codes.map((c) => c.code)).toEqual([200, 400, 401, 402, 404, 405, 408, 413, 414, 415, 417, 429, 431, 500, 503, 504]);
     for (const c of json.codes) {
       expect(c.meaning.length).toBeGreaterThan(2);
       expect(c.causes.length).toBeGreaterThan(0);

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { uniqueRef } from '../helpers.js';
-import { call, expectEnvelope, quietSandbox, SIGNED_KEY, SIGNED_PAYEE, SIGNED_SALT } from '../support/http.js';
+import { call, expectEnvelope, manualClock, quietSandbox, SIGNED_KEY, SIGNED_PAYEE, SIGNED_SALT } from '../support/http.js';
 
 type Body = Record<string, unknown>;
 
@@ -57,12 +57,15 @@ function clientSign(body: Body, ways: ClientWays = {}): string {
 
 describe('signature doctor: a mismatch names the known mistake behind it', () => {
   let sandbox: Sandbox;
+  const clock = manualClock();
   beforeAll(async () => {
-    sandbox = await quietSandbox();
+    sandbox = await quietSandbox({ clock: clock.clock });
   });
   afterAll(() => sandbox.close());
 
   async function hintFor(body: Body, sign: string): Promise<string> {
+    // Ten hints a second per merchant are worked out: these tests keep to that pace.
+    clock.advance(100);
     const answer = await call(sandbox, 'POST', '/openapi/v1/payments/payment', { key: SIGNED_KEY, body: { ...body, sign } });
     expectEnvelope(answer, 401);
     expect(answer.body.description).toMatch(/mismatch/i);
@@ -191,6 +194,7 @@ describe('signature doctor: a mismatch names the known mistake behind it', () =>
     const part = readme.slice(readme.indexOf('### Signature doctor'));
     const sent = JSON.parse(/-d '([^']+)'/.exec(part)![1]!) as Body;
     const shown = /"signature_hint":("(?:[^"\\]|\\.)*")/.exec(part)![1]!;
+    clock.advance(100);
     const answer = await call(sandbox, 'POST', '/openapi/v1/payments/payment', { key: SIGNED_KEY, body: sent });
     expectEnvelope(answer, 401);
     expect(answer.body.signature_hint).toBe(JSON.parse(shown));

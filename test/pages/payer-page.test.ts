@@ -85,7 +85,7 @@ describe('GET /sandbox/pay/{payment_token}', () => {
 
   it('answers an HTML 404 page, never a stack, for unknown and malformed tokens', async () => {
     const unknown = `ptok_${'A'.repeat(32)}`;
-    for (const token of [unknown, 'nope', 'ptok_%3Cscript%3E', '%E2%98%83', 'x'.repeat(5000), `${unknown}%00`]) {
+    for (const token of [unknown, 'nope', 'ptok_%3Cscript%3E', '%E2%98%83', 'x'.repeat(2000), `${unknown}%00`]) {
       const res = await page(`/sandbox/pay/${token}`);
       expect(res.status, token).toBe(404);
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
@@ -94,6 +94,10 @@ describe('GET /sandbox/pay/{payment_token}', () => {
       expect(html).not.toMatch(/at .*\.ts:\d+/);
       expect(html).not.toContain('<script>');
     }
+    // A path over 2,048 characters is refused before any page: 414 in the JSON envelope, as on every route.
+    const long = await page(`/sandbox/pay/${'x'.repeat(5000)}`);
+    expect(long.status).toBe(414);
+    expect(((await long.json()) as { code: number }).code).toBe(414);
     expect((await post(`/sandbox/pay/${unknown}/pay`)).status).toBe(404);
     expect((await post('/sandbox/pay/nope/decline')).status).toBe(404);
   });

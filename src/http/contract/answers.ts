@@ -109,6 +109,7 @@ export const answers = {
     json('The request did not arrive in time (its headers within 10 s, the whole request within 30 s, by default): answered by the server before any route, nothing was done, and the connection is closed.', problemBody(408)),
   ),
   headersTooLarge: shared('HeadersTooLarge', json('The request headers are over 16 KiB: answered by the server before any route, nothing was done, and the connection is closed.', problemBody(431))),
+  uriTooLong: shared('UriTooLong', json('The path is over 2,048 characters (a path parameter far too long): answered before the key is checked.', problemBody(414))),
   methodNotAllowed: shared('MethodNotAllowed', json('The path exists, but not with this method; Allow lists the methods it serves.', problemBody(405), { headers: { Allow: headers.allow } })),
 } as const;
 

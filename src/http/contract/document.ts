@@ -120,7 +120,7 @@ class DocumentBuilder {
     if (request.body) extra['Sandbox-Warning'] = sharedHeaders.sandboxWarning;
     if (request.headers?.['Idempotency-Key']) extra['Idempotent-Replayed'] = sharedHeaders.replayed;
     const responses: Json = {};
-    const statuses: Partial<Record<StatusKey, AnswerContract>> = { ...SERVER_ANSWERS, ...route.responses };
+    const statuses: Partial<Record<StatusKey, AnswerContract>> = { ...SERVER_ANSWERS, ...withLongPathAnswer(route.responses, path) };
     for (const status of sortedStatuses(statuses)) responses[String(status)] = this.answer(statuses[status]!, extra);
 
     return {
@@ -156,7 +156,8 @@ class DocumentBuilder {
     if (keyed && method === 'post') Object.assign(statuses, { 400: answers.invalid, 402: answers.refused, 413: answers.tooLarge });
     if (faults) Object.assign(statuses, { 400: answers.invalid, 504: answers.timeout, '4XX': answers.injected4xx, '5XX': answers.injected5xx });
     const responses: Json = {};
-    for (const status of sortedStatuses(statuses)) responses[String(status)] = this.answer(statuses[status]!, {});
+    const all = withLongPathAnswer(statuses, path);
+    for (const status of sortedStatuses(all)) responses[String(status)] = this.answer(all[status]!, {});
     const allowed = served.map((r) => r.method.toUpperCase()).join(', ');
     // The path's templated parts, as the operations it serves declare them.
     const params = served[0]?.request?.params ? this.propertiesOf(served[0].request.params) : {};
@@ -191,6 +192,11 @@ const SECURITY: Readonly<Record<Access, Json[]>> = {
   metrics: [{}, { MetricsToken: [] }],
   open: [],
 };
+
+/** Only a path with a parameter can be sent over the path length limit: its operations declare the 414. */
+function withLongPathAnswer(statuses: Readonly<Partial<Record<StatusKey, AnswerContract>>>, path: string): Readonly<Partial<Record<StatusKey, AnswerContract>>> {
+  return path.includes('{') ? { ...statuses, 414: answers.uriTooLong } : statuses;
+}
 
 function sortedStatuses(responses: Readonly<Partial<Record<StatusKey, AnswerContract>>>): StatusKey[] {
   const rank = (s: string) => (s.endsWith('XX') ? Number(s[0]) * 100 + 99.5 : Number(s));

@@ -27,6 +27,12 @@ const profileShape = {
   qr_ttl_seconds: z.number().int(),
 };
 
+/** The merchant's own storage: bytes of its stored records and its quota (SANDBOX_MERCHANT_STORAGE_MB). */
+const storageShape = z.object({
+  used_bytes: z.number().int().min(0).meta({ description: 'Bytes of the records it holds: payments, journal, deliveries, idempotency answers, readiness evidence' }),
+  quota_bytes: z.number().int().min(0).meta({ description: 'Past it, creates answer 402' }),
+});
+
 export const enroll = defineRoute({
   method: 'post',
   path: '/merchants',
@@ -48,10 +54,10 @@ export const enroll = defineRoute({
 export const ownMerchant = defineRoute({
   method: 'get',
   path: '/merchant',
-  summary: "The key's own merchant: payee id and settings (never keys or salt)",
+  summary: "The key's own merchant: payee id, settings and its storage usage (never keys or salt)",
   tag,
   access: 'key',
-  responses: { 200: json('The merchant.', okBody(profileShape)), ...KEYED_ANSWERS },
+  responses: { 200: json('The merchant.', okBody({ ...profileShape, storage: storageShape })), ...KEYED_ANSWERS },
 });
 
 const count = z.number().int().min(0);

@@ -14,6 +14,7 @@ import { enrollSchema } from '../schemas.js';
 import type { Merchant } from '../../domain/merchant.js';
 import { DEMO_MERCHANTS } from '../../services/merchants.js';
 import type { MerchantDeletion } from '../../services/merchants.js';
+import { shownBytes } from '../../services/storage-refusals.js';
 
 /** What a merchant may see of itself: never its keys or signing salt. */
 export function merchantProfile(merchant: Merchant): Record<string, unknown> {
@@ -32,12 +33,19 @@ export function merchantProfile(merchant: Merchant): Record<string, unknown> {
   };
 }
 
-/** GET /sandbox/v1/merchant: the key's own merchant (payee id and settings), for tools and the dashboard. */
+/** GET /sandbox/v1/merchant: the key's own merchant (payee id, settings, its own storage usage), for tools and the dashboard. */
 export function ownMerchantRoutes(): Hono<AppEnv> {
   const routes = new Hono<AppEnv>();
   routes.get('/merchant', async (c) => {
-    const merchant = await c.get('services').merchants.current(c.get('merchant'));
-    return ok(c, `This key belongs to merchant ${merchant.name}, payee ${merchant.payeeId}.`, merchantProfile(merchant));
+    const { merchants, store, config } = c.get('services');
+    const merchant = await merchants.current(c.get('merchant'));
+    // Its own bytes only: the sandbox's total is other merchants' business.
+    const { merchantBytes } = await store.storageUsage(merchant.payeeId);
+    const storage = { used_bytes: merchantBytes, quota_bytes: config.storage.merchantBytes };
+    return ok(c, `This key belongs to merchant ${merchant.name}, payee ${merchant.payeeId}; its stored records take ${shownBytes(merchantBytes)} of its ${shownBytes(config.storage.merchantBytes)} quota.`, {
+      ...merchantProfile(merchant),
+      storage,
+    });
   });
   return routes;
 }

@@ -92,9 +92,11 @@ describe('the OpenAPI document', () => {
       expect(create.parameters.map((p: Json) => p.name)).toEqual(['Sandbox-Fault', 'Idempotency-Key']);
       const unauthenticated = answer('post', `${prefix}/payments/payment`, '401').content['application/json'].schema;
       expect(Object.keys(unauthenticated.properties)).toEqual(['code', 'description', 'string_to_sign', 'signature_hint']);
-      expect(Object.keys(op('get', `${prefix}/payments/payment/{payment_id}`).responses)).toEqual(['200', '400', '401', '404', '408', '429', '431', '500', '503', '504', '4XX', '5XX']);
-      expect(Object.keys(op('head', `${prefix}/payments/payment/{payment_id}`).responses)).toEqual(['200', '400', '401', '404', '408', '429', '431', '500', '503', '504', '4XX', '5XX']);
+      expect(Object.keys(op('get', `${prefix}/payments/payment/{payment_id}`).responses)).toEqual(['200', '400', '401', '404', '408', '414', '429', '431', '500', '503', '504', '4XX', '5XX']);
+      expect(Object.keys(op('head', `${prefix}/payments/payment/{payment_id}`).responses)).toEqual(['200', '400', '401', '404', '408', '414', '429', '431', '500', '503', '504', '4XX', '5XX']);
       expect(op('head', `${prefix}/payments/payment/{payment_id}`).responses['200'].content).toBeUndefined();
+      // Only a path with a parameter can be sent over 2,048 characters.
+      expect(op('delete', `${prefix}/payments/payment/{payment_id}`).responses).toHaveProperty('414');
     }
     expect(resolve(answer('post', '/openapi/v1/payments/payment', '429').headers['Retry-After']).required).toBe(true);
     expect(resolve(answer('post', '/openapi/v1/payments/payment', '503').headers['Retry-After']).required).toBe(false);

@@ -19,7 +19,10 @@ afterEach(async () => {
 async function seenBy(s: Sandbox, key: string): Promise<string> {
   // Without stateOf's first line, the number of merchants: that is the sandbox's, not the merchant's.
   const parts = [(await stateOf(s, [key])).replace(/^merchants=\d+\n/, '')];
-  for (const path of ['/sandbox/v1/faults', '/sandbox/v1/webhook/deliveries', '/sandbox/v1/merchant']) parts.push((await call(s, 'GET', path, { key })).text);
+  for (const path of ['/sandbox/v1/faults', '/sandbox/v1/webhook/deliveries']) parts.push((await call(s, 'GET', path, { key })).text);
+  // Its profile without its storage figures: the journal entries of these very reads add to them.
+  const { storage: _storage, description: _description, ...profile } = (await call(s, 'GET', '/sandbox/v1/merchant', { key })).body;
+  parts.push(JSON.stringify(profile));
   // The journal without the reads just made to look at it.
   const journal = (await call(s, 'GET', '/sandbox/v1/requests?limit=500', { key })).body.requests as { method: string; path: string; status: number }[];
   parts.push(JSON.stringify(journal.filter((e) => e.method !== 'GET').map((e) => [e.method, e.path, e.status])));

@@ -12,7 +12,7 @@ import type { RouteHandler } from '../../contract/route.js';
 import { ok, sendText } from '../../envelope.js';
 import { toJsonText } from '../../json-text.js';
 import { applyCommittedFault, noteFault, takeHeldPlace } from '../../faults.js';
-import { paymentStatusFields, qrData } from '../../views.js';
+import { metadataView, paymentStatusFields, qrData } from '../../views.js';
 import type { PaymentRoutes } from './payments.routes.js';
 
 const STATUS_TEXTS_KEPT = 10_000;
@@ -57,7 +57,7 @@ export function paymentHandlers(routes: PaymentRoutes): Handlers {
           payment_code: payment.code,
           payment_token: payment.token,
           qr_data: qrFields,
-          metadata: payment.metadata,
+          metadata: metadataView(payment),
         });
         return fault ? await applyCommittedFault(c, fault) : response;
       } finally {

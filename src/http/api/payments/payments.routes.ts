@@ -53,7 +53,10 @@ export function paymentRoutes(productTypes: readonly string[]) {
           'Missing or unknown Service-Api-Key; or a signature missing where required, an unknown sign_type, or a mismatch (then string_to_sign, salt masked, and signature_hint).',
           problemBody(401, {
             string_to_sign: z.string().optional().meta({ description: 'On a mismatch: the string the sandbox signed, the salt shown as <signing_salt>' }),
-            signature_hint: z.string().optional().meta({ description: 'On a mismatch: the known mistake that yields this sign, if any, and its fix' }),
+            signature_hint: z
+              .string()
+              .optional()
+              .meta({ description: 'On a mismatch: the known mistake that yields this sign, if any, and its fix; past 10 hints a second for this merchant, that the hint was withheld and in how many ms the next can be given' }),
           }),
         ),
         402: json(

@@ -1,0 +1,114 @@
+/**
+ * Storage counted in bytes (SPEC 18): the one rule the memory, file and PostgreSQL stores follow.
+ *
+ * - What counts: everything a merchant makes the sandbox keep: its payments (with history and
+ *   metadata), journal entries, webhook deliveries, idempotency keys with their answers, and
+ *   readiness evidence. Each record counts the UTF-8 bytes of its JSON text as the store keeps it
+ *   (a payment: its document; a journal entry: the entry without its id, as the table holds it).
+ * - When a write is refused: only a create. It is refused when the sandbox's records with it
+ *   would pass the budget, or the merchant's would pass its quota. Journal, deliveries, keys and
+ *   evidence are never refused: they keep their newest within their count caps, and what they
+ *   hold counts toward the quota, so a merchant near it meets the refusal at its next create.
+ * - Enrolment is refused once the sandbox holds its budget.
+ */
+
+/** The quota of each merchant and the budget of the whole sandbox, in bytes of stored records. */
+export interface StorageLimits {
+  readonly merchantBytes: number;
+  readonly sandboxBytes: number;
+}
+
+export const MIB = 1024 * 1024;
+
+/** SANDBOX_MERCHANT_STORAGE_MB and SANDBOX_STORAGE_MB when unset. */
+export const DEFAULT_STORAGE_LIMITS: StorageLimits = { merchantBytes: 64 * MIB, sandboxBytes: 1024 * MIB };
+
+/** What a merchant's records take, and what the sandbox's take (a shared store may answer the latter a few seconds old). */
+export interface StorageUsage {
+  readonly merchantBytes: number;
+  readonly sandboxBytes: number;
+}
+
+/** Why a create is refused: the merchant's quota or the sandbox's budget. */
+export type StorageRefusal = 'merchant_quota' | 'sandbox_budget';
+
+/** The bytes of a stored text. */
+export function textBytes(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/** The bytes of a record kept as its JSON text. */
+export function recordBytes(record: unknown): number {
+  return textBytes(JSON.stringify(record));
+}
+
+/** A journal entry is kept without its id where ids are the table's (PostgreSQL): it counts so everywhere. */
+export function journalEntryBytes(entry: { readonly id: number }): number {
+  return recordBytes({ ...entry, id: undefined });
+}
+
+/** An idempotency key: the key, the digest of its request and the answer once there is one. */
+export function idempotencyKeyBytes(key: string, fingerprint: string, body: string | null): number {
+  return textBytes(key) + textBytes(fingerprint) + (body === null ? 0 : textBytes(body));
+}
+
+/** True when the sandbox's records, with `incoming` more bytes, would pass its budget. */
+export function passesBudget(sandboxBytes: number, incoming: number, limits: StorageLimits): boolean {
+  return sandboxBytes + incoming > limits.sandboxBytes;
+}
+
+/** Enrolment adds a merchant only while the sandbox holds less than its budget. */
+export function sandboxFull(sandboxBytes: number, limits: StorageLimits): boolean {
+  return sandboxBytes >= limits.sandboxBytes;
+}
+
+/** What the merchant's payments may total, given what its other records (`partsBytes`) take. */
+export function paymentRoom(partsBytes: number, limits: StorageLimits): number {
+  return limits.merchantBytes - partsBytes;
+}
+
+/**
+ * Whether a create of `incoming` bytes is refused, and why. A store that checks the merchant's
+ * payments in one statement (PostgreSQL) asks passesBudget and paymentRoom itself: the same rule.
+ */
+export function storageRefusal(usage: { readonly paymentBytes: number; readonly partsBytes: number; readonly sandboxBytes: number }, incoming: number, limits: StorageLimits): StorageRefusal | null {
+  if (passesBudget(usage.sandboxBytes, incoming, limits)) return 'sandbox_budget';
+  if (usage.paymentBytes + incoming > paymentRoom(usage.partsBytes, limits)) return 'merchant_quota';
+  return null;
+}
+
+/** Bytes per merchant and in all, kept as records come and go (the in-process stores' parts and payments). */
+export class ByteTally {
+  private readonly byMerchant = new Map<string, number>();
+  total = 0;
+
+  of(payeeId: string): number {
+    return this.byMerchant.get(payeeId) ?? 0;
+  }
+
+  /** Adds `bytes` (negative: removes) to the merchant's count. */
+  add(payeeId: string, bytes: number): void {
+    if (bytes === 0) return;
+    const next = this.of(payeeId) + bytes;
+    if (next === 0) this.byMerchant.delete(payeeId);
+    else this.byMerchant.set(payeeId, next);
+    this.total += bytes;
+  }
+
+  clear(payeeId: string): void {
+    this.total -= this.of(payeeId);
+    this.byMerchant.delete(payeeId);
+  }
+}
+
+/** A merchant's usage in the in-process stores: its payments, its parts (journal, deliveries, keys, evidence), and the sandbox's. */
+export function tallyUsage(payeeId: string, payments: ByteTally, parts: readonly ByteTally[]): StorageUsage & { readonly paymentBytes: number; readonly partsBytes: number } {
+  let partsBytes = 0;
+  let sandboxBytes = payments.total;
+  for (const part of parts) {
+    partsBytes += part.of(payeeId);
+    sandboxBytes += part.total;
+  }
+  const paymentBytes = payments.of(payeeId);
+  return { paymentBytes, partsBytes, merchantBytes: paymentBytes + partsBytes, sandboxBytes };
+}

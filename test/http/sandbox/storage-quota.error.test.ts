@@ -1,0 +1,146 @@
+/**
+ * Storage counted in bytes over HTTP (SPEC 18): past its quota a merchant's creates answer 402
+ * naming the quota, the usage and what frees space; past the sandbox's budget creates and
+ * enrolment answer 402 saying the sandbox is full; nothing changes on a refusal, and the journal
+ * and status reads go on. In memory, or on PostgreSQL with SANDBOX_TEST_STORE=postgres.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../../src/index.js';
+import { createBody, jsonRequest, memorySandbox, uniqueRef } from '../../helpers.js';
+
+const KIB = 1024;
+/** About 7 KiB of metadata: inside the 8 KiB limit. */
+const METADATA = { note: 'm'.repeat(7 * KIB) };
+
+let sandbox: Sandbox | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+async function start(merchantBytes: number, sandboxBytes: number): Promise<Sandbox> {
+  sandbox = await memorySandbox({ config: { storage: { merchantBytes, sandboxBytes } } });
+  return sandbox;
+}
+
+function as(key: string, method: string, path: string, body?: unknown): Request {
+  return jsonRequest(method, path, body, { 'Service-Api-Key': key });
+}
+
+/** Creates payments with 7 KiB of metadata until one is refused (at most 60); answers the refusal and how many went in. */
+async function fillUp(s: Sandbox, key: string, payee: string, fetchIt: (r: Request) => Promise<Response> = (r) => s.fetch(r)) {
+  for (let created = 0; created < 60; created++) {
+    const res = await fetchIt(as(key, 'POST', '/openapi/v1/payments/payment', createBody({ payee, metadata: METADATA })));
+    if (res.status !== 200) return { res, body: (await res.json()) as { code: number; description: string }, created };
+  }
+  throw new Error('60 creates of 7 KiB each were all accepted');
+}
+
+async function paymentsOf(s: Sandbox, key: string): Promise<number> {
+  return ((await (await s.fetch(as(key, 'GET', '/sandbox/v1/payments'))).json()) as { total: number }).total;
+}
+
+async function storageOf(s: Sandbox, key: string): Promise<{ used_bytes: number; quota_bytes: number }> {
+  return ((await (await s.fetch(as(key, 'GET', '/sandbox/v1/merchant'))).json()) as { storage: { used_bytes: number; quota_bytes: number } }).storage;
+}
+
+describe('the merchant storage quota', () => {
+  it('past it, a create answers 402 naming the quota, the usage and what frees space, and stores nothing (through a real server)', async () => {
+    const s = await start(64 * KIB, 1024 * KIB * KIB);
+    const m = await s.control.enroll({ name: 'Full Shop' });
+    const server = await s.listen();
+    const overHttp = (r: Request) => fetch(new URL(new URL(r.url).pathname + new URL(r.url).search, server.url), { method: r.method, headers: r.headers, body: r.body, duplex: 'half' } as RequestInit);
+    const { res, body, created } = await fillUp(s, m.apiKey, m.payeeId, overHttp);
+    // Each create keeps its payment and a journal entry of its request and answer, both near 7 KiB.
+    expect(created).toBeGreaterThanOrEqual(2);
+    expect(res.status).toBe(402);
+    expect(body.code).toBe(402);
+    expect(body.description).toMatch(/^This merchant's stored records take \d+\.\d\d MB \(\d+ bytes\) of its storage quota of 0\.06 MB \(65536 bytes\) \(SANDBOX_MERCHANT_STORAGE_MB\)/);
+    for (const freer of ['POST /sandbox/v1/reset', 'SANDBOX_RETENTION_DAYS', 'DELETE /sandbox/v1/merchant']) expect(body.description).toContain(freer);
+    const usedSaid = Number(/\((\d+) bytes\) of its/.exec(body.description)![1]);
+    expect(usedSaid).toBeGreaterThan(60 * KIB);
+
+    // Nothing of the refused create is kept: the same count, and its merchant_ref_no is free.
+    const ref = uniqueRef('refused');
+    const again = await s.fetch(as(m.apiKey, 'POST', '/openapi/v1/payments/payment', createBody({ payee: m.payeeId, merchant_ref_no: ref, metadata: METADATA })));
+    expect(again.status).toBe(402);
+    expect(await paymentsOf(s, m.apiKey)).toBe(created);
+    const byRef = (await (await s.fetch(as(m.apiKey, 'GET', `/sandbox/v1/payments?merchant_ref_no=${ref}`))).json()) as { total: number };
+    expect(byRef.total).toBe(0);
+    await server.close();
+  });
+
+  it('a merchant over its quota still reads its payments and its journal; a reset frees the space', async () => {
+    const s = await start(64 * KIB, 1024 * KIB * KIB);
+    const m = await s.control.enroll();
+    const first = await s.fetch(as(m.apiKey, 'POST', '/openapi/v1/payments/payment', createBody({ payee: m.payeeId, metadata: METADATA })));
+    const { payment_id: id } = (await first.json()) as { payment_id: string };
+    await fillUp(s, m.apiKey, m.payeeId);
+    expect((await s.fetch(as(m.apiKey, 'GET', `/openapi/v1/payments/payment/${id}`))).status).toBe(200);
+    const journal = await s.fetch(as(m.apiKey, 'GET', '/sandbox/v1/requests?limit=5'));
+    expect(journal.status).toBe(200);
+    expect(((await journal.json()) as { requests: { status: number }[] }).requests.some((e) => e.status === 402)).toBe(true);
+    const { used_bytes: full } = await storageOf(s, m.apiKey);
+    expect(full).toBeGreaterThan(60 * KIB);
+    expect((await s.fetch(as(m.apiKey, 'POST', '/sandbox/v1/reset'))).status).toBe(200);
+    expect((await storageOf(s, m.apiKey)).used_bytes).toBeLessThan(full / 4);
+    expect((await s.fetch(as(m.apiKey, 'POST', '/openapi/v1/payments/payment', createBody({ payee: m.payeeId, metadata: METADATA })))).status).toBe(200);
+  });
+
+  it("another merchant's creates go on while one is over its quota", async () => {
+    const s = await start(64 * KIB, 1024 * KIB * KIB);
+    const full = await s.control.enroll();
+    const other = await s.control.enroll();
+    await fillUp(s, full.apiKey, full.payeeId);
+    expect((await s.fetch(as(other.apiKey, 'POST', '/openapi/v1/payments/payment', createBody({ payee: other.payeeId, metadata: METADATA })))).status).toBe(200);
+  });
+});
+
+describe('the sandbox storage budget', () => {
+  it('past it, creates and enrolment answer 402 saying the sandbox is full, with no figure of other merchants, and change nothing', async () => {
+    const s = await start(1024 * KIB * KIB, 96 * KIB);
+    const big = await s.control.enroll();
+    const small = await s.control.enroll();
+    await fillUp(s, big.apiKey, big.payeeId);
+    // The refused creates are journaled (the journal is never refused): the sandbox is now surely past its budget.
+    for (let i = 0; i < 3; i++) expect((await s.fetch(as(big.apiKey, 'POST', '/openapi/v1/payments/payment', createBody({ payee: big.payeeId, metadata: METADATA })))).status).toBe(402);
+
+    const before = await paymentsOf(s, small.apiKey);
+    const res = await s.fetch(as(small.apiKey, 'POST', '/openapi/v1/payments/payment', createBody({ payee: small.payeeId })));
+    expect(res.status).toBe(402);
+    const body = (await res.json()) as { code: number; description: string };
+    expect(body.code).toBe(402);
+    expect(body.description).toMatch(/^This sandbox is full: its stored records reached its storage budget \(SANDBOX_STORAGE_MB\), so no payment can be created now\./);
+    // Other merchants' usage stays theirs: no figure at all.
+    expect(body.description).not.toMatch(/\d+ ?(MB|bytes)|\d{3,}/);
+    expect(await paymentsOf(s, small.apiKey)).toBe(before);
+
+    const merchants = (await s.services.store.merchantIds()).length;
+    const enrol = await s.fetch(new Request('http://sandbox.test/sandbox/v1/merchants', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"name":"Late Shop"}' }));
+    expect(enrol.status).toBe(402);
+    const refused = (await enrol.json()) as { code: number; description: string; api_key?: string };
+    expect(refused.code).toBe(402);
+    expect(refused.description).toMatch(/^This sandbox is full: .* so no merchant can be enrolled now\./);
+    expect(refused.api_key).toBeUndefined();
+    expect((await s.services.store.merchantIds()).length).toBe(merchants);
+  });
+});
+
+describe('GET /sandbox/v1/merchant storage', () => {
+  it("shows the merchant's own used bytes and its quota, and the used bytes follow its creates", async () => {
+    const s = await start(64 * KIB, 1024 * KIB * KIB);
+    const m = await s.control.enroll();
+    const empty = await storageOf(s, m.apiKey);
+    expect(empty).toEqual({ used_bytes: expect.any(Number), quota_bytes: 64 * KIB });
+    expect((await s.fetch(as(m.apiKey, 'POST', '/openapi/v1/payments/payment', createBody({ payee: m.payeeId, metadata: METADATA })))).status).toBe(200);
+    expect((await storageOf(s, m.apiKey)).used_bytes).toBeGreaterThan(empty.used_bytes + 7 * KIB);
+  });
+
+  it('is in the contract document', async () => {
+    const s = await start(64 * KIB, 1024 * KIB * KIB);
+    const doc = (await (await s.fetch(new Request('http://sandbox.test/openapi.json'))).json()) as Record<string, any>;
+    const schema = JSON.stringify(doc.paths['/sandbox/v1/merchant'].get.responses['200']);
+    expect(schema).toContain('used_bytes');
+    expect(schema).toContain('quota_bytes');
+  });
+});
