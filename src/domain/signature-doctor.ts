@@ -189,7 +189,7 @@ function queryCandidates(body: Readonly<Record<string, unknown>>): { text: strin
 
 /**
  * The most text one diagnosis hashes, in characters: under a millisecond of SHA-512. A string to
- * sign under 4 KiB gets every way tried; a longer one the likeliest (fewest mistakes) first, as far as this goes.
+ * sign under about 1.5 KiB gets every way tried (up to ~150 ways); a longer one the likeliest (fewest mistakes) first, as far as this goes.
  */
 export const DIAGNOSIS_TEXT_BUDGET = 256 * 1024;
 
