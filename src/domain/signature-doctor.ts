@@ -3,91 +3,54 @@
  * it wrong and name the mistakes whose result equals the sign sent. Pure: no I/O, no HTTP.
  */
 import { createHash } from 'node:crypto';
+import { distinctStyles, floatText, httpBuildQuery, JSON_STYLES, jsonWritten, phpRawurlencode, phpUrlencode } from './language-writers.js';
 import { isLeftOut, signedValueText } from './signature.js';
+import { SIGNATURE_MISTAKES } from './signature-mistakes.js';
+import type { SignatureMistake, SignatureMistakeId } from './signature-mistakes.js';
 
-export type SignatureMistakeId =
-  | 'uppercase-hex'
-  | 'sha256'
-  | 'base64-digest'
-  | 'form-encoding'
-  | 'values-not-encoded'
-  | 'fields-in-sent-order'
-  | 'amount-not-two-decimals'
-  | 'metadata-keys-unsorted'
-  | 'sign-fields-included'
-  | 'empty-fields-included'
-  | 'salt-missing'
-  | 'salt-without-ampersand';
-
-export interface SignatureMistake {
-  readonly id: SignatureMistakeId;
-  /** What the integration did, in one sentence. */
-  readonly mistake: string;
-  /** What to do instead. */
-  readonly fix: string;
-}
-
-/** The catalogue. No text quotes the request or the salt, so a hint never carries either. */
-export const SIGNATURE_MISTAKES: Readonly<Record<SignatureMistakeId, SignatureMistake>> = {
-  'uppercase-hex': { id: 'uppercase-hex', mistake: 'the hex digest is written in upper case', fix: "write it in lower case (digest('hex') as it is, no toUpperCase(); %02x, not %02X)" },
-  sha256: { id: 'sha256', mistake: 'the digest is SHA-256', fix: 'hash with SHA-512: sign is 128 hex characters' },
-  'base64-digest': { id: 'base64-digest', mistake: 'the digest is written in base64', fix: 'write the SHA-512 digest as lowercase hex' },
-  'form-encoding': {
-    id: 'form-encoding',
-    mistake: 'values are form-encoded (space as +, as URLSearchParams, PHP urlencode or Java URLEncoder write them)',
-    fix: "encode each value exactly as JavaScript's encodeURIComponent: space as %20, letters, digits and - _ . ! ~ * ' ( ) left as they are (PHP rawurlencode)",
-  },
-  'values-not-encoded': { id: 'values-not-encoded', mistake: 'values are written without percent-encoding', fix: "percent-encode each value as JavaScript's encodeURIComponent does" },
-  'fields-in-sent-order': { id: 'fields-in-sent-order', mistake: 'fields are joined in the order of the body instead of sorted by name', fix: 'sort the fields by name before joining them' },
-  'amount-not-two-decimals': {
-    id: 'amount-not-two-decimals',
-    mistake: 'amount is written as the number prints (25 or 10.5) instead of with two decimals',
-    fix: 'write amount with exactly two decimals (amount.toFixed(2): 25.00, 10.50)',
-  },
-  'metadata-keys-unsorted': {
-    id: 'metadata-keys-unsorted',
-    mistake: 'metadata is written with its keys in their own order (plain JSON.stringify)',
-    fix: 'write metadata as compact JSON with the keys sorted at every level',
-  },
-  'sign-fields-included': { id: 'sign-fields-included', mistake: 'sign_type (or an empty sign) is part of the string to sign', fix: 'leave sign_type and sign out of the string to sign' },
-  'empty-fields-included': { id: 'empty-fields-included', mistake: 'fields whose value is null, "" or {} are part of the string to sign', fix: 'leave out every field whose value is null, "" or {}' },
-  'salt-missing': { id: 'salt-missing', mistake: 'the signing salt is not appended', fix: 'append "&" and your signing salt to the end of the string' },
-  'salt-without-ampersand': { id: 'salt-without-ampersand', mistake: 'the signing salt is appended without "&" before it', fix: 'join the salt with "&": ...&product_type=...&<signing_salt>' },
-};
+export { SIGNATURE_MISTAKES };
+export type { SignatureMistake, SignatureMistakeId };
 
 /** One way of writing the fields part of the string to sign; the default way is the right one. */
 interface FieldsWay {
   readonly encode: (text: string) => string;
   readonly sentOrder: boolean;
   readonly amountAsSent: boolean;
-  readonly objectsAsSent: boolean;
+  /** How objects (metadata) and other numbers are written: an index into JSON_STYLES, 0 the right way. */
+  readonly json: number;
+  readonly booleans: (typeof BOOLEANS)[number];
   readonly signFields: 'none' | 'sign_type' | 'both';
   readonly emptyAs: 'left-out' | 'empty' | 'text';
 }
 
-const RIGHT_WAY: FieldsWay = { encode: encodeURIComponent, sentOrder: false, amountAsSent: false, objectsAsSent: false, signFields: 'none', emptyAs: 'left-out' };
+const BOOLEANS = ['json', 'python', 'php'] as const;
+const RIGHT_WAY: FieldsWay = { encode: encodeURIComponent, sentOrder: false, amountAsSent: false, json: 0, booleans: 'json', signFields: 'none', emptyAs: 'left-out' };
 
 const formEncode = (text: string): string => new URLSearchParams([['', text]]).toString().slice(1);
 // split and join: about twice as quick as a global RegExp on long runs of spaces.
 const spacesAsPlus = (encoded: string): string => encoded.split('%20').join('+');
 const plusForSpace = (text: string): string => spacesAsPlus(encodeURIComponent(text));
-const PHP_ESCAPES: Readonly<Record<string, string>> = { '!': '%21', "'": '%27', '(': '%28', ')': '%29', '*': '%2A', '~': '%7E' };
-/** PHP urlencode: everything but letters, digits and - _ . is escaped, space as +. */
-const phpUrlencode = (text: string): string => spacesAsPlus(encodeURIComponent(text).replace(/[!'()*~]/g, (ch) => PHP_ESCAPES[ch]!));
 const notEncoded = (text: string): string => text;
 
-const ENCODERS: readonly ((text: string) => string)[] = [encodeURIComponent, formEncode, plusForSpace, phpUrlencode, notEncoded];
+const ENCODERS: readonly ((text: string) => string)[] = [encodeURIComponent, formEncode, plusForSpace, phpUrlencode, phpRawurlencode, notEncoded];
 const EMPTY_AS: readonly FieldsWay['emptyAs'][] = ['left-out', 'empty', 'text'];
+/** The most ways one value can be written with one encoder (variantOf's range). */
+const VARIANTS = Math.max(EMPTY_AS.length, JSON_STYLES.length, BOOLEANS.length);
 
-/** Each mistake in the fields part, with the ways clients are seen to make it. */
-const FIELD_MISTAKES: readonly { readonly id: SignatureMistakeId; readonly ways: readonly Partial<FieldsWay>[] }[] = [
-  { id: 'form-encoding', ways: [{ encode: formEncode }, { encode: plusForSpace }, { encode: phpUrlencode }] },
-  { id: 'fields-in-sent-order', ways: [{ sentOrder: true }] },
-  { id: 'amount-not-two-decimals', ways: [{ amountAsSent: true }] },
-  { id: 'metadata-keys-unsorted', ways: [{ objectsAsSent: true }] },
-  { id: 'sign-fields-included', ways: [{ signFields: 'sign_type' }, { signFields: 'both' }] },
-  { id: 'empty-fields-included', ways: [{ emptyAs: 'empty' }, { emptyAs: 'text' }] },
-  { id: 'values-not-encoded', ways: [{ encode: notEncoded }] },
+/**
+ * Each mistake in the fields part (or several made together), with the ways clients are seen to
+ * make it. A JSON mistake pairs only with those marked `pairs` (seen together), to keep a diagnosis cheap.
+ */
+const FIELD_MISTAKES: readonly { readonly ids: readonly SignatureMistakeId[]; readonly ways: readonly Partial<FieldsWay>[]; readonly json?: 'is' | 'pairs' }[] = [
+  { ids: ['form-encoding'], ways: [{ encode: formEncode }, { encode: plusForSpace }, { encode: phpUrlencode }], json: 'pairs' },
+  { ids: ['php-rawurlencode'], ways: [{ encode: phpRawurlencode }], json: 'pairs' },
+  { ids: ['fields-in-sent-order'], ways: [{ sentOrder: true }], json: 'pairs' },
+  { ids: ['amount-not-two-decimals'], ways: [{ amountAsSent: true }], json: 'pairs' },
+  ...JSON_STYLES.slice(1).map(({ ids }, i) => ({ ids, ways: [{ json: i + 1 }], json: 'is' as const })),
+  { ids: ['booleans-not-true-false'], ways: [{ booleans: 'python' as const }, { booleans: 'php' as const }] },
+  { ids: ['sign-fields-included'], ways: [{ signFields: 'sign_type' }, { signFields: 'both' }] },
+  { ids: ['empty-fields-included'], ways: [{ emptyAs: 'empty' }, { emptyAs: 'text' }] },
+  { ids: ['values-not-encoded'], ways: [{ encode: notEncoded }] },
 ];
 
 function valueWritten(name: string, value: unknown, way: FieldsWay): string {
@@ -95,15 +58,19 @@ function valueWritten(name: string, value: unknown, way: FieldsWay): string {
   if (name === 'sign') return '';
   if (isLeftOut(value)) return way.emptyAs === 'text' ? (typeof value === 'object' ? JSON.stringify(value) : String(value)) : '';
   if (name === 'amount' && way.amountAsSent && typeof value === 'number') return String(value);
-  if (value !== null && typeof value === 'object' && way.objectsAsSent) return JSON.stringify(value);
+  const { style } = JSON_STYLES[way.json]!;
+  if (value !== null && typeof value === 'object' && way.json !== 0) return jsonWritten(value, style);
+  if (name !== 'amount' && typeof value === 'number' && style.wholeAsFloat) return floatText(value);
+  if (typeof value === 'boolean' && way.booleans !== 'json') return way.booleans === 'python' ? (value ? 'True' : 'False') : value ? '1' : '';
   return signedValueText(name, value);
 }
 
-/** The one part of a way that changes how this value is written, as a number from 0 to 2. */
+/** The one part of a way that changes how this value is written, as a number below VARIANTS. */
 function variantOf(name: string, value: unknown, way: FieldsWay): number {
   if (isLeftOut(value)) return EMPTY_AS.indexOf(way.emptyAs);
   if (name === 'amount') return way.amountAsSent ? 1 : 0;
-  return typeof value === 'object' && way.objectsAsSent ? 1 : 0;
+  if (typeof value === 'boolean') return BOOLEANS.indexOf(way.booleans);
+  return typeof value === 'object' || typeof value === 'number' ? way.json : 0;
 }
 
 function includes(name: string, value: unknown, way: FieldsWay): boolean {
@@ -160,7 +127,7 @@ class FieldsWriter {
 
   private piece(field: number, encoder: number, variant: number, way: FieldsWay): number {
     const slots = this.slots[field]!;
-    const slot = encoder * EMPTY_AS.length + variant;
+    const slot = encoder * VARIANTS + variant;
     let n = slots[slot];
     if (n === undefined) {
       const name = this.names[field]!;
@@ -196,18 +163,33 @@ interface FieldsCandidate {
   readonly mistakes: readonly SignatureMistakeId[];
 }
 
-/** The ways to try, fewest mistakes first: the right one, each mistake, each pair. */
+const pairs = (a: (typeof FIELD_MISTAKES)[number], b: (typeof FIELD_MISTAKES)[number]): boolean => (a.json !== 'is' && b.json !== 'is') || a.json === 'pairs' || b.json === 'pairs';
+
+/** The ways to try, fewest mistakes first (a sort keeps the order among equals): the right one, each mistake, each pair. */
 const FIELD_CANDIDATES: readonly FieldsCandidate[] = [
   { patch: {}, mistakes: [] },
-  ...FIELD_MISTAKES.flatMap((m) => m.ways.map((patch) => ({ patch, mistakes: [m.id] }))),
+  ...FIELD_MISTAKES.flatMap((m) => m.ways.map((patch) => ({ patch, mistakes: m.ids }))),
   ...FIELD_MISTAKES.flatMap((a, i) =>
-    FIELD_MISTAKES.slice(i + 1).flatMap((b) => a.ways.flatMap((wa) => b.ways.map((wb) => ({ patch: { ...wa, ...wb }, mistakes: [a.id, b.id] })))),
+    FIELD_MISTAKES.slice(i + 1)
+      .filter((b) => pairs(a, b))
+      .flatMap((b) => a.ways.flatMap((wa) => b.ways.map((wb) => ({ patch: { ...wa, ...wb }, mistakes: [...a.ids, ...b.ids] })))),
   ),
-];
+].sort((a, b) => a.mistakes.length - b.mistakes.length);
+
+/** http_build_query writes the whole fields part its own way: ksorted (at the top or every level) or as sent, amount formatted or not. */
+function queryCandidates(body: Readonly<Record<string, unknown>>): { text: string; mistakes: SignatureMistakeId[] }[] {
+  const amount = typeof body.amount === 'number' ? signedValueText('amount', body.amount) : undefined;
+  return (['sorted', 'sorted-nested', 'sent'] as const).flatMap((order) =>
+    [amount, undefined].map((amountText) => ({
+      text: httpBuildQuery(body, amountText, order),
+      mistakes: ['php-http-build-query', ...(order === 'sent' ? ['fields-in-sent-order' as const] : []), ...(amountText ? [] : ['amount-not-two-decimals' as const])],
+    })),
+  );
+}
 
 /**
  * The most text one diagnosis hashes, in characters: under a millisecond of SHA-512. A string to
- * sign under 4 KiB gets every way tried; a longer one the likeliest (fewest mistakes) first, as far as this goes.
+ * sign under about 1.5 KiB gets every way tried (up to ~150 ways); a longer one the likeliest (fewest mistakes) first, as far as this goes.
  */
 export const DIAGNOSIS_TEXT_BUDGET = 256 * 1024;
 
@@ -234,10 +216,24 @@ export function diagnose(body: Readonly<Record<string, unknown>>, salt: string, 
   let best: SignatureMistakeId[] | undefined;
   let budget = DIAGNOSIS_TEXT_BUDGET;
   let untried = false;
+  const tryText = (text: string, fieldMistakes: readonly SignatureMistakeId[]) => {
+    budget -= text.length;
+    // The endings share the fields part: hash it once and finish a copy per ending.
+    const hash = createHash(digest.algorithm).update(text, 'utf8');
+    for (const ending of endings) {
+      const mistakes = [...digest.mistakes, ...fieldMistakes, ...ending.mistakes];
+      if (best && best.length <= mistakes.length) continue;
+      if (hash.copy().update(ending.text, 'utf8').digest(digest.encoding) === digest.value) best = mistakes;
+    }
+  };
+  const styles = distinctStyles(body);
+  const booleans = Object.values(body).some((v) => typeof v === 'boolean');
   try {
     for (const fields of FIELD_CANDIDATES) {
       // Fewest mistakes first: once a match is found, a way with as many cannot beat it.
       if (best && best.length <= digest.mistakes.length + fields.mistakes.length) continue;
+      // Skipped before writing: a JSON style that writes this body as another does, booleans where there are none.
+      if ((fields.patch.json !== undefined && !styles.has(fields.patch.json)) || (fields.patch.booleans !== undefined && !booleans)) continue;
       const pieces = writer.piecesOf(fields.patch);
       const key = pieces.join(',');
       // A mistake that changes nothing in this body cannot be told apart: the first (fewest) wins.
@@ -247,15 +243,11 @@ export function diagnose(body: Readonly<Record<string, unknown>>, salt: string, 
         untried = true;
         break;
       }
-      const text = writer.text(pieces);
-      budget -= text.length;
-      // The endings share the fields part: hash it once and finish a copy per ending.
-      const hash = createHash(digest.algorithm).update(text, 'utf8');
-      for (const ending of endings) {
-        const mistakes = [...digest.mistakes, ...fields.mistakes, ...ending.mistakes];
-        if (best && best.length <= mistakes.length) continue;
-        if (hash.copy().update(ending.text, 'utf8').digest(digest.encoding) === digest.value) best = mistakes;
-      }
+      tryText(writer.text(pieces), fields.mistakes);
+    }
+    for (const query of best ? [] : queryCandidates(body)) {
+      if (query.text.length > budget) untried = true;
+      else tryText(query.text, query.mistakes);
     }
   } catch (err) {
     // A lone surrogate cannot be percent-encoded: no way of signing such a body is known.
@@ -279,7 +271,8 @@ export function signatureHint(mistakes: readonly SignatureMistake[] | null, untr
     return (
       checked +
       'upper-case hex, SHA-256 or base64 digest, form encoding with +, unencoded values, fields in the order sent, ' +
-      'amount without two decimals, unsorted metadata keys, sign_type or sign in the string, empty fields included, salt missing or appended without &). ' +
+      'amount without two decimals, unsorted metadata keys, metadata JSON with \\uXXXX escapes, ", " separators, \\/ or 7.0, booleans as True or 1, PHP rawurlencode or http_build_query, ' +
+      'sign_type or sign in the string, empty fields included, salt missing or appended without &). ' +
       'Compare your string to sign with string_to_sign (the salt shown as <signing_salt>) character by character; if they are equal, check the salt you append.'
     );
   }

@@ -2,6 +2,7 @@
  * Request signatures (sign_type SHA512): every field but sign and sign_type whose value is not
  * null, "" or {}, sorted by name, written name=encodeURIComponent(value), joined with "&",
  * then "&" and the merchant's signing salt; sign is the lowercase hex SHA-512 of that text.
+ * JSON values (metadata) are written as RFC 8785 canonical JSON.
  */
 import { createHash } from 'node:crypto';
 import { SandboxError } from './errors.js';
@@ -10,7 +11,10 @@ import { formatMinorUnits, toMinorUnits } from './money.js';
 export const SIGN_TYPES = ['SHA512'] as const;
 export const SALT_MASK = '<signing_salt>';
 
-/** Compact JSON with the keys of every object sorted, so both sides write metadata alike. */
+/**
+ * RFC 8785 canonical JSON (JCS) of a parsed JSON value, so every language writes metadata alike:
+ * keys sorted by UTF-16 code units (sort()'s order), strings and numbers as JSON.stringify writes them.
+ */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
