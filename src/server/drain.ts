@@ -1,7 +1,14 @@
 /**
- * The graceful stop: stop accepting, make every answer still to come the last on its connection,
- * let answers in flight finish within a grace, then cut what is left and wait for handlers whose
+ * The graceful stop: make every answer still to come the last on its connection, keep serving for
+ * a delay (a balancer checking /readyz takes the instance out meanwhile), stop accepting, let
+ * answers in flight finish within a grace, then cut what is left and wait for handlers whose
  * connection was cut, so the store is closed after their last write.
+ *
+ * Closing an idle keep-alive connection races a request the client may be sending on it (it
+ * would be reset, and a balancer answers 502 for a POST). So during the delay every answer says
+ * Connection: close (the client sees it before it could send again), and idle connections are
+ * closed only after the delay, once a balancer has stopped sending here, and after one more turn
+ * of the event loop, so a request already received is answered (Connection: close) rather than cut.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { ConnectionTable } from './connection-caps.js';
@@ -48,8 +55,8 @@ export class HandlersInFlight {
   }
 }
 
-/** Sets the server up for a graceful stop; answers the stop, to call with the grace in ms. */
-export function drainOnStop(server: Server, connections: ConnectionTable, handlers: HandlersInFlight): (graceMs: number) => Promise<void> {
+/** Sets the server up for a graceful stop; answers the stop, to call with the grace and the delay in ms. */
+export function drainOnStop(server: Server, connections: ConnectionTable, handlers: HandlersInFlight): (graceMs: number, delayMs?: number) => Promise<void> {
   let draining = false;
   // Before the app's listener, so the header is set before anything is written.
   server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => {
@@ -57,28 +64,27 @@ export function drainOnStop(server: Server, connections: ConnectionTable, handle
     if (draining) res.setHeader('Connection', 'close');
   });
 
-  return async (graceMs) => {
+  return async (graceMs, delayMs = 0) => {
     draining = true;
+    // Answers not yet begun are the last on their connection too.
+    for (const [, { current }] of connections.entries()) if (current && !current.res.headersSent) current.res.setHeader('Connection', 'close');
+    // Still accepting and answering (each connection's next answer its last) until the balancer has taken the instance out.
+    if (delayMs > 0) await new Promise((done) => setTimeout(done, delayMs));
     const deadline = Date.now() + graceMs;
-    for (const [socket, { busy, current }] of connections.entries()) {
-      // Answers not yet begun are the last on their connection too.
-      if (current && !current.res.headersSent) current.res.setHeader('Connection', 'close');
-      // Connections that never sent a byte carry no request: they go now, not at the end of the grace.
-      if (busy === 0 && socket.bytesRead === 0) socket.destroy();
-    }
-    await new Promise<void>((done) => {
-      const force = setTimeout(() => server.closeAllConnections(), graceMs);
-      force.unref();
-      // A keep-alive socket whose request finishes after close() starts turns idle later; close it then too.
-      const sweep = setInterval(() => server.closeIdleConnections(), SWEEP_MS);
-      sweep.unref();
-      server.close(() => {
-        clearTimeout(force);
-        clearInterval(sweep);
-        done();
-      });
-      server.closeIdleConnections();
-    });
+    // One turn of the event loop first: a request whose bytes reached an idle connection is read (so it is answered) before idle ones close.
+    await new Promise((done) => setImmediate(done));
+    // Stops accepting and closes the idle connections (Node's close does both).
+    const closed = new Promise<void>((done) => server.close(() => done()));
+    // Connections that never sent a byte carry no request: they go now, not at the end of the grace.
+    for (const [socket, { busy }] of connections.entries()) if (busy === 0 && socket.bytesRead === 0) socket.destroy();
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    force.unref();
+    // A keep-alive socket whose request finishes after close() starts turns idle later; close it then too.
+    const sweep = setInterval(() => server.closeIdleConnections(), SWEEP_MS);
+    sweep.unref();
+    await closed;
+    clearTimeout(force);
+    clearInterval(sweep);
     // A handler whose connection was cut may still be writing: let it get there before the store closes.
     await handlers.idle(Math.max(0, deadline - Date.now()) + HANDLER_WAIT_MS);
   };
