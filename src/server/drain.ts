@@ -11,12 +11,17 @@
  * of the event loop, so a request already received is answered (Connection: close) rather than cut.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import type { ConnectionTable } from './connection-caps.js';
 
 /** How long after the grace the stop waits for handlers whose connection was cut. */
 const HANDLER_WAIT_MS = 1000;
 /** How often, while stopping, connections that turned idle are closed. */
 const SWEEP_MS = 50;
+/** After the delay, how long the listener waits for a connection to close right behind it. */
+const QUIET_MS = 100;
+/** After the listener closed, how long a connection it accepted last has to deliver its request. */
+const SETTLE_MS = 100;
 
 /** The app's handlers still running, also those whose connection was cut. */
 export class HandlersInFlight {
@@ -68,13 +73,20 @@ export function drainOnStop(server: Server, connections: ConnectionTable, handle
     draining = true;
     // Answers not yet begun are the last on their connection too.
     for (const [, { current }] of connections.entries()) if (current && !current.res.headersSent) current.res.setHeader('Connection', 'close');
-    // Still accepting and answering (each connection's next answer its last) until the balancer has taken the instance out.
-    if (delayMs > 0) await new Promise((done) => setTimeout(done, delayMs));
+    const closed = new Promise<void>((done) => server.once('close', () => done()));
+    if (delayMs > 0) {
+      // Still accepting and answering (each connection's next answer its last) until the balancer has taken the instance out.
+      await sleep(delayMs);
+      await closeListenerAfterAccept(server);
+      // A connection accepted just before gets its request read (and answered) before idle connections are closed.
+      await sleep(SETTLE_MS);
+    } else {
+      // One turn of the event loop: a request whose bytes reached an idle connection is read (so it is answered) before idle ones close.
+      await new Promise((done) => setImmediate(done));
+    }
     const deadline = Date.now() + graceMs;
-    // One turn of the event loop first: a request whose bytes reached an idle connection is read (so it is answered) before idle ones close.
-    await new Promise((done) => setImmediate(done));
-    // Stops accepting and closes the idle connections (Node's close does both).
-    const closed = new Promise<void>((done) => server.close(() => done()));
+    // Stops accepting (if it still does) and closes the idle connections: Node's close does both.
+    server.close();
     // Connections that never sent a byte carry no request: they go now, not at the end of the grace.
     for (const [socket, { busy }] of connections.entries()) if (busy === 0 && socket.bytesRead === 0) socket.destroy();
     const force = setTimeout(() => server.closeAllConnections(), graceMs);
@@ -88,4 +100,28 @@ export function drainOnStop(server: Server, connections: ConnectionTable, handle
     // A handler whose connection was cut may still be writing: let it get there before the store closes.
     await handlers.idle(Math.max(0, deadline - Date.now()) + HANDLER_WAIT_MS);
   };
+}
+
+/**
+ * Closes the listening socket (not the connections) right after it accepts a connection, or after
+ * QUIET_MS without one. Closing it resets the connections still queued in the kernel, which a
+ * client has already sent its request on: just after an accept that queue is (nearly always)
+ * empty, where at an arbitrary moment under load it may not be.
+ */
+function closeListenerAfterAccept(server: Server): Promise<void> {
+  return new Promise((done) => {
+    const close = () => {
+      clearTimeout(quiet);
+      server.off('connection', close);
+      // Only the listener: http's close() would close idle connections too, before their last bytes are read.
+      NetServer.prototype.close.call(server);
+      done();
+    };
+    const quiet = setTimeout(close, QUIET_MS);
+    server.prependListener('connection', close);
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
 }

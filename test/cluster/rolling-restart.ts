@@ -33,9 +33,9 @@ export async function freePorts(count: number): Promise<number[]> {
   return ports;
 }
 
-/** The example config at `file` with each `127.0.0.1:<port>` it names moved to another port, written into `dir`. */
-export function templated(file: string, ports: Record<number, number>, dir: string): string {
-  let text = readFileSync(path.join(EXAMPLES, file), 'utf8');
+/** The example config at `file` with each `127.0.0.1:<port>` it names moved to another port (and `edit` applied, for a control), written into `dir`. */
+export function templated(file: string, ports: Record<number, number>, dir: string, edit: (text: string) => string = (text) => text): string {
+  let text = edit(readFileSync(path.join(EXAMPLES, file), 'utf8'));
   for (const [from, to] of Object.entries(ports)) {
     expect(text, `${file} names 127.0.0.1:${from}`).toContain(`127.0.0.1:${from}`);
     text = text.replaceAll(`127.0.0.1:${from}`, `127.0.0.1:${to}`);
