@@ -18,8 +18,10 @@ import type { ConnectionTable } from './connection-caps.js';
 const HANDLER_WAIT_MS = 1000;
 /** How often, while stopping, connections that turned idle are closed. */
 const SWEEP_MS = 50;
-/** After the delay, how long the listener waits for a connection to close right behind it. */
-const QUIET_MS = 100;
+/** After the delay, the listener closes in the first pause this long without a new connection... */
+const QUIET_MS = 20;
+/** ...or after this long without such a pause. */
+const QUIET_WAIT_MS = 1000;
 /** After the listener closed, how long a connection it accepted last has to deliver its request. */
 const SETTLE_MS = 100;
 
@@ -77,7 +79,7 @@ export function drainOnStop(server: Server, connections: ConnectionTable, handle
     if (delayMs > 0) {
       // Still accepting and answering (each connection's next answer its last) until the balancer has taken the instance out.
       await sleep(delayMs);
-      await closeListenerAfterAccept(server);
+      await closeListenerInAPause(server);
       // A connection accepted just before gets its request read (and answered) before idle connections are closed.
       await sleep(SETTLE_MS);
     } else {
@@ -103,23 +105,20 @@ export function drainOnStop(server: Server, connections: ConnectionTable, handle
 }
 
 /**
- * Closes the listening socket (not the connections) right after it accepts a connection, or after
- * QUIET_MS without one. Closing it resets the connections still queued in the kernel, which a
- * client has already sent its request on: just after an accept that queue is (nearly always)
- * empty, where at an arbitrary moment under load it may not be.
+ * Closes the listening socket (not the connections) once QUIET_MS passed without a new connection,
+ * or after QUIET_WAIT_MS at the latest. Closing it resets the connections still queued in the
+ * kernel, which a client (nginx, say, which cannot read /readyz) has already sent its request on;
+ * they come in bursts, so the queue is all but surely empty in a pause between them.
  */
-function closeListenerAfterAccept(server: Server): Promise<void> {
-  return new Promise((done) => {
-    const close = () => {
-      clearTimeout(quiet);
-      server.off('connection', close);
-      // Only the listener: http's close() would close idle connections too, before their last bytes are read.
-      NetServer.prototype.close.call(server);
-      done();
-    };
-    const quiet = setTimeout(close, QUIET_MS);
-    server.prependListener('connection', close);
-  });
+async function closeListenerInAPause(server: Server): Promise<void> {
+  let lastAccepted = Date.now();
+  const accepted = () => (lastAccepted = Date.now());
+  server.prependListener('connection', accepted);
+  const giveUpAt = Date.now() + QUIET_WAIT_MS;
+  while (Date.now() - lastAccepted < QUIET_MS && Date.now() < giveUpAt) await sleep(QUIET_MS / 4);
+  server.off('connection', accepted);
+  // Only the listener: http's close() would close idle connections too, before their last bytes are read.
+  NetServer.prototype.close.call(server);
 }
 
 function sleep(ms: number): Promise<void> {
