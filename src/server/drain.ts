@@ -4,11 +4,12 @@
  * answers in flight finish within a grace, then cut what is left and wait for handlers whose
  * connection was cut, so the store is closed after their last write.
  *
- * Closing an idle keep-alive connection races a request the client may be sending on it (it
- * would be reset, and a balancer answers 502 for a POST). So during the delay every answer says
- * Connection: close (the client sees it before it could send again), and idle connections are
- * closed only after the delay, once a balancer has stopped sending here, and after one more turn
- * of the event loop, so a request already received is answered (Connection: close) rather than cut.
+ * A connection closed under a client that is sending on it loses that request (a balancer answers
+ * 502 for a POST: issue 17). So during the delay every answer says Connection: close (the client
+ * learns it before it could send again); the listener closes in a pause between new connections
+ * (closing it resets those queued in the kernel, requests already sent on them); and idle
+ * connections close only after the delay and a moment more, so a request that reached one is
+ * read and answered rather than reset.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as NetServer } from 'node:net';

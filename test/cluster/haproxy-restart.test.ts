@@ -10,7 +10,7 @@ import { removeTempDirs, tempDir } from '../support/files.js';
 import { killQuietly } from '../support/processes.js';
 import type { ServerProcess } from '../support/processes.js';
 import { until } from '../support/until.js';
-import { debianBinary, expectAllReadable, failed, freePorts, instanceEnv, keepAliveLoad, runBalancer, startInstance, templated } from './rolling-restart.js';
+import { debianBinary, drops, enroll, expectAllReadable, expectInReadme, failed, freePorts, instanceEnv, keepAliveLoad, runBalancer, startInstance, templated } from './rolling-restart.js';
 
 const instances: { name: 'a' | 'b'; port: number; dataFile: string; server?: ServerProcess }[] = [];
 let haproxy: ReturnType<typeof runBalancer> | undefined;
@@ -49,6 +49,8 @@ async function statusOf(name: string): Promise<string | undefined> {
 }
 
 describe('HAProxy (examples/haproxy/haproxy.cfg) in front of two instances on PostgreSQL', () => {
+  it('is the configuration the README shows', () => expectInReadme('haproxy/haproxy.cfg'));
+
   it('restarting each instance in turn under keep-alive creates and status reads fails no request, and loses no create', async () => {
     // 16 clients: with SANDBOX_DRAIN_DELAY_MS=0 (the old stop) this load saw reset connections through HAProxy.
     const load = keepAliveLoad(base, { prefix: 'haproxy', clients: 16 });
@@ -82,4 +84,19 @@ describe('HAProxy (examples/haproxy/haproxy.cfg) in front of two instances on Po
     expect(failed(outcomes)).toEqual([]);
     await expectAllReadable(base, outcomes);
   }, 60_000);
+
+  it("one merchant's burst of dropped connections takes no instance out, and another merchant's requests all succeed", async () => {
+    const dropper = await enroll(base, 'Dropping Shop');
+    const load = keepAliveLoad(base, { prefix: 'haproxy-drops', clients: 4 });
+    await until(() => (load.outcomes.length >= 50 ? true : undefined), 'the load to get going', 10_000);
+    const dropped = await drops(base, dropper, 6);
+    // Two checks' time: an instance HAProxy took out would be DOWN by now.
+    await new Promise((r) => setTimeout(r, 2500));
+    const states = [await statusOf('a'), await statusOf('b')];
+    const outcomes = await load.stop();
+    expect(dropped).toEqual([502, 502, 502, 502, 502, 502]);
+    expect(states).toEqual(['UP', 'UP']);
+    expect(failed(outcomes)).toEqual([]);
+    expect(outcomes.length).toBeGreaterThan(100);
+  }, 30_000);
 });

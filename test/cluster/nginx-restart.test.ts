@@ -13,7 +13,7 @@ import { killQuietly } from '../support/processes.js';
 import type { ServerProcess } from '../support/processes.js';
 import { httpRequest } from '../support/raw-http.js';
 import { until } from '../support/until.js';
-import { debianBinary, expectAllReadable, failed, freePorts, instanceEnv, keepAliveLoad, runBalancer, startInstance, templated } from './rolling-restart.js';
+import { debianBinary, drops, enroll, expectAllReadable, expectInReadme, failed, freePorts, instanceEnv, keepAliveLoad, runBalancer, startInstance, templated } from './rolling-restart.js';
 
 const instances: { port: number; dataFile: string; server?: ServerProcess }[] = [];
 const balancers: ReturnType<typeof runBalancer>[] = [];
@@ -54,26 +54,9 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-/** A merchant of its own, enrolled through `url`. */
-async function enroll(url: string, name: string): Promise<{ key: string; payee: string }> {
-  const answer = await httpRequest(`${url}/sandbox/v1/merchants`, 'POST', { 'Content-Type': 'application/json' }, JSON.stringify({ name }), false);
-  expect(answer.status, answer.body).toBe(200);
-  const body = JSON.parse(answer.body) as { api_key: string; payee_id: string };
-  return { key: body.api_key, payee: body.payee_id };
-}
-
-/** `count` creates of amount 900.04 (committed, then the connection dropped), one after another; nginx answers each 502. */
-async function drops(url: string, m: { key: string; payee: string }, count: number): Promise<number[]> {
-  const statuses: number[] = [];
-  for (let n = 0; n < count; n++) {
-    const body = JSON.stringify({ payee: m.payee, product_type: 'QR_DYNAMIC', merchant_ref_no: `drop-${new URL(url).port}-${n}`, amount: 900.04 });
-    const answer = await httpRequest(`${url}/openapi/v1/payments/payment`, 'POST', { 'Service-Api-Key': m.key, 'Content-Type': 'application/json' }, body, false).catch(() => ({ status: 0 }));
-    statuses.push(answer.status);
-  }
-  return statuses;
-}
-
 describe('nginx (examples/nginx/payreq-sandbox.conf) in front of two instances on PostgreSQL', () => {
+  it('is the configuration the README shows', () => expectInReadme('nginx/payreq-sandbox.conf'));
+
   it('restarting one instance under keep-alive creates and status reads fails no request, and loses no create', async () => {
     const load = keepAliveLoad(base, { prefix: 'nginx' });
     await until(() => (load.outcomes.length >= 200 ? true : undefined), 'the load to get going', 10_000);

@@ -134,6 +134,31 @@ export function failed(outcomes: readonly Outcome[]): Outcome[] {
   return outcomes.filter((o) => o.status !== 200);
 }
 
+/** The example config `file` appears in the README word for word. */
+export function expectInReadme(file: string): void {
+  const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+  expect(readme.includes(readFileSync(path.join(EXAMPLES, file), 'utf8')), `README.md shows examples/${file} verbatim`).toBe(true);
+}
+
+/** A merchant of its own, enrolled through `base`. */
+export async function enroll(base: string, name: string): Promise<{ key: string; payee: string }> {
+  const answer = await httpRequest(`${base}/sandbox/v1/merchants`, 'POST', { 'Content-Type': 'application/json' }, JSON.stringify({ name }), false);
+  expect(answer.status, answer.body).toBe(200);
+  const body = JSON.parse(answer.body) as { api_key: string; payee_id: string };
+  return { key: body.api_key, payee: body.payee_id };
+}
+
+/** `count` creates of amount 900.04 (committed, then the connection dropped), one after another: the statuses the balancer answered (0 for none). */
+export async function drops(base: string, m: { key: string; payee: string }, count: number): Promise<number[]> {
+  const statuses: number[] = [];
+  for (let n = 0; n < count; n++) {
+    const body = JSON.stringify({ payee: m.payee, product_type: 'QR_DYNAMIC', merchant_ref_no: `drop-${new URL(base).port}-${n}`, amount: 900.04 });
+    const answer = await httpRequest(`${base}/openapi/v1/payments/payment`, 'POST', { 'Service-Api-Key': m.key, 'Content-Type': 'application/json' }, body, false).catch(() => ({ status: 0 }));
+    statuses.push(answer.status);
+  }
+  return statuses;
+}
+
 /** Every acknowledged create reads back through `base`, with its merchant_ref_no. */
 export async function expectAllReadable(base: string, outcomes: readonly Outcome[]): Promise<void> {
   const acknowledged = outcomes.filter((o) => o.kind === 'create' && o.status === 200);
