@@ -14,6 +14,12 @@ fi
 if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = "0" ]; then
   echo "ensure-haproxy: no haproxy binary; installing Debian's haproxy package." >&2
   export DEBIAN_FRONTEND=noninteractive
+  # The package would start its service with Debian's config; the tests start their own. Debian skips starting services while policy-rc.d exits 101.
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+    chmod +x /usr/sbin/policy-rc.d
+    trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+  fi
   apt-get -o DPkg::Lock::Timeout=300 update -qq
   apt-get -o DPkg::Lock::Timeout=300 install -y -qq --no-install-recommends haproxy >/dev/null
   if find_haproxy; then
