@@ -11,8 +11,8 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS } from './scenarios/defaults.js';
 import type { ReplayCommandOptions } from './scenarios/replay-command.js';
-import { defaultEnrollLimit } from './services/config.js';
 import { drainDelayFromEnv } from './server/limits.js';
+import { defaultEnrollLimit } from './services/config.js';
 import type { HttpStatusMode, SandboxConfig } from './services/config.js';
 
 /** Exit codes of every command, so that a CI script can tell a failed check from a run that never happened. */
