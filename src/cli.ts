@@ -12,6 +12,7 @@ import { pino } from 'pino';
 import type { Logger } from 'pino';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS } from './scenarios/defaults.js';
 import type { ReplayCommandOptions } from './scenarios/replay-command.js';
+import { drainDelayFromEnv } from './server/limits.js';
 import { defaultEnrollLimit } from './services/config.js';
 import type { HttpStatusMode, SandboxConfig } from './services/config.js';
 
@@ -123,6 +124,7 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   const postgresUrl = isPostgresUrl(chosen) ? chosen : undefined;
   const storeKind = postgresUrl ? 'postgres' : chosen === 'memory' ? 'memory' : 'file';
   const config = configFromEnv(process.env, options.host);
+  const drainDelayMs = drainDelayFromEnv(process.env, options.host);
   const log = envChoice(process.env, 'SANDBOX_LOG', ['on', 'off']) === 'on' ? requestLogger() : undefined;
   // A hosted sandbox (admin token set) does not open the public demo keys unless asked to.
   const demos = envChoice(process.env, 'SANDBOX_DEMO_MERCHANTS', config.adminToken ? ['off', 'on'] : ['on', 'off']) === 'on';
@@ -148,9 +150,15 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: finishing in-flight requests (up to ${server.limits.shutdownGraceMs / 1000} s) and writing the store...`);
-    // No new connections; answers in flight finish (Connection: close); what is left after the grace is cut.
-    await server.close(server.limits.shutdownGraceMs);
+    // /readyz answers 503 from now on: a balancer checking it stops sending here during the delay.
+    sandbox.services.drain.start(signal);
+    if (drainDelayMs > 0) console.log(`${signal}: draining: /readyz answers 503; still serving for ${drainDelayMs / 1000} s (SANDBOX_DRAIN_DELAY_MS) so a balancer takes this instance out first`);
+    // Announced when the delay is over, as the server stops accepting.
+    const finishing = () => console.log(`${signal}: finishing in-flight requests (up to ${server.limits.shutdownGraceMs / 1000} s) and writing the store...`);
+    if (drainDelayMs === 0) finishing();
+    else setTimeout(finishing, drainDelayMs).unref();
+    // Serves on for the delay (every answer then the last on its connection); no new connections after it; answers in flight finish; what is left after the grace is cut.
+    await server.close(server.limits.shutdownGraceMs, drainDelayMs);
     try {
       await sandbox.close();
     } catch (err) {

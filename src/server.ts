@@ -15,7 +15,7 @@ import type { ServerLimits } from './server/limits.js';
 import { answerClientErrors } from './server/malformed-http.js';
 import { answerOddRequests, answerOddRequestsFirst, answerRequestError, methodsServed } from './server/odd-requests.js';
 
-export { DEFAULT_SERVER_LIMITS, serverLimitsFromEnv } from './server/limits.js';
+export { DEFAULT_SERVER_LIMITS, drainDelayFromEnv, serverLimitsFromEnv } from './server/limits.js';
 export type { ServerLimits } from './server/limits.js';
 export { protocolAnswer } from './server/malformed-http.js';
 
@@ -26,12 +26,13 @@ export interface RunningServer {
   readonly address: string;
   readonly limits: ServerLimits;
   /**
-   * Stops accepting; closes connections with no request on them; answers in flight finish
-   * (with Connection: close), held ones at most `graceMs`, then the connections left are cut.
-   * Resolves once no request is being handled (or a second after the grace), so the store can
-   * be closed. Calling it again gives the same stop.
+   * Keeps serving for `delayMs` (0 unless given: a balancer takes the instance out meanwhile),
+   * every answer then with Connection: close; then stops accepting; closes connections with no
+   * request on them; answers in flight finish, held ones at most `graceMs`, then the connections
+   * left are cut. Resolves once no request is being handled (or a second after the grace), so
+   * the store can be closed. Calling it again gives the same stop.
    */
-  close(graceMs?: number): Promise<void>;
+  close(graceMs?: number, delayMs?: number): Promise<void>;
 }
 
 /**
@@ -72,7 +73,7 @@ export function listen(app: Hono<AppEnv>, port: number, hostname?: string, limit
         url: `http://${host}:${address.port}`,
         address: address.address,
         limits: settings,
-        close: (graceMs = 5000) => (stopping ??= stop(graceMs)),
+        close: (graceMs = 5000, delayMs = 0) => (stopping ??= stop(graceMs, delayMs)),
       });
     });
   });

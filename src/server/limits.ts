@@ -1,3 +1,5 @@
+import { isLoopbackHost } from '../services/config.js';
+
 /** How long clients may take and how many connections they may hold. 0 turns a setting off (not the grace). */
 export interface ServerLimits {
   /** From a connection's (or a request's) first byte to the end of its headers; then 408. */
@@ -72,4 +74,21 @@ export function checkedLimits(limits: ServerLimits): ServerLimits {
     throw new Error(`${ENV_NAMES.headersTimeoutMs} (${headers}) must not be over ${ENV_NAMES.requestTimeoutMs} (${request}): the headers are part of the request`);
   }
   return limits;
+}
+
+/** The longest SANDBOX_DRAIN_DELAY_MS taken: longer is a typo, and a stop that never ends. */
+const MAX_DRAIN_DELAY_MS = 600_000;
+
+/**
+ * SANDBOX_DRAIN_DELAY_MS: how long a stop by signal keeps serving, /readyz answering 503, before
+ * it stops accepting. 5 s by default beyond loopback (a balancer checking every second or two
+ * takes the instance out by then), 0 on loopback, where no balancer stands in front.
+ */
+export function drainDelayFromEnv(env: NodeJS.ProcessEnv, host: string): number {
+  const text = env.SANDBOX_DRAIN_DELAY_MS;
+  if (text === undefined || text === '') return isLoopbackHost(host) ? 0 : 5000;
+  if (!/^\d+$/.test(text) || Number(text) > MAX_DRAIN_DELAY_MS) {
+    throw new Error(`SANDBOX_DRAIN_DELAY_MS must be a whole number of milliseconds from 0 to ${MAX_DRAIN_DELAY_MS} (how long a stopping instance keeps serving while a balancer takes it out; 0 stops at once), got ${text}`);
+  }
+  return Number(text);
 }

@@ -1,0 +1,100 @@
+/**
+ * SPEC 19, issue 17: behind Debian's nginx running examples/nginx/payreq-sandbox.conf (only its
+ * ports changed), a restart of one of two `serve` processes on one PostgreSQL database under
+ * keep-alive load fails no request, and one merchant's dropped connections (amount 900.04) never
+ * take the instances out for another merchant; without max_fails=0 they do (the control).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase } from '../support/databases.js';
+import { removeTempDirs, tempDir } from '../support/files.js';
+import { killQuietly } from '../support/processes.js';
+import type { ServerProcess } from '../support/processes.js';
+import { httpRequest } from '../support/raw-http.js';
+import { until } from '../support/until.js';
+import { debianBinary, drops, enroll, expectAllReadable, expectInReadme, failed, freePorts, instanceEnv, keepAliveLoad, runBalancer, startInstance, templated } from './rolling-restart.js';
+
+const instances: { port: number; dataFile: string; server?: ServerProcess }[] = [];
+const balancers: ReturnType<typeof runBalancer>[] = [];
+let env: Record<string, string>;
+let dir: string;
+let base: string;
+
+/** Runs nginx with Debian's main config reduced to what a test needs, including `site` as conf.d would. */
+async function startNginx(site: string, port: number): Promise<string> {
+  const prefix = path.join(dir, `nginx-${port}`);
+  mkdirSync(prefix);
+  const main = path.join(prefix, 'nginx.conf');
+  writeFileSync(
+    main,
+    `daemon off;\nworker_processes 1;\npid ${prefix}/nginx.pid;\nerror_log stderr error;\nevents { worker_connections 1024; }\n` +
+      `http {\n  access_log off;\n  client_body_temp_path ${prefix}/body;\n  proxy_temp_path ${prefix}/proxy;\n  fastcgi_temp_path ${prefix}/fastcgi;\n  uwsgi_temp_path ${prefix}/uwsgi;\n  scgi_temp_path ${prefix}/scgi;\n  include ${site};\n}\n`,
+  );
+  const nginx = runBalancer(debianBinary('nginx'), ['-e', 'stderr', '-p', prefix, '-c', main]);
+  balancers.push(nginx);
+  const url = `http://127.0.0.1:${port}`;
+  await until(() => fetch(`${url}/livez`).then((r) => (r.status === 200 ? true : undefined), () => undefined), `nginx on ${port}\n${nginx.output()}`, 10_000, 50);
+  return url;
+}
+
+beforeAll(async () => {
+  debianBinary('nginx');
+  env = instanceEnv(await freshDatabase());
+  dir = tempDir('payreq-nginx-');
+  const [front, a, b] = await freePorts(3);
+  instances.push({ port: a!, dataFile: path.join(dir, 'a.json') }, { port: b!, dataFile: path.join(dir, 'b.json') });
+  await Promise.all(instances.map(async (i) => (i.server = await startInstance(i.dataFile, i.port, env))));
+  base = await startNginx(templated('nginx/payreq-sandbox.conf', { 8080: front!, 8081: a!, 8082: b! }, dir), front!);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(balancers.map((n) => n.stop()));
+  for (const i of instances) killQuietly(i.server);
+  removeTempDirs();
+});
+
+describe('nginx (examples/nginx/payreq-sandbox.conf) in front of two instances on PostgreSQL', () => {
+  it('is the configuration the README shows', () => expectInReadme('nginx/payreq-sandbox.conf'));
+
+  it('restarting one instance under keep-alive creates and status reads fails no request, and loses no create', async () => {
+    const load = keepAliveLoad(base, { prefix: 'nginx' });
+    await until(() => (load.outcomes.length >= 200 ? true : undefined), 'the load to get going', 10_000);
+    const [a] = instances;
+    a!.server!.child.kill('SIGTERM');
+    expect((await a!.server!.exited).code, a!.server!.output()).toBe(0);
+    a!.server = await startInstance(a!.dataFile, a!.port, env);
+    await new Promise((r) => setTimeout(r, 1500));
+    const outcomes = await load.stop();
+    expect(outcomes.filter((o) => o.kind === 'create').length).toBeGreaterThan(200);
+    expect(failed(outcomes), balancers[0]!.output()).toEqual([]);
+    await expectAllReadable(base, outcomes);
+  }, 40_000);
+
+  it("one merchant's burst of dropped connections leaves every request of another merchant answered", async () => {
+    const dropper = await enroll(base, 'Dropping Shop');
+    const load = keepAliveLoad(base, { prefix: 'nginx-drops', clients: 4 });
+    await until(() => (load.outcomes.length >= 50 ? true : undefined), 'the load to get going', 10_000);
+    const dropped = await drops(base, dropper, 6);
+    // nginx's fail_timeout is 10 s: an instance taken out would still be out now.
+    const after = load.outcomes.length;
+    await until(() => (load.outcomes.length >= after + 100 ? true : undefined), 'the load to go on', 10_000);
+    const outcomes = await load.stop();
+    expect(dropped).toEqual([502, 502, 502, 502, 502, 502]);
+    expect(failed(outcomes)).toEqual([]);
+  }, 30_000);
+
+  it('the control: the same file without max_fails=0 lets those drops answer another merchant 502 (no live upstreams)', async () => {
+    const [front] = await freePorts(1);
+    const control = path.join(dir, 'control');
+    mkdirSync(control);
+    const withoutMaxFails = (text: string) => {
+      expect(text).toContain(' max_fails=0;');
+      return text.replaceAll(' max_fails=0;', ';');
+    };
+    const url = await startNginx(templated('nginx/payreq-sandbox.conf', { 8080: front!, 8081: instances[0]!.port, 8082: instances[1]!.port }, control, withoutMaxFails), front!);
+    expect((await drops(url, await enroll(url, 'Dropping Shop 2'), 3)).every((s) => s === 502)).toBe(true);
+    const reads = await Promise.all(Array.from({ length: 10 }, () => httpRequest(`${url}/livez`, 'GET', {}, undefined, false).then((r) => r.status)));
+    expect(reads).toContain(502);
+  }, 30_000);
+});
