@@ -43,9 +43,9 @@ function envChoice<T extends string>(env: NodeJS.ProcessEnv, name: string, choic
   return value as T;
 }
 
-/** The variable as a whole number of at least 0; 0 when it is not set. */
-function envWholeNumber(env: NodeJS.ProcessEnv, name: string, what: string): number {
-  const n = Number(env[name] ?? '0');
+/** The variable as a whole number of at least 0; `fallback` (0 unless given) when it is not set. */
+function envWholeNumber(env: NodeJS.ProcessEnv, name: string, what: string, fallback = 0): number {
+  const n = Number(env[name] ?? String(fallback));
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be ${what}, got ${env[name]}`);
   return n;
 }
@@ -92,6 +92,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv, host: string = env.HOST ??
       env.SANDBOX_ENROLL_LIMIT === undefined ? defaultEnrollLimit(host, proxies) : envWholeNumber(env, 'SANDBOX_ENROLL_LIMIT', 'a whole number of enrolments per client per minute (0 is no limit)'),
     trustProxy: proxies,
     logHealthChecks: envChoice(env, 'SANDBOX_LOG_HEALTH', ['off', 'on']) === 'on',
+    bodyBytesPerSecond: 1024 * envWholeNumber(env, 'SANDBOX_MERCHANT_BODY_KB_PER_SECOND', 'a whole number of KiB of request bodies per merchant per second (0 is no limit)', 1024),
     storage: {
       merchantBytes: envMebibytes(env, 'SANDBOX_MERCHANT_STORAGE_MB', DEFAULT_STORAGE_LIMITS.merchantBytes),
       sandboxBytes: envMebibytes(env, 'SANDBOX_STORAGE_MB', DEFAULT_STORAGE_LIMITS.sandboxBytes),

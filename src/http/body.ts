@@ -52,11 +52,32 @@ export async function readBodyText(c: Context<AppEnv>): Promise<string> {
   if (!hasBody(c)) return '';
   const length = Number(c.req.header('content-length'));
   if (length > BODY_LIMIT_BYTES) throw tooLarge();
+  // Charged before reading when the size is announced, so a merchant over its budget costs little more than the 429.
+  if (Number.isFinite(length)) spendBodyBudget(c, length);
   const bytes = Number.isFinite(length) ? new Uint8Array(await c.req.arrayBuffer()) : await readLimited(c.req.raw);
   if (bytes.byteLength > BODY_LIMIT_BYTES) throw tooLarge();
+  if (!Number.isFinite(length)) spendBodyBudget(c, bytes.byteLength);
   const text = decodeUtf8(bytes);
   c.set('bodyText', text);
   return text;
+}
+
+/**
+ * Charges the body to its merchant's bytes a second, before anything parses it (the idempotency
+ * layer reads it here too, before it claims a key): over the budget, 429 and nothing is done.
+ */
+function spendBodyBudget(c: Context<AppEnv>, bytes: number): void {
+  const merchant = c.get('merchant');
+  if (!merchant) return;
+  const budget = c.get('services').bodyBudget;
+  const wait = budget.take(merchant.payeeId, bytes);
+  if (wait > 0) {
+    const kib = Math.round(budget.bytesPerSecond / 1024);
+    throw SandboxError.rateLimited(
+      `This merchant has sent more than ${kib} KiB of request bodies in the last second on this instance (SANDBOX_MERCHANT_BODY_KB_PER_SECOND), so this ${bytes}-byte body was not read and nothing was done; retry after ${wait} s (see Retry-After). The limit keeps one merchant's large bodies from slowing the others; an integration's usual bodies stay far below it.`,
+      wait,
+    );
+  }
 }
 
 /** Strict: a byte that is not UTF-8 is refused, not replaced by U+FFFD (native, and as quick as the lenient decoder). */

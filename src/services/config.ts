@@ -35,6 +35,8 @@ export interface SandboxConfig {
   readonly webhookPrivateTargets: boolean;
   /** Enrolments per client address per minute when no admin token is set; 0 is no limit. */
   readonly enrollLimitPerMinute: number;
+  /** Bytes of request bodies one merchant may send per second on one instance (SANDBOX_MERCHANT_BODY_KB_PER_SECOND); 0 is no limit. */
+  readonly bodyBytesPerSecond: number;
   /**
    * How many proxies stand in front (SANDBOX_TRUST_PROXY=<n>): the client address is then the n-th
    * X-Forwarded-For entry from the right; 0 (or false) takes the socket's. true is the same as 1.
@@ -94,6 +96,8 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     metricsToken: undefined,
     // The server's default is 10 (SANDBOX_ENROLL_LIMIT, SPEC 15); an in-process sandbox has no strangers.
     enrollLimitPerMinute: 0,
+    // The server's default is 1 MiB a second (SANDBOX_MERCHANT_BODY_KB_PER_SECOND); an in-process sandbox has one tenant.
+    bodyBytesPerSecond: 0,
     trustProxy: false,
     logHealthChecks: false,
     // Off for local use (npm start, the library): nobody else's merchants pile up there. A hosted

@@ -7,6 +7,7 @@ import { StoreUnavailableError } from '../store/unavailable.js';
 import { SandboxClock } from './clock.js';
 import type { Clock } from './clock.js';
 import type { SandboxConfig } from './config.js';
+import { BodyBudget } from './body-budget.js';
 import { FaultRuleService } from './fault-rules.js';
 import { HeldRequests } from './held-requests.js';
 import { RequestJournal } from './journal.js';
@@ -35,6 +36,8 @@ export interface Services {
   readonly faultRules: FaultRuleService;
   /** Requests held by latency and timeout faults, per merchant on this instance (capped). */
   readonly held: HeldRequests;
+  /** Bytes of request bodies per merchant per second on this instance (capped). */
+  readonly bodyBudget: BodyBudget;
   readonly journal: RequestJournal;
   readonly webhooks: WebhookService;
   /** Idempotency keys: the store's (a reset erases them with the rest). */
@@ -90,6 +93,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
     qr: new QrImageCache(),
     faultRules,
     held: new HeldRequests(() => sandboxClock.real()),
+    bodyBudget: new BodyBudget(config.bodyBytesPerSecond, () => sandboxClock.real()),
     journal,
     webhooks,
     idempotency,
