@@ -146,6 +146,7 @@ export class MerchantService {
     if (sandboxFull((await this.store.storageUsage(payeeId)).sandboxBytes, this.config.storage)) throw sandboxFullError('no merchant can be enrolled now');
     const homeCurrency = input.homeCurrency ?? 'SGD';
     if (!findCurrency(homeCurrency)) throw SandboxError.invalid(`home_currency ${JSON.stringify(homeCurrency)} is not a supported currency.`);
+    refuseRateAboveCeiling(input.rateLimitPerSecond, this.config.defaultRateLimit);
     const profile = this.people.merchantProfile(payeeId);
     const apiKey = newApiKey();
     const merchant: Merchant = {
@@ -229,6 +230,14 @@ export class MerchantService {
     });
   }
 
+}
+
+/** Where the operator set SANDBOX_RATE_LIMIT, it is every key's ceiling: a merchant may ask for less, never for more or for none. */
+function refuseRateAboveCeiling(asked: number | undefined, ceiling: number): void {
+  if (ceiling <= 0 || asked === undefined || (asked > 0 && asked <= ceiling)) return;
+  throw SandboxError.invalid(
+    `rate_limit_per_second must be from 1 to ${ceiling} on this sandbox, got ${asked}: its operator caps every key at ${ceiling} requests per second (SANDBOX_RATE_LIMIT). Leave it out to get ${ceiling}.`,
+  );
 }
 
 function settingsFrom(input: EnrollInput, defaultRateLimit: number): MerchantSettings {
