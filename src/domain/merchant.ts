@@ -34,6 +34,8 @@ export interface Merchant {
   readonly webhookUrl?: string | null;
   /** Signs deliveries (whsec_...); made with each new URL, kept when the URL is turned off (retries still go out); absent on merchants stored before it existed. */
   readonly webhookSecret?: string;
+  /** A `payreq-sandbox listen` listener has connected: events are kept as deliveries for the next one, URL or not (SPEC 22). */
+  readonly webhookListener?: boolean;
   /** Webhook drills: duplicates, reordering, delay (absent: none). */
   readonly webhookFaults?: WebhookFaults;
   /** Real ms its key was last used, written at most hourly, and only while idle merchants expire (absent: never written). */

@@ -54,3 +54,9 @@ export function withWebhookSecret(current: Merchant): { readonly merchant: Merch
   const secret = newWebhookSecret();
   return { merchant: { ...current, webhookSecret: secret }, secret };
 }
+
+/** The merchant once a listener connects (SPEC 22): with a secret to sign for it, and marked so its events are kept for listeners. */
+export function withListener(current: Merchant): { readonly merchant: Merchant; readonly secret: string } {
+  const { merchant, secret } = withWebhookSecret(current);
+  return { merchant: merchant.webhookListener ? merchant : { ...merchant, webhookListener: true }, secret };
+}

@@ -12,14 +12,17 @@ import { eventTypeOf, isDuplicated, NO_WEBHOOK_FAULTS, sampleEvent, WEBHOOK_EVEN
 import type { WebhookFaults } from '../domain/webhook-drills.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment, PaymentEvent } from '../domain/payment.js';
-import { WEBHOOK_SIGNATURE_HEADER, webhookSignature, withRotatedSecret, withWebhookSecret, withWebhookSettings } from '../domain/webhook-secret.js';
+import { WEBHOOK_SIGNATURE_HEADER, webhookSignature, withListener, withRotatedSecret, withWebhookSecret, withWebhookSettings } from '../domain/webhook-secret.js';
 import type { WebhookSettingsChange } from '../domain/webhook-secret.js';
+import { LISTENER_ONLY } from '../store/delivery-log.js';
 import type { Delivery, DeliveryAttempt, DeliveryLog } from '../store/delivery-log.js';
 import { StoreUnavailableError } from '../store/unavailable.js';
 import type { MerchantService } from './merchants.js';
 import type { SandboxMetrics } from './metrics.js';
 import { postWebhook, systemResolver } from './webhook-post.js';
 import type { TargetGuard } from './webhook-post.js';
+import { WebhookListeners } from './webhook-stream.js';
+import type { ListenerStream, StreamTiming } from './webhook-stream.js';
 
 /** Writes the JSON body of one event; the HTTP layer owns the wire format. */
 export type WebhookBodyWriter = (merchant: Merchant, payment: Payment, event: PaymentEvent, eventId: string) => Record<string, unknown>;
@@ -45,6 +48,16 @@ const REORDER_GAP_MS = 100;
 const DUPLICATE_GAP_MS = 50;
 /** How often an instance looks for deliveries due (other instances' retries, ended leases). */
 const POLL_MS = 500;
+/** How often an instance renews its hold of its listeners' merchants, and how long a hold lasts unrenewed (an instance that died). */
+const LISTENER_RENEW_MS = 10_000;
+const LISTENER_HOLD_MS = 30_000;
+
+/** How an attempt went: the receiver's status, or why there is none; `final` when no retry can help. */
+interface AttemptResult {
+  readonly status: number | null;
+  readonly error: string | null;
+  readonly final?: boolean;
+}
 
 export class WebhookService {
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -57,6 +70,11 @@ export class WebhookService {
   private readonly poller: NodeJS.Timeout;
   /** Checks every address connected to, when private targets are denied. */
   private readonly guard: TargetGuard | undefined;
+  /** `payreq-sandbox listen` streams connected here: while a merchant has one, its deliveries go to it. */
+  readonly listeners: WebhookListeners;
+  private readonly renewer: NodeJS.Timeout;
+  /** Whether this instance held any merchant's listener at its last renewal (there are rows to renew or remove). */
+  private heldListeners = false;
 
   constructor(
     private readonly merchants: MerchantService,
@@ -69,9 +87,16 @@ export class WebhookService {
     /** Deliver to loopback, private and link-local addresses (local use); a hosted sandbox denies them. */
     allowPrivateTargets = true,
     private readonly metrics?: SandboxMetrics,
+    streamTiming?: StreamTiming,
   ) {
     this.poller = setInterval(() => this.kick(), POLL_MS);
     this.poller.unref();
+    this.listeners = new WebhookListeners(() => {
+      this.holdListeners();
+      this.kick();
+    }, streamTiming);
+    this.renewer = setInterval(() => this.holdListeners(), LISTENER_RENEW_MS);
+    this.renewer.unref();
     this.guard = allowPrivateTargets ? undefined : { refuses: isPrivateAddress, resolve: systemResolver };
   }
 
@@ -108,6 +133,31 @@ export class WebhookService {
     });
   }
 
+  /**
+   * Connects a listener of the merchant (429 past the cap) and answers it with the secret that
+   * signs its deliveries, making one if there is none: it is the merchant's own key asking, as for
+   * rotation. From now on the merchant's events are kept as deliveries for listeners, URL or not.
+   */
+  async listen(merchant: Merchant, events: ReadonlySet<string> | null): Promise<{ readonly stream: ListenerStream; readonly secret: string }> {
+    const { secret, url } = await this.merchants.update(merchant.payeeId, (current) => {
+      const { merchant: next, secret } = withListener(current);
+      return [next === current ? null : next, { secret, url: next.webhookUrl ?? null }] as const;
+    });
+    const hello = { payee_id: merchant.payeeId, secret, events: events ? [...events] : null, url };
+    return { stream: this.listeners.open(merchant.payeeId, events, hello), secret };
+  }
+
+  /** Tells the store which merchants' listeners are here, so other instances leave their deliveries to this one. */
+  private holdListeners(): void {
+    const ids = [...this.listeners.merchants()];
+    if (!this.log.holdListeners || (ids.length === 0 && !this.heldListeners) || this.closed) return;
+    this.heldListeners = ids.length > 0;
+    const now = this.merchants.realNow();
+    this.log.holdListeners(ids, now, now + LISTENER_HOLD_MS).catch((err: unknown) => {
+      if (!(err instanceof StoreUnavailableError)) console.error('webhook listeners not recorded:', err instanceof Error ? err.message : err);
+    });
+  }
+
   /** The URL (null when off) and the drills in force (none when never set). */
   async settings(merchant: Merchant): Promise<{ url: string | null; faults: WebhookFaults }> {
     const current = await this.merchants.current(merchant);
@@ -119,7 +169,8 @@ export class WebhookService {
    * written by the store with the change itself, so a committed change is never without its deliveries.
    */
   readonly deliveriesFor = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]): readonly Delivery[] => {
-    const url = merchant.webhookUrl;
+    // Without a URL, a merchant that has used a listener keeps its events for the next one.
+    const url = merchant.webhookUrl || (merchant.webhookListener ? LISTENER_ONLY : null);
     if (!url || this.closed || events.length === 0) return [];
     const faults = merchant.webhookFaults ?? NO_WEBHOOK_FAULTS;
     const held = faults.delaySeconds > 0;
@@ -168,8 +219,8 @@ export class WebhookService {
    */
   async sendTest(merchant: Merchant, type: string): Promise<Delivery> {
     const current = await this.merchants.current(merchant);
-    const url = current.webhookUrl;
-    if (!url) throw SandboxError.refused('No webhook URL is set: PUT /sandbox/v1/webhook {"url": "https://..."} first, then send a test event.');
+    const url = current.webhookUrl || (this.listeners.has(current.payeeId) ? LISTENER_ONLY : null);
+    if (!url) throw SandboxError.refused('No webhook URL is set: PUT /sandbox/v1/webhook {"url": "https://..."} (or connect payreq-sandbox listen) first, then send a test event.');
     const eventType = eventTypeOf(type);
     if (!eventType) throw SandboxError.invalid(`type ${JSON.stringify(type.slice(0, 64))} is not an event the sandbox sends: use one of ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
     const now = this.merchants.realNow();
@@ -226,6 +277,8 @@ export class WebhookService {
   close(): void {
     this.closed = true;
     clearInterval(this.poller);
+    clearInterval(this.renewer);
+    this.listeners.closeAll();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
   }
@@ -256,7 +309,11 @@ export class WebhookService {
    */
   private async pump(): Promise<void> {
     const claim = async (max: number, perMerchant: number): Promise<number> => {
-      const claimed = await this.log.claimDue(this.merchants.realNow(), DELIVERY_LEASE_MS, max, { perMerchant, inFlight: this.inFlightByMerchant });
+      const claimed = await this.log.claimDue(this.merchants.realNow(), DELIVERY_LEASE_MS, max, {
+        perMerchant,
+        inFlight: this.inFlightByMerchant,
+        listening: this.listeners.merchants(),
+      });
       for (const delivery of claimed) {
         this.sending(delivery.payeeId, +1);
         void this.attempt(delivery)
@@ -290,8 +347,7 @@ export class WebhookService {
 
   private async attempt(delivery: Delivery): Promise<void> {
     const started = performance.now();
-    let status: number | null = null;
-    let error: string | null = null;
+    let result: AttemptResult;
     try {
       const signature = webhookSignature(await this.secretFor(delivery.payeeId), Math.floor(this.merchants.realNow() / 1000), delivery.body);
       const headers = {
@@ -300,11 +356,12 @@ export class WebhookService {
         [WEBHOOK_SIGNATURE_HEADER]: signature,
         'User-Agent': 'payreq-sandbox-webhooks',
       };
-      status = await postWebhook({ url: delivery.url, headers, body: delivery.body, timeoutMs: WEBHOOK_TIMEOUT_MS }, this.guard);
+      result = await this.send(delivery, headers);
     } catch (err) {
       if (err instanceof StoreUnavailableError) throw err;
-      error = err instanceof Error ? err.message : String(err);
+      result = { status: null, error: err instanceof Error ? err.message : String(err) };
     }
+    const { status, error } = result;
     const now = this.merchants.realNow();
     const record: DeliveryAttempt = { at: now, status, error, latencyMs: Math.round(performance.now() - started) };
     if (status !== null && status >= 200 && status < 300) {
@@ -312,7 +369,7 @@ export class WebhookService {
       await this.log.recordAttempt(delivery.id, record, { state: 'delivered', attempt: delivery.attempt + 1, nextAttemptAt: null });
       return;
     }
-    const delay = this.retryDelaysMs[delivery.attempt + 1];
+    const delay = result.final ? undefined : this.retryDelaysMs[delivery.attempt + 1];
     if (delay === undefined) {
       this.metrics?.deliveries.inc({ outcome: 'failed' });
       await this.log.recordAttempt(delivery.id, record, { state: 'failed', attempt: delivery.attempt + 1, nextAttemptAt: null });
@@ -321,6 +378,29 @@ export class WebhookService {
     this.metrics?.deliveries.inc({ outcome: 'retry' });
     await this.log.recordAttempt(delivery.id, record, { state: 'pending', attempt: delivery.attempt + 1, nextAttemptAt: now + delay });
     this.wakeAfter(delay);
+  }
+
+  /** Sends one attempt: to the merchant's listener while one is connected here (SPEC 22), else to its URL. */
+  private async send(delivery: Delivery, headers: Readonly<Record<string, string>>): Promise<AttemptResult> {
+    if (this.listeners.has(delivery.payeeId)) {
+      const event = {
+        delivery_id: delivery.id,
+        attempt: delivery.attempt + 1,
+        event_type: delivery.eventType,
+        payment_id: delivery.paymentId,
+        headers,
+        body: delivery.body,
+      };
+      if (this.listeners.takers(delivery.payeeId, delivery.eventType).length === 0) {
+        return { status: null, error: `not forwarded: the listener connected does not take ${delivery.eventType} (payreq-sandbox listen --events)`, final: true };
+      }
+      const { answer, sent } = await this.listeners.forward(event, delivery.payeeId, WEBHOOK_TIMEOUT_MS);
+      if (!sent) return { status: null, error: 'the listener is not reading its stream (what it was sent before is still queued)' };
+      if (!answer) return { status: null, error: `the listener gave no answer within ${WEBHOOK_TIMEOUT_MS / 1000} s` };
+      return { status: answer.status, error: answer.error };
+    }
+    if (delivery.url === LISTENER_ONLY) return { status: null, error: 'no listener is connected (payreq-sandbox listen) and no URL is set' };
+    return { status: await postWebhook({ url: delivery.url, headers, body: delivery.body, timeoutMs: WEBHOOK_TIMEOUT_MS }, this.guard), error: null };
   }
 
   /** A retry due sooner than the next poll is looked for at its time. */

@@ -7,7 +7,7 @@
 import type postgres from 'postgres';
 
 /** The schema this code reads and writes; a database with a newer one is refused. */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** Key of the advisory lock held while migrating ('payreq' in ASCII). */
 const MIGRATION_LOCK = 0x7061797265710000n;
@@ -140,6 +140,16 @@ const MIGRATIONS: readonly string[] = [
       FROM jsonb_array_elements_text(doc::jsonb -> 'apiKeys') WITH ORDINALITY AS t(k, i)))
   )::text
   WHERE doc::jsonb ? 'apiKeys';
+  `,
+  // listen: 6: which instance holds a merchant's `payreq-sandbox listen` stream (SPEC 22), renewed
+  // while it is connected: the other instances leave that merchant's deliveries to it.
+  `
+  CREATE TABLE payreq_listeners (
+    payee_id text NOT NULL,
+    instance_id text NOT NULL,
+    until bigint NOT NULL,
+    PRIMARY KEY (payee_id, instance_id)
+  );
   `,
 ];
 

@@ -1,0 +1,32 @@
+/** The `payreq-sandbox listen` stream's handlers: open the stream, take the listener's answers. */
+import { SandboxError } from '../../../domain/errors.js';
+import type { AppEnv } from '../../context.js';
+import { bodyOf, queryOf } from '../../contract/input.js';
+import type { RouteHandler } from '../../contract/route.js';
+import { ok } from '../../envelope.js';
+import * as routes from './webhook-stream.routes.js';
+
+export const stream: RouteHandler<typeof routes.stream, AppEnv> = async (c) => {
+  const { events } = queryOf(c, routes.stream);
+  const types = events === undefined ? null : new Set(events.split(',').map((t) => t.trim()));
+  const { stream } = await c.get('services').webhooks.listen(c.get('merchant'), types);
+  return new Response(stream.body, {
+    status: 200,
+    // No buffering by a proxy in between: each event is wanted at once.
+    headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' },
+  });
+};
+
+export const answer: RouteHandler<typeof routes.answer, AppEnv> = async (c) => {
+  const input = await bodyOf(c, routes.answer);
+  const { delivery_id: id, attempt, status } = input;
+  const taken = c.get('services').webhooks.listeners.answer(c.get('merchant').payeeId, id, attempt, { status, error: input.error ?? null, latencyMs: input.latency_ms });
+  const shown = JSON.stringify(id);
+  if (!taken) {
+    throw SandboxError.notFound(
+      `No attempt ${attempt} of delivery ${shown} waits for an answer on this instance: it was answered already, its 5 s passed (it counts as a timeout), ` +
+        'or the listener is connected to another instance (answer the instance the stream is open on).',
+    );
+  }
+  return ok(c, `Attempt ${attempt} of delivery ${shown} is recorded as ${status === null ? `not answered (${input.error ?? 'no status'})` : `answered ${status}`}.`, { delivery_id: id, attempt });
+};
