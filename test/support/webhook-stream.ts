@@ -1,0 +1,63 @@
+/** A listener in the test itself: GET /sandbox/v1/webhook/stream read event by event, answers POSTed back. */
+import type { Sandbox } from '../../src/index.js';
+import { parseEvent } from '../../src/listen-command.js';
+import { until } from './until.js';
+
+export interface StreamEvent {
+  readonly event: string;
+  readonly data: any;
+}
+
+export interface OpenStream {
+  readonly response: Response;
+  readonly events: StreamEvent[];
+  /** The first event named `name` not taken before, waited for. */
+  next(name: string, ms?: number): Promise<any>;
+  close(): Promise<void>;
+}
+
+export async function openStream(sandbox: Sandbox, key: string, query = ''): Promise<OpenStream> {
+  const response = await sandbox.fetch(new Request(`http://sandbox.test/sandbox/v1/webhook/stream${query}`, { headers: { 'Service-Api-Key': key } }));
+  const events: StreamEvent[] = [];
+  const taken = new Set<StreamEvent>();
+  const reader = response.status === 200 ? response.body!.getReader() : undefined;
+  if (reader) {
+    void (async () => {
+      const decoder = new TextDecoder();
+      let buffer = '';
+      for (;;) {
+        const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
+        if (chunk.done) return;
+        buffer += decoder.decode(chunk.value, { stream: true });
+        for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+          const { event, data } = parseEvent(buffer.slice(0, end));
+          buffer = buffer.slice(end + 2);
+          if (event) events.push({ event, data: JSON.parse(data) });
+        }
+      }
+    })();
+  }
+  return {
+    response,
+    events,
+    next: async (name, ms = 5_000) => {
+      const found = await until(() => events.find((e) => e.event === name && !taken.has(e)), `a ${name} event`, ms);
+      taken.add(found);
+      return found.data;
+    },
+    close: async () => {
+      await reader?.cancel().catch(() => undefined);
+    },
+  };
+}
+
+/** POSTs the listener's answer to an attempt. */
+export function answer(sandbox: Sandbox, key: string, body: unknown): Promise<Response> {
+  return sandbox.fetch(
+    new Request('http://sandbox.test/sandbox/v1/webhook/stream/answers', {
+      method: 'POST',
+      headers: { 'Service-Api-Key': key, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  );
+}

@@ -1,0 +1,117 @@
+/**
+ * The stream payreq-sandbox listen reads (SPEC 22), on every store: its first event carries the
+ * secret, each attempt comes signed as a direct one, and the listener's answer is the attempt's.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/index.js';
+import { call, createBody } from '../support/http.js';
+import { EACH_STORE } from '../support/sandboxes.js';
+import { answer, openStream } from '../support/webhook-stream.js';
+import type { OpenStream } from '../support/webhook-stream.js';
+import { receiver, signedWith } from '../support/webhook-receiver.js';
+import type { Received } from '../support/webhook-receiver.js';
+import { until } from '../support/until.js';
+
+describe.each(EACH_STORE)('the webhook stream on the %s store', (_store, make) => {
+  let sandbox: Sandbox;
+  const streams: OpenStream[] = [];
+  afterEach(async () => {
+    for (const s of streams.splice(0)) await s.close();
+    await sandbox?.close();
+  });
+
+  async function setUp() {
+    sandbox = await make({ config: { webhookRetryDelaysMs: [0, 50, 100] } });
+    const m = await sandbox.control.enroll({ name: 'Stream Shop' });
+    const open = async (query = '') => {
+      const s = await openStream(sandbox, m.apiKey, query);
+      streams.push(s);
+      return s;
+    };
+    const create = async (ref: string) => {
+      const created = await call(sandbox, 'POST', '/openapi/v1/payments/payment', { key: m.apiKey, body: createBody({ payee: m.payeeId, merchant_ref_no: ref }) });
+      expect(created.status).toBe(200);
+      return created.body.payment_id as string;
+    };
+    const deliveries = async () => sandbox.services.webhooks.deliveries(m.payeeId, 50);
+    return { m, open, create, deliveries };
+  }
+
+  /** The attempt as a receiver would get it, for the README's signature check. */
+  const asReceived = (event: { headers: Record<string, string>; body: string }): Received => ({
+    headers: Object.fromEntries(Object.entries(event.headers).map(([k, v]) => [k.toLowerCase(), v])),
+    body: JSON.parse(event.body) as Record<string, unknown>,
+    text: event.body,
+    raw: Buffer.from(event.body),
+    localAddress: undefined,
+  });
+
+  it('answers text/event-stream whose first event carries a secret made for a merchant without one, which signs its attempts', async () => {
+    const { m, open, create, deliveries } = await setUp();
+    const s = await open();
+    expect(s.response.status).toBe(200);
+    expect(s.response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const hello = await s.next('hello');
+    expect(hello).toMatchObject({ payee_id: m.payeeId, events: null, url: null });
+    expect(hello.secret).toMatch(/^whsec_[A-Za-z0-9_-]{32}$/);
+    const id = await create('stream-1');
+    const event = await s.next('delivery');
+    expect(event).toMatchObject({ attempt: 1, event_type: 'payment.created', payment_id: id });
+    expect(event.headers['Sandbox-Event-Id']).toBe(JSON.parse(event.body).event_id);
+    expect(event.headers['Content-Type']).toBe('application/json');
+    expect(signedWith(asReceived(event), hello.secret)).toBe(true);
+    const taken = await answer(sandbox, m.apiKey, { delivery_id: event.delivery_id, attempt: 1, status: 204, latency_ms: 3, error: null });
+    expect(taken.status).toBe(200);
+    const [d] = await until(async () => ((await deliveries())[0]?.state === 'delivered' ? await deliveries() : undefined), 'delivered');
+    expect(d!.attempts.map((a) => a.status)).toEqual([204]);
+    // The same secret again on the next connection: connecting does not rotate it.
+    await s.close();
+    expect((await (await open()).next('hello')).secret).toBe(hello.secret);
+  });
+
+  it("a listener's 500 is retried as for a URL, to the listener, with the next attempt's number", async () => {
+    const { m, open, create, deliveries } = await setUp();
+    const s = await open();
+    await s.next('hello');
+    await create('stream-retry');
+    const first = await s.next('delivery');
+    await answer(sandbox, m.apiKey, { delivery_id: first.delivery_id, attempt: 1, status: 500, latency_ms: 1, error: null });
+    const second = await s.next('delivery');
+    expect(second).toMatchObject({ delivery_id: first.delivery_id, attempt: 2 });
+    await answer(sandbox, m.apiKey, { delivery_id: second.delivery_id, attempt: 2, status: 200, latency_ms: 1, error: null });
+    const [d] = await until(async () => ((await deliveries())[0]?.state === 'delivered' ? await deliveries() : undefined), 'delivered');
+    expect(d!.attempts.map((a) => a.status)).toEqual([500, 200]);
+  });
+
+  it('while a listener is connected a set URL gets nothing; once it leaves, deliveries go to the URL again', async () => {
+    const { m, open, create, deliveries } = await setUp();
+    const hook = await receiver();
+    try {
+      expect((await call(sandbox, 'PUT', '/sandbox/v1/webhook', { key: m.apiKey, body: { url: hook.url } })).status).toBe(200);
+      const s = await open('?events=payment.created');
+      expect((await s.next('hello')).url).toBe(hook.url);
+      await create('stream-url-1');
+      const event = await s.next('delivery');
+      await answer(sandbox, m.apiKey, { delivery_id: event.delivery_id, attempt: 1, status: 200, latency_ms: 1, error: null });
+      await until(async () => ((await deliveries())[0]?.state === 'delivered' ? true : undefined), 'delivered to the listener');
+      expect(hook.received).toHaveLength(0);
+      await s.close();
+      await until(() => (sandbox.services.webhooks.listeners.has(m.payeeId) ? undefined : true), 'the listener gone');
+      const id = await create('stream-url-2');
+      await until(() => (hook.received.some((r) => r.body.payment_id === id) ? true : undefined), 'the URL gets the next one');
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('an event type the listener does not take is not forwarded: the delivery fails at once, saying why', async () => {
+    const { open, create, deliveries } = await setUp();
+    const s = await open('?events=payment.paid');
+    expect((await s.next('hello')).events).toEqual(['payment.paid']);
+    await create('stream-filtered');
+    const [d] = await until(async () => ((await deliveries())[0]?.state === 'failed' ? await deliveries() : undefined), 'the created event failed');
+    expect(d!.attempts).toHaveLength(1);
+    expect(d!.attempts[0]!.error).toMatch(/not forwarded: the listener connected does not take payment\.created \(payreq-sandbox listen --events\)/);
+    expect(s.events.filter((e) => e.event === 'delivery')).toHaveLength(0);
+  });
+});
