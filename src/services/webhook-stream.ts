@@ -150,6 +150,11 @@ export class WebhookListeners {
     return this.byMerchant.has(payeeId);
   }
 
+  /** Streams of the merchant open here. */
+  count(payeeId: string): number {
+    return this.byMerchant.get(payeeId)?.length ?? 0;
+  }
+
   /** The merchant's listeners taking `eventType`, in turn; [] when none does. */
   takers(payeeId: string, eventType: string): ListenerStream[] {
     const own = (this.byMerchant.get(payeeId) ?? []).filter((s) => s.takes(eventType));
