@@ -6,15 +6,16 @@ import type { RouteHandler } from '../../contract/route.js';
 import { ok } from '../../envelope.js';
 import * as routes from './webhook-stream.routes.js';
 
+// No buffering by a proxy in between: each event is wanted at once.
+const STREAM_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' };
+
 export const stream: RouteHandler<typeof routes.stream, AppEnv> = async (c) => {
   const { events } = queryOf(c, routes.stream);
+  // HEAD asks for the headers alone: no listener is connected by it.
+  if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers: STREAM_HEADERS });
   const types = events === undefined ? null : new Set(events.split(',').map((t) => t.trim()));
   const { stream } = await c.get('services').webhooks.listen(c.get('merchant'), types);
-  return new Response(stream.body, {
-    status: 200,
-    // No buffering by a proxy in between: each event is wanted at once.
-    headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' },
-  });
+  return new Response(stream.body, { status: 200, headers: STREAM_HEADERS });
 };
 
 export const answer: RouteHandler<typeof routes.answer, AppEnv> = async (c) => {
