@@ -15,6 +15,8 @@ export const HEARTBEAT_MS = 15_000;
 export const STREAM_QUEUE_BYTES = 64 * 1024;
 /** A stream whose socket has taken nothing for this long, while full, is closed. */
 export const STALLED_STREAM_MS = 30_000;
+/** How often open streams look whether the instance drains (they end then, so a stop does not wait for them). */
+const DRAIN_CHECK_MS = 250;
 
 export interface StreamTiming {
   readonly heartbeatMs: number;
@@ -117,6 +119,7 @@ export class WebhookListeners {
   private readonly byMerchant = new Map<string, ListenerStream[]>();
   private readonly waiting = new Map<string, Waiting>();
   private turn = 0;
+  private drainWatch: NodeJS.Timeout | undefined;
 
   constructor(
     /** Called when the set of merchants with a listener here changes. */
@@ -124,8 +127,12 @@ export class WebhookListeners {
     private readonly timing: StreamTiming = STREAM_TIMING,
   ) {}
 
-  /** Opens a stream for the merchant, `hello` its first event (before any delivery); 429 past MAX_LISTENERS_PER_MERCHANT. */
-  open(payeeId: string, events: ReadonlySet<string> | null, hello: unknown): ListenerStream {
+  /**
+   * Opens a stream for the merchant, `hello` its first event (before any delivery); 429 past
+   * MAX_LISTENERS_PER_MERCHANT. Every stream ends once `draining` says so: the listener then
+   * reconnects (to another instance, behind a balancer).
+   */
+  open(payeeId: string, events: ReadonlySet<string> | null, hello: unknown, draining: () => boolean = () => false): ListenerStream {
     const own = this.byMerchant.get(payeeId) ?? [];
     if (own.length >= MAX_LISTENERS_PER_MERCHANT) {
       throw SandboxError.rateLimited(
@@ -138,6 +145,9 @@ export class WebhookListeners {
     stream.send('hello', hello);
     this.byMerchant.set(payeeId, [...own, stream]);
     if (own.length === 0) this.onChange();
+    this.drainWatch ??= setInterval(() => {
+      if (draining()) this.closeAll();
+    }, DRAIN_CHECK_MS).unref();
     return stream;
   }
 
@@ -205,6 +215,10 @@ export class WebhookListeners {
     const own = (this.byMerchant.get(stream.payeeId) ?? []).filter((s) => s !== stream);
     if (own.length > 0) return void this.byMerchant.set(stream.payeeId, own);
     this.byMerchant.delete(stream.payeeId);
+    if (this.byMerchant.size === 0) {
+      clearInterval(this.drainWatch);
+      this.drainWatch = undefined;
+    }
     this.onChange();
   }
 }

@@ -138,13 +138,13 @@ export class WebhookService {
    * signs its deliveries, making one if there is none: it is the merchant's own key asking, as for
    * rotation. From now on the merchant's events are kept as deliveries for listeners, URL or not.
    */
-  async listen(merchant: Merchant, events: ReadonlySet<string> | null): Promise<{ readonly stream: ListenerStream; readonly secret: string }> {
+  async listen(merchant: Merchant, events: ReadonlySet<string> | null, draining?: () => boolean): Promise<{ readonly stream: ListenerStream; readonly secret: string }> {
     const { secret, url } = await this.merchants.update(merchant.payeeId, (current) => {
       const { merchant: next, secret } = withListener(current);
       return [next === current ? null : next, { secret, url: next.webhookUrl ?? null }] as const;
     });
     const hello = { payee_id: merchant.payeeId, secret, events: events ? [...events] : null, url };
-    return { stream: this.listeners.open(merchant.payeeId, events, hello), secret };
+    return { stream: this.listeners.open(merchant.payeeId, events, hello, draining), secret };
   }
 
   /** Tells the store which merchants' listeners are here, so other instances leave their deliveries to this one. */

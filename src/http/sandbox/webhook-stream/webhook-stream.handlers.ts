@@ -14,7 +14,9 @@ export const stream: RouteHandler<typeof routes.stream, AppEnv> = async (c) => {
   // HEAD asks for the headers alone: no listener is connected by it.
   if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers: STREAM_HEADERS });
   const types = events === undefined ? null : new Set(events.split(',').map((t) => t.trim()));
-  const { stream } = await c.get('services').webhooks.listen(c.get('merchant'), types);
+  const { webhooks, drain } = c.get('services');
+  // A stopping instance ends its streams rather than hold its stop for them.
+  const { stream } = await webhooks.listen(c.get('merchant'), types, () => drain.reason !== undefined);
   return new Response(stream.body, { status: 200, headers: STREAM_HEADERS });
 };
 
