@@ -7,14 +7,14 @@
  * 000). A failure names the README line of the command, and of its block with its first line.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../support/files.js';
-import { killQuietly, startServer } from '../support/processes.js';
+import { CLI, killQuietly, startServer } from '../support/processes.js';
 import type { ServerProcess } from '../support/processes.js';
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
@@ -194,7 +194,11 @@ describe('the README shell examples', () => {
     const file = path.join(dir, 'readme.sh');
     writeFileSync(file, `${script.join('\n')}\n`);
 
-    const env = { BASE: server.url, HOOKS_PORT: String(await freePort()), PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` };
+    // `payreq-sandbox` on the PATH is this build's, as `npm install -g` would make it (no npx: it could fetch from the registry).
+    const bin = path.join(dir, 'bin');
+    mkdirSync(bin);
+    writeFileSync(path.join(bin, 'payreq-sandbox'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
+    const env = { BASE: server.url, HOOKS_PORT: String(await freePort()), PATH: `${bin}:${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` };
     const run = await runBash(file, dir, env, 25_000);
 
     const failed = [...run.stderr.matchAll(/@@block (\d+)\n/g)].at(-1);
