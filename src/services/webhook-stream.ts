@@ -17,6 +17,17 @@ export const STREAM_QUEUE_BYTES = 64 * 1024;
 export const STALLED_STREAM_MS = 30_000;
 /** How often open streams look whether the instance drains (they end then, so a stop does not wait for them). */
 const DRAIN_CHECK_MS = 250;
+/** How often attempts waiting here look for their answers passed on by another instance. */
+const RELAY_POLL_MS = 200;
+
+/**
+ * Answers that reach another instance than the stream's (behind a balancer), passed on through
+ * the shared store (PostgreSQL); one process needs none.
+ */
+export interface AnswerRelay {
+  pass(payeeId: string, deliveryId: string, attempt: number, answer: string, now: number): Promise<boolean>;
+  take(attempts: readonly { readonly deliveryId: string; readonly attempt: number }[]): Promise<readonly { deliveryId: string; attempt: number; payeeId: string; answer: string }[]>;
+}
 
 export interface StreamTiming {
   readonly heartbeatMs: number;
@@ -111,6 +122,8 @@ export class ListenerStream {
 
 interface Waiting {
   readonly payeeId: string;
+  readonly deliveryId: string;
+  readonly attempt: number;
   readonly resolve: (answer: ListenerAnswer | null) => void;
 }
 
@@ -120,11 +133,13 @@ export class WebhookListeners {
   private readonly waiting = new Map<string, Waiting>();
   private turn = 0;
   private drainWatch: NodeJS.Timeout | undefined;
+  private relayPoll: NodeJS.Timeout | undefined;
 
   constructor(
     /** Called when the set of merchants with a listener here changes. */
     private readonly onChange: () => void,
     private readonly timing: StreamTiming = STREAM_TIMING,
+    private readonly relay?: AnswerRelay,
   ) {}
 
   /**
@@ -178,13 +193,14 @@ export class WebhookListeners {
    */
   async forward(event: ListenerEvent, payeeId: string, timeoutMs: number): Promise<{ readonly answer: ListenerAnswer | null; readonly sent: boolean }> {
     const key = waitingKey(event.delivery_id, event.attempt);
-    const answered = new Promise<ListenerAnswer | null>((resolve) => this.waiting.set(key, { payeeId, resolve }));
+    const answered = new Promise<ListenerAnswer | null>((resolve) => this.waiting.set(key, { payeeId, deliveryId: event.delivery_id, attempt: event.attempt, resolve }));
     const sent = this.takers(payeeId, event.event_type).some((stream) => stream.send('delivery', event));
     if (!sent) {
       this.waiting.delete(key);
       return { answer: null, sent };
     }
     const timer = setTimeout(() => this.settle(key, null), timeoutMs);
+    this.pollRelay();
     try {
       return { answer: await answered, sent };
     } finally {
@@ -192,7 +208,7 @@ export class WebhookListeners {
     }
   }
 
-  /** The listener's answer to an attempt of its merchant; false when none of that merchant waits for it. */
+  /** The listener's answer to an attempt of its merchant; false when none of that merchant waits for it here. */
   answer(payeeId: string, deliveryId: string, attempt: number, answer: ListenerAnswer): boolean {
     const key = waitingKey(deliveryId, attempt);
     if (this.waiting.get(key)?.payeeId !== payeeId) return false;
@@ -200,9 +216,41 @@ export class WebhookListeners {
     return true;
   }
 
+  /**
+   * The answer taken here, or passed on to the instance whose attempt waits for it ('passed');
+   * false when no attempt of the merchant waits for it anywhere.
+   */
+  async take(payeeId: string, deliveryId: string, attempt: number, answer: ListenerAnswer, now: number): Promise<'here' | 'passed' | false> {
+    if (this.answer(payeeId, deliveryId, attempt, answer)) return 'here';
+    if (!this.relay) return false;
+    return (await this.relay.pass(payeeId, deliveryId, attempt, JSON.stringify(answer), now)) ? 'passed' : false;
+  }
+
+  /** While attempts wait here, looks for their answers passed on by other instances. */
+  private pollRelay(): void {
+    if (!this.relay || this.relayPoll) return;
+    const relay = this.relay;
+    this.relayPoll = setInterval(() => {
+      const attempts = [...this.waiting.values()].map(({ deliveryId, attempt }) => ({ deliveryId, attempt }));
+      if (attempts.length === 0) {
+        clearInterval(this.relayPoll);
+        this.relayPoll = undefined;
+        return;
+      }
+      relay.take(attempts).then(
+        (answers) => {
+          for (const a of answers) this.answer(a.payeeId, a.deliveryId, a.attempt, JSON.parse(a.answer) as ListenerAnswer);
+        },
+        () => undefined, // the store away: the attempts time out as with no answer
+      );
+    }, RELAY_POLL_MS).unref();
+  }
+
   closeAll(): void {
     for (const own of [...this.byMerchant.values()]) for (const stream of own) stream.close();
     for (const key of [...this.waiting.keys()]) this.settle(key, null);
+    clearInterval(this.relayPoll);
+    this.relayPoll = undefined;
   }
 
   private settle(key: string, answer: ListenerAnswer | null): void {

@@ -91,10 +91,15 @@ export class WebhookService {
   ) {
     this.poller = setInterval(() => this.kick(), POLL_MS);
     this.poller.unref();
-    this.listeners = new WebhookListeners(() => {
-      this.holdListeners();
-      this.kick();
-    }, streamTiming);
+    const relay = log.passAnswer && log.takeAnswers ? { pass: log.passAnswer.bind(log), take: log.takeAnswers.bind(log) } : undefined;
+    this.listeners = new WebhookListeners(
+      () => {
+        this.holdListeners();
+        this.kick();
+      },
+      streamTiming,
+      relay,
+    );
     this.renewer = setInterval(() => this.holdListeners(), LISTENER_RENEW_MS);
     this.renewer.unref();
     this.guard = allowPrivateTargets ? undefined : { refuses: isPrivateAddress, resolve: systemResolver };

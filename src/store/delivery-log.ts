@@ -130,6 +130,13 @@ export interface DeliveryLog {
    * `until`, so that other instances leave their deliveries to it. One process needs none of it.
    */
   holdListeners?(payeeIds: readonly string[], now: number, until: number): Promise<void>;
+  /**
+   * Keeps a listener's answer for the instance whose attempt waits for it (another instance);
+   * false when no attempt of `payeeId` is being sent as `attempt` (1 for the first) now.
+   */
+  passAnswer?(payeeId: string, deliveryId: string, attempt: number, answer: string, now: number): Promise<boolean>;
+  /** Takes (removes) the answers kept for these attempts, as passAnswer kept them. */
+  takeAnswers?(attempts: readonly { readonly deliveryId: string; readonly attempt: number }[]): Promise<readonly { deliveryId: string; attempt: number; payeeId: string; answer: string }[]>;
   /** Records an attempt of a claimed delivery and what comes next; releases the lease. */
   recordAttempt(id: string, attempt: DeliveryAttempt, next: AttemptOutcome): Promise<void>;
   /** Makes a delivered or failed delivery pending again from the first attempt; answers it, or undefined when unknown, or 'pending' when it still is. */

@@ -138,6 +138,38 @@ export class PostgresDeliveryLog implements DeliveryLog {
     );
   }
 
+  passAnswer(payeeId: string, deliveryId: string, attempt: number, answer: string, now: number): Promise<boolean> {
+    if (cannotBeStored(deliveryId) || cannotBeStored(answer)) return Promise.resolve(false);
+    return this.store.run((sql) =>
+      sql.begin(async (tx) => {
+        // Answers nobody took within a minute are left over (their attempt ended as a timeout).
+        await tx`DELETE FROM payreq_listener_answers WHERE at < ${now - 60_000}`;
+        const [sending] = await tx`
+          SELECT 1 FROM payreq_deliveries
+           WHERE id = ${deliveryId} AND payee_id = ${payeeId} AND state = 'pending' AND attempt = ${attempt - 1} AND lease_until > ${now}`;
+        if (!sending) return false;
+        await tx`
+          INSERT INTO payreq_listener_answers (delivery_id, attempt, payee_id, answer, at) VALUES (${deliveryId}, ${attempt}, ${payeeId}, ${answer}, ${now})
+          ON CONFLICT (delivery_id, attempt) DO NOTHING`;
+        return true;
+      }),
+    ) as Promise<boolean>;
+  }
+
+  takeAnswers(attempts: readonly { readonly deliveryId: string; readonly attempt: number }[]): Promise<readonly { deliveryId: string; attempt: number; payeeId: string; answer: string }[]> {
+    if (attempts.length === 0) return Promise.resolve([]);
+    const ids = attempts.map((a) => a.deliveryId);
+    const numbers = attempts.map((a) => a.attempt);
+    return this.store.run(async (sql) =>
+      (
+        await sql<{ delivery_id: string; attempt: number; payee_id: string; answer: string }[]>`
+          DELETE FROM payreq_listener_answers
+           WHERE (delivery_id, attempt) IN (SELECT * FROM unnest(${ids}::text[], ${numbers}::int[]))
+          RETURNING delivery_id, attempt, payee_id, answer`
+      ).map((row) => ({ deliveryId: row.delivery_id, attempt: row.attempt, payeeId: row.payee_id, answer: row.answer })),
+    );
+  }
+
   async recordAttempt(id: string, attempt: DeliveryAttempt, next: { readonly state: DeliveryState; readonly attempt: number; readonly nextAttemptAt: number | null }): Promise<void> {
     await this.store.run(
       (sql) => sql`

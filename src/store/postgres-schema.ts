@@ -142,13 +142,23 @@ const MIGRATIONS: readonly string[] = [
   WHERE doc::jsonb ? 'apiKeys';
   `,
   // listen: 6: which instance holds a merchant's `payreq-sandbox listen` stream (SPEC 22), renewed
-  // while it is connected: the other instances leave that merchant's deliveries to it.
+  // while it is connected: the other instances leave that merchant's deliveries to it; and the
+  // listener's answers that reached another instance, passed on to the one waiting for them.
   `
   CREATE TABLE payreq_listeners (
     payee_id text NOT NULL,
     instance_id text NOT NULL,
     until bigint NOT NULL,
     PRIMARY KEY (payee_id, instance_id)
+  );
+  -- A listener's answer that reached another instance than its stream's (behind a balancer), until that one takes it.
+  CREATE TABLE payreq_listener_answers (
+    delivery_id text NOT NULL,
+    attempt integer NOT NULL,
+    payee_id text NOT NULL,
+    answer text NOT NULL,
+    at bigint NOT NULL,
+    PRIMARY KEY (delivery_id, attempt)
   );
   `,
 ];

@@ -9,6 +9,7 @@ import { freshDatabase } from '../support/databases.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
 import { listenersPerTest } from '../support/listener.js';
 import { serversPerTest } from '../support/processes.js';
+import { parseEvent } from '../../src/listen-command.js';
 import { receiver, signedWith } from '../support/webhook-receiver.js';
 import { until } from '../support/until.js';
 
@@ -68,6 +69,50 @@ describe('payreq-sandbox listen on two instances sharing PostgreSQL', () => {
       await hook.close();
     }
   }, 90_000);
+
+  it('an answer that reaches the other instance (as behind a balancer) is passed on: the attempt is answered, once', async () => {
+    const url = await freshDatabase();
+    const dir = tempDir('payreq-listen-relay-');
+    const [one, two] = await Promise.all([servers.start(path.join(dir, '1.json'), { SANDBOX_STORE: url }), servers.start(path.join(dir, '2.json'), { SANDBOX_STORE: url })]);
+    const m = (await call(one!.url, 'POST', '/sandbox/v1/merchants', undefined, { name: 'Balanced Laptop' })).body as { api_key: string; payee_id: string };
+    const cut = new AbortController();
+    try {
+      const res = await fetch(`${one!.url}/sandbox/v1/webhook/stream`, { headers: { 'Service-Api-Key': m.api_key }, signal: cut.signal });
+      const reader = res.body!.getReader();
+      let buffer = '';
+      const nextEvent = async (name: string): Promise<any> => {
+        for (;;) {
+          const end = buffer.indexOf('\n\n');
+          if (end >= 0) {
+            const { event, data } = parseEvent(buffer.slice(0, end));
+            buffer = buffer.slice(end + 2);
+            if (event === name) return JSON.parse(data);
+            continue;
+          }
+          const chunk = await reader.read();
+          if (chunk.done) throw new Error('the stream ended');
+          buffer += new TextDecoder().decode(chunk.value);
+        }
+      };
+      await nextEvent('hello');
+      const created = await call(two!.url, 'POST', '/openapi/v1/payments/payment', m.api_key, { payee: m.payee_id, product_type: 'QR_DYNAMIC', merchant_ref_no: 'relay-1', amount: 4 });
+      expect(created.status).toBe(200);
+      const delivery = await nextEvent('delivery');
+      const answered = await call(two!.url, 'POST', '/sandbox/v1/webhook/stream/answers', m.api_key, { delivery_id: delivery.delivery_id, attempt: delivery.attempt, status: 202, latency_ms: 5, error: null });
+      expect(answered.status).toBe(200);
+      expect(answered.body.description).toContain('passed on to the instance that sent it');
+      const log = await until(async () => {
+        const all = (await call(one!.url, 'GET', '/sandbox/v1/webhook/deliveries', m.api_key)).body.deliveries as { state: string; attempts: { status: number }[] }[];
+        return all[0]?.state === 'delivered' ? all : undefined;
+      }, 'the passed-on answer recorded', 10_000);
+      expect(log[0]!.attempts.map((a) => a.status)).toEqual([202]);
+      // Taken once: the same answer again finds nothing waiting.
+      const again = await call(two!.url, 'POST', '/sandbox/v1/webhook/stream/answers', m.api_key, { delivery_id: delivery.delivery_id, attempt: delivery.attempt, status: 202, latency_ms: 5, error: null });
+      expect(again.status).toBe(404);
+    } finally {
+      cut.abort();
+    }
+  }, 60_000);
 
   it('the stream cap holds per instance: a third stream of a merchant on one instance answers 429, while the other instance still takes one', async () => {
     const url = await freshDatabase();

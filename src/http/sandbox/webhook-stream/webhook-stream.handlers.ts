@@ -23,13 +23,16 @@ export const stream: RouteHandler<typeof routes.stream, AppEnv> = async (c) => {
 export const answer: RouteHandler<typeof routes.answer, AppEnv> = async (c) => {
   const input = await bodyOf(c, routes.answer);
   const { delivery_id: id, attempt, status } = input;
-  const taken = c.get('services').webhooks.listeners.answer(c.get('merchant').payeeId, id, attempt, { status, error: input.error ?? null, latencyMs: input.latency_ms });
+  const { webhooks, merchants } = c.get('services');
+  const answer = { status, error: input.error ?? null, latencyMs: input.latency_ms };
+  const taken = await webhooks.listeners.take(c.get('merchant').payeeId, id, attempt, answer, merchants.realNow());
   const shown = JSON.stringify(id);
   if (!taken) {
     throw SandboxError.notFound(
-      `No attempt ${attempt} of delivery ${shown} waits for an answer on this instance: it was answered already, its 5 s passed (it counts as a timeout), ` +
-        'or the listener is connected to another instance (answer the instance the stream is open on).',
+      `No attempt ${attempt} of delivery ${shown} waits for an answer: it was answered already, or its 5 s passed (it counts as a timeout and is retried).`,
     );
   }
-  return ok(c, `Attempt ${attempt} of delivery ${shown} is recorded as ${status === null ? `not answered (${input.error ?? 'no status'})` : `answered ${status}`}.`, { delivery_id: id, attempt });
+  const outcome = status === null ? `not answered (${input.error ?? 'no status'})` : `answered ${status}`;
+  const where = taken === 'passed' ? ', passed on to the instance that sent it' : '';
+  return ok(c, `Attempt ${attempt} of delivery ${shown} is recorded as ${outcome}${where}.`, { delivery_id: id, attempt });
 };

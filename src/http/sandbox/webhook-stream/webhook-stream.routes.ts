@@ -52,7 +52,8 @@ export const answer = defineRoute({
   summary: "A listener reports the local receiver's answer to a delivery attempt",
   description:
     'The answer is the attempt\'s: a 2xx delivers it, anything else (or no answer within 5 s of the attempt) is retried with back-off as for a URL. ' +
-    'It must reach the instance the listener is connected to; 404 when no attempt of this merchant waits for it (answered already, or past its 5 s).',
+    'Any instance takes it (on PostgreSQL one the stream is not on passes it to the one that sent the attempt); 404 when no attempt of this ' +
+      'merchant waits for it (answered already, or past its 5 s).',
   tag,
   access: 'key',
   request: { body: { schema: answerSchema, required: true } },
