@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from '../support/databases.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
-import { listenersPerTest } from '../support/listener.js';
+import { call, listenersPerTest } from '../support/listener.js';
 import { serversPerTest } from '../support/processes.js';
 import { parseEvent } from '../../src/listen-command.js';
 import { receiver, signedWith } from '../support/webhook-receiver.js';
@@ -16,13 +16,6 @@ import { until } from '../support/until.js';
 afterAll(removeTempDirs);
 const servers = serversPerTest();
 const listen = listenersPerTest();
-
-async function call(base: string, method: string, route: string, key?: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = key ? { 'Service-Api-Key': key } : {};
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(`${base}${route}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  return { status: res.status, body: await res.json() };
-}
 
 describe('payreq-sandbox listen on two instances sharing PostgreSQL', () => {
   it('a listener on instance 1 gets the events of payments changed through instance 2, once each, and follows it to instance 2', async () => {

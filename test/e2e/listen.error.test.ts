@@ -1,10 +1,9 @@
 /** payreq-sandbox listen when it cannot run (exit 2, as the other commands) and when its stream drops (it reconnects by itself). */
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../support/files.js';
-import { listenersPerTest } from '../support/listener.js';
+import { call, listenersPerTest } from '../support/listener.js';
+import { freePort } from '../support/ports.js';
 import { serversPerTest } from '../support/processes.js';
 import { receiver } from '../support/webhook-receiver.js';
 import { until } from '../support/until.js';
@@ -13,19 +12,9 @@ afterAll(removeTempDirs);
 const servers = serversPerTest();
 const listen = listenersPerTest();
 
-/** A port nothing listens on (taken and given back at once). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 async function enroll(base: string): Promise<{ key: string; payee: string }> {
-  const res = await fetch(`${base}/sandbox/v1/merchants`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'Flaky Laptop' }) });
-  const body = (await res.json()) as { api_key: string; payee_id: string };
-  return { key: body.api_key, payee: body.payee_id };
+  const { body } = await call(base, 'POST', '/sandbox/v1/merchants', undefined, { name: 'Flaky Laptop' });
+  return { key: body.api_key as string, payee: body.payee_id as string };
 }
 
 describe('payreq-sandbox listen, unhappy', () => {

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../support/files.js';
-import { listenersPerTest } from '../support/listener.js';
+import { call, listenersPerTest } from '../support/listener.js';
 import { serversPerTest } from '../support/processes.js';
 import { receiver, signedWith } from '../support/webhook-receiver.js';
 import { until } from '../support/until.js';
@@ -14,13 +14,6 @@ import { until } from '../support/until.js';
 afterAll(removeTempDirs);
 const servers = serversPerTest();
 const listen = listenersPerTest();
-
-async function call(base: string, method: string, route: string, key?: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const headers: Record<string, string> = key ? { 'Service-Api-Key': key } : {};
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const res = await fetch(`${base}${route}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  return { status: res.status, body: await res.json() };
-}
 
 async function hostedSandbox() {
   const server = await servers.start(path.join(tempDir('payreq-listen-'), 'data.json'), { SANDBOX_WEBHOOK_PRIVATE: 'deny' });

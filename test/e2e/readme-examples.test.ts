@@ -8,12 +8,11 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../support/files.js';
+import { freePort } from '../support/ports.js';
 import { CLI, killQuietly, startServer } from '../support/processes.js';
 import type { ServerProcess } from '../support/processes.js';
 
@@ -115,15 +114,6 @@ function curlCommands(block: Block): CurlCommand[] {
   });
   if (quote || code.trim() !== '') throw new Error(`${where(block.line + block.lines.length - 1, block)}: the block ends inside a quote or a continued line`);
   return out;
-}
-
-/** A port nobody listens on now, for the README's webhook receiver. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 interface ShellRun {

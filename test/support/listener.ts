@@ -36,3 +36,11 @@ export function listenersPerTest(): (args: readonly string[], env?: Record<strin
     return l;
   };
 }
+
+/** One JSON request to a real server: `key` as Service-Api-Key, `body` as JSON. */
+export async function call(base: string, method: string, route: string, key?: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = key ? { 'Service-Api-Key': key } : {};
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(`${base}${route}`, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+  return { status: res.status, body: await res.json() };
+}

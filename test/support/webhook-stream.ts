@@ -1,6 +1,8 @@
 /** A listener in the test itself: GET /sandbox/v1/webhook/stream read event by event, answers POSTed back. */
+import { expect } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { parseEvent } from '../../src/listen-command.js';
+import { call, createBody } from './http.js';
 import { until } from './until.js';
 
 export interface StreamEvent {
@@ -60,4 +62,21 @@ export function answer(sandbox: Sandbox, key: string, body: unknown): Promise<Re
       body: JSON.stringify(body),
     }),
   );
+}
+
+/** A merchant enrolled to listen: `open` connects a stream (kept in `streams`, to close after the test), `create` makes a payment. */
+export async function listeningMerchant(sandbox: Sandbox, streams: OpenStream[], name: string) {
+  const m = await sandbox.control.enroll({ name });
+  const open = async (query = '') => {
+    const s = await openStream(sandbox, m.apiKey, query);
+    streams.push(s);
+    return s;
+  };
+  const create = async (ref: string) => {
+    const created = await call(sandbox, 'POST', '/openapi/v1/payments/payment', { key: m.apiKey, body: createBody({ payee: m.payeeId, merchant_ref_no: ref }) });
+    expect(created.status).toBe(200);
+    return created.body.payment_id as string;
+  };
+  const deliveries = () => sandbox.services.webhooks.deliveries(m.payeeId, 50);
+  return { m, open, create, deliveries };
 }

@@ -2,8 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { MAX_LISTENERS_PER_MERCHANT } from '../../src/services/webhook-stream.js';
-import { call, createBody, expectEnvelope, memorySandbox, toAnswer } from '../support/http.js';
-import { answer, openStream } from '../support/webhook-stream.js';
+import { call, expectEnvelope, memorySandbox, toAnswer } from '../support/http.js';
+import { answer, listeningMerchant, openStream } from '../support/webhook-stream.js';
 import type { OpenStream } from '../support/webhook-stream.js';
 import { until } from '../support/until.js';
 
@@ -17,18 +17,7 @@ describe('the webhook stream, refused and failing', () => {
 
   async function setUp() {
     sandbox = await memorySandbox({ config: { webhookRetryDelaysMs: [0, 60_000] } });
-    const m = await sandbox.control.enroll({ name: 'Stream Errors' });
-    const open = async (query = '') => {
-      const s = await openStream(sandbox, m.apiKey, query);
-      streams.push(s);
-      return s;
-    };
-    const create = async (ref: string) => {
-      const created = await call(sandbox, 'POST', '/openapi/v1/payments/payment', { key: m.apiKey, body: createBody({ payee: m.payeeId, merchant_ref_no: ref }) });
-      expect(created.status).toBe(200);
-      return created.body.payment_id as string;
-    };
-    return { m, open, create };
+    return listeningMerchant(sandbox, streams, 'Stream Errors');
   }
 
   it(`a merchant's stream past ${MAX_LISTENERS_PER_MERCHANT} answers 429 naming the cap, and the open ones keep getting deliveries`, async () => {

@@ -4,9 +4,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { call, createBody } from '../support/http.js';
+import { call } from '../support/http.js';
 import { EACH_STORE } from '../support/sandboxes.js';
-import { answer, openStream } from '../support/webhook-stream.js';
+import { answer, listeningMerchant } from '../support/webhook-stream.js';
 import type { OpenStream } from '../support/webhook-stream.js';
 import { receiver, signedWith } from '../support/webhook-receiver.js';
 import type { Received } from '../support/webhook-receiver.js';
@@ -22,19 +22,7 @@ describe.each(EACH_STORE)('the webhook stream on the %s store', (_store, make) =
 
   async function setUp() {
     sandbox = await make({ config: { webhookRetryDelaysMs: [0, 50, 100] } });
-    const m = await sandbox.control.enroll({ name: 'Stream Shop' });
-    const open = async (query = '') => {
-      const s = await openStream(sandbox, m.apiKey, query);
-      streams.push(s);
-      return s;
-    };
-    const create = async (ref: string) => {
-      const created = await call(sandbox, 'POST', '/openapi/v1/payments/payment', { key: m.apiKey, body: createBody({ payee: m.payeeId, merchant_ref_no: ref }) });
-      expect(created.status).toBe(200);
-      return created.body.payment_id as string;
-    };
-    const deliveries = async () => sandbox.services.webhooks.deliveries(m.payeeId, 50);
-    return { m, open, create, deliveries };
+    return listeningMerchant(sandbox, streams, 'Stream Shop');
   }
 
   /** The attempt as a receiver would get it, for the README's signature check. */
