@@ -6,6 +6,7 @@
  * not taken (an attempt that does not fit fails and is retried; a stream stalled for long is closed).
  */
 import { SandboxError } from '../domain/errors.js';
+import type { Delivery } from '../store/delivery-log.js';
 
 /** Streams one merchant may hold on one instance; the next is refused 429. */
 export const MAX_LISTENERS_PER_MERCHANT = 2;
@@ -54,6 +55,13 @@ export interface ListenerAnswer {
   readonly status: number | null;
   readonly error: string | null;
   readonly latencyMs: number;
+}
+
+/** How an attempt went: the receiver's status, or why there is none; `final` when no retry can help. */
+export interface AttemptResult {
+  readonly status: number | null;
+  readonly error: string | null;
+  readonly final?: boolean;
 }
 
 const encoder = new TextEncoder();
@@ -181,10 +189,23 @@ export class WebhookListeners {
   }
 
   /** The merchant's listeners taking `eventType`, in turn; [] when none does. */
-  takers(payeeId: string, eventType: string): ListenerStream[] {
+  private takers(payeeId: string, eventType: string): ListenerStream[] {
     const own = (this.byMerchant.get(payeeId) ?? []).filter((s) => s.takes(eventType));
     const start = own.length > 0 ? this.turn++ % own.length : 0;
     return [...own.slice(start), ...own.slice(0, start)];
+  }
+
+  /** Sends an attempt of `delivery` to a listener of its merchant (connected here) and answers how it went. */
+  async deliver(delivery: Delivery, headers: Readonly<Record<string, string>>, timeoutMs: number): Promise<AttemptResult> {
+    const { eventType, payeeId } = delivery;
+    if (this.takers(payeeId, eventType).length === 0) {
+      return { status: null, error: `not forwarded: the listener connected does not take ${eventType} (payreq-sandbox listen --events)`, final: true };
+    }
+    const event = { delivery_id: delivery.id, attempt: delivery.attempt + 1, event_type: eventType, payment_id: delivery.paymentId, headers, body: delivery.body };
+    const { answer, sent } = await this.forward(event, payeeId, timeoutMs);
+    if (!sent) return { status: null, error: 'the listener is not reading its stream (what it was sent before is still queued)' };
+    if (!answer) return { status: null, error: `the listener gave no answer within ${timeoutMs / 1000} s` };
+    return { status: answer.status, error: answer.error };
   }
 
   /**

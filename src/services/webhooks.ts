@@ -22,7 +22,7 @@ import type { SandboxMetrics } from './metrics.js';
 import { postWebhook, systemResolver } from './webhook-post.js';
 import type { TargetGuard } from './webhook-post.js';
 import { WebhookListeners } from './webhook-stream.js';
-import type { ListenerStream, StreamTiming } from './webhook-stream.js';
+import type { AttemptResult, ListenerStream, StreamTiming } from './webhook-stream.js';
 
 /** Writes the JSON body of one event; the HTTP layer owns the wire format. */
 export type WebhookBodyWriter = (merchant: Merchant, payment: Payment, event: PaymentEvent, eventId: string) => Record<string, unknown>;
@@ -52,12 +52,6 @@ const POLL_MS = 500;
 const LISTENER_RENEW_MS = 10_000;
 const LISTENER_HOLD_MS = 30_000;
 
-/** How an attempt went: the receiver's status, or why there is none; `final` when no retry can help. */
-interface AttemptResult {
-  readonly status: number | null;
-  readonly error: string | null;
-  readonly final?: boolean;
-}
 
 export class WebhookService {
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -387,23 +381,7 @@ export class WebhookService {
 
   /** Sends one attempt: to the merchant's listener while one is connected here (SPEC 22), else to its URL. */
   private async send(delivery: Delivery, headers: Readonly<Record<string, string>>): Promise<AttemptResult> {
-    if (this.listeners.has(delivery.payeeId)) {
-      const event = {
-        delivery_id: delivery.id,
-        attempt: delivery.attempt + 1,
-        event_type: delivery.eventType,
-        payment_id: delivery.paymentId,
-        headers,
-        body: delivery.body,
-      };
-      if (this.listeners.takers(delivery.payeeId, delivery.eventType).length === 0) {
-        return { status: null, error: `not forwarded: the listener connected does not take ${delivery.eventType} (payreq-sandbox listen --events)`, final: true };
-      }
-      const { answer, sent } = await this.listeners.forward(event, delivery.payeeId, WEBHOOK_TIMEOUT_MS);
-      if (!sent) return { status: null, error: 'the listener is not reading its stream (what it was sent before is still queued)' };
-      if (!answer) return { status: null, error: `the listener gave no answer within ${WEBHOOK_TIMEOUT_MS / 1000} s` };
-      return { status: answer.status, error: answer.error };
-    }
+    if (this.listeners.has(delivery.payeeId)) return this.listeners.deliver(delivery, headers, WEBHOOK_TIMEOUT_MS);
     if (delivery.url === LISTENER_ONLY) return { status: null, error: 'no listener is connected (payreq-sandbox listen) and no URL is set' };
     return { status: await postWebhook({ url: delivery.url, headers, body: delivery.body, timeoutMs: WEBHOOK_TIMEOUT_MS }, this.guard), error: null };
   }
