@@ -3,11 +3,12 @@
  * delivers a merchant's webhooks to a receiver on 127.0.0.1 through the listener, signed as sent,
  * with the receiver's answers driving the delivery log and its retries.
  */
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../support/files.js';
 import { call, listenersPerTest } from '../support/listener.js';
-import { serversPerTest } from '../support/processes.js';
+import { CLI, serversPerTest } from '../support/processes.js';
 import { receiver, signedWith } from '../support/webhook-receiver.js';
 import { until } from '../support/until.js';
 
@@ -109,4 +110,26 @@ describe('payreq-sandbox listen', () => {
       await hook.close();
     }
   });
+
+  it('paints on a terminal, and not with NO_COLOR or --no-color', async () => {
+    const sandbox = await hostedSandbox();
+    const args = ['--base-url', sandbox.url, '--key', sandbox.key, '--forward-to', 'http://127.0.0.1:9/hooks'];
+    // `script` gives the listener a terminal; its output comes back through script's.
+    const onTerminal = async (extra: string[], env: Record<string, string> = {}) => {
+      const command = [process.execPath, CLI, 'listen', ...args, ...extra].map((a) => `'${a}'`).join(' ');
+      const child = spawn('script', ['-qefc', command, '/dev/null'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      try {
+        await until(() => (output.includes('Webhook secret:') ? true : undefined), `the secret line on a terminal (output: ${output})`, 15_000);
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((resolve) => child.once('exit', resolve));
+      }
+      return output;
+    };
+    expect(await onTerminal([])).toContain('\u001b[32mReady.\u001b[0m');
+    expect(await onTerminal([], { NO_COLOR: '1' })).not.toContain('\u001b[');
+    expect(await onTerminal(['--no-color'])).not.toContain('\u001b[');
+  }, 60_000);
 });

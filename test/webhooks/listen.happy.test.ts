@@ -92,6 +92,22 @@ describe.each(EACH_STORE)('the webhook stream on the %s store', (_store, make) =
     }
   });
 
+  it('the duplicate drill sends both copies to the listener, and both answered 2xx pass the readiness checks webhook and webhook-duplicate', async () => {
+    const { m, open, create, deliveries } = await setUp();
+    expect((await call(sandbox, 'PUT', '/sandbox/v1/webhook', { key: m.apiKey, body: { faults: { duplicate: 1 } } })).status).toBe(200);
+    const s = await open();
+    await s.next('hello');
+    await create('stream-duplicate');
+    const copies = [await s.next('delivery'), await s.next('delivery')];
+    expect(new Set(copies.map((e) => JSON.parse(e.body).event_id)).size).toBe(1);
+    expect(new Set(copies.map((e) => e.delivery_id)).size).toBe(2);
+    for (const e of copies) expect((await answer(sandbox, m.apiKey, { delivery_id: e.delivery_id, attempt: 1, status: 200, latency_ms: 1, error: null })).status).toBe(200);
+    await until(async () => ((await deliveries()).filter((d) => d.state === 'delivered').length === 2 ? true : undefined), 'both copies delivered');
+    const report = await call(sandbox, 'GET', '/sandbox/v1/readiness', { key: m.apiKey });
+    const status = (id: string) => report.body.checks.find((c: { id: string }) => c.id === id).status;
+    expect([status('webhook'), status('webhook-duplicate')]).toEqual(['pass', 'pass']);
+  });
+
   it('an event type the listener does not take is not forwarded: the delivery fails at once, saying why', async () => {
     const { open, create, deliveries } = await setUp();
     const s = await open('?events=payment.paid');
