@@ -55,8 +55,9 @@ export function withWebhookSecret(current: Merchant): { readonly merchant: Merch
   return { merchant: { ...current, webhookSecret: secret }, secret };
 }
 
-/** The merchant once a listener connects (SPEC 22): with a secret to sign for it, and marked so its events are kept for listeners. */
+/** The merchant with a listener secret (SPEC 22): as it is when it has one, else with a new one. */
 export function withListener(current: Merchant): { readonly merchant: Merchant; readonly secret: string } {
-  const { merchant, secret } = withWebhookSecret(current);
-  return { merchant: merchant.webhookListener ? merchant : { ...merchant, webhookListener: true }, secret };
+  if (current.listenerSecret) return { merchant: current, secret: current.listenerSecret };
+  const secret = newWebhookSecret();
+  return { merchant: { ...current, listenerSecret: secret }, secret };
 }

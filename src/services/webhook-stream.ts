@@ -198,6 +198,7 @@ export class WebhookListeners {
   /** Sends an attempt of `delivery` to a listener of its merchant (connected here) and answers how it went. */
   async deliver(delivery: Delivery, headers: Readonly<Record<string, string>>, timeoutMs: number): Promise<AttemptResult> {
     const { eventType, payeeId } = delivery;
+    if (!this.has(payeeId)) return { status: null, error: 'the listener left before the attempt was sent' };
     if (this.takers(payeeId, eventType).length === 0) {
       return { status: null, error: `not forwarded: the listener connected does not take ${eventType} (payreq-sandbox listen --events)`, final: true };
     }

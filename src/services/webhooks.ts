@@ -118,24 +118,25 @@ export class WebhookService {
   }
 
   /**
-   * The secret that signs the merchant's deliveries. A merchant stored before secrets existed gets
-   * one here, at its first attempt, stored under the merchant's lock (an instance that races
-   * another keeps the one stored first); it learns it by rotating.
+   * The secret that signs the merchant's deliveries to its URL, or to its listener. A merchant
+   * stored before secrets existed gets one here, at its first attempt, stored under the merchant's
+   * lock (an instance that races another keeps the one stored first); it learns it by rotating.
    */
-  private async secretFor(payeeId: string): Promise<string> {
+  private async secretFor(payeeId: string, listener: boolean): Promise<string> {
     const merchant = await this.merchants.byId(payeeId);
     if (!merchant) throw new Error('not sent: its merchant no longer exists');
-    if (merchant.webhookSecret) return merchant.webhookSecret;
+    const own = listener ? merchant.listenerSecret : merchant.webhookSecret;
+    if (own) return own;
     return this.merchants.update(payeeId, (current) => {
-      const { merchant: next, secret } = withWebhookSecret(current);
+      const { merchant: next, secret } = listener ? withListener(current) : withWebhookSecret(current);
       return [next === current ? null : next, secret] as const;
     });
   }
 
   /**
-   * Connects a listener of the merchant (429 past the cap) and answers it with the secret that
-   * signs its deliveries, making one if there is none: it is the merchant's own key asking, as for
-   * rotation. From now on the merchant's events are kept as deliveries for listeners, URL or not.
+   * Connects a listener of the merchant (429 past the cap) and answers it with the listener secret
+   * that signs what goes to listeners, making one the first time: not the URL's secret, which the
+   * key never sees again. From now on the merchant's events are kept as deliveries for listeners, URL or not.
    */
   async listen(merchant: Merchant, events: ReadonlySet<string> | null, draining?: () => boolean): Promise<{ readonly stream: ListenerStream; readonly secret: string }> {
     const { secret, url } = await this.merchants.update(merchant.payeeId, (current) => {
@@ -169,7 +170,7 @@ export class WebhookService {
    */
   readonly deliveriesFor = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]): readonly Delivery[] => {
     // Without a URL, a merchant that has used a listener keeps its events for the next one.
-    const url = merchant.webhookUrl || (merchant.webhookListener ? LISTENER_ONLY : null);
+    const url = merchant.webhookUrl || (merchant.listenerSecret ? LISTENER_ONLY : null);
     if (!url || this.closed || events.length === 0) return [];
     const faults = merchant.webhookFaults ?? NO_WEBHOOK_FAULTS;
     const held = faults.delaySeconds > 0;
@@ -348,14 +349,16 @@ export class WebhookService {
     const started = performance.now();
     let result: AttemptResult;
     try {
-      const signature = webhookSignature(await this.secretFor(delivery.payeeId), Math.floor(this.merchants.realNow() / 1000), delivery.body);
+      // Decided once: a listener leaving now makes this attempt fail (and be retried), not go to the URL with the listener's secret.
+      const listening = this.listeners.has(delivery.payeeId);
+      const signature = webhookSignature(await this.secretFor(delivery.payeeId, listening), Math.floor(this.merchants.realNow() / 1000), delivery.body);
       const headers = {
         'Content-Type': 'application/json',
         'Sandbox-Event-Id': delivery.eventId,
         [WEBHOOK_SIGNATURE_HEADER]: signature,
         'User-Agent': 'payreq-sandbox-webhooks',
       };
-      result = await this.send(delivery, headers);
+      result = await this.send(delivery, headers, listening);
     } catch (err) {
       if (err instanceof StoreUnavailableError) throw err;
       result = { status: null, error: err instanceof Error ? err.message : String(err) };
@@ -380,8 +383,8 @@ export class WebhookService {
   }
 
   /** Sends one attempt: to the merchant's listener while one is connected here (SPEC 22), else to its URL. */
-  private async send(delivery: Delivery, headers: Readonly<Record<string, string>>): Promise<AttemptResult> {
-    if (this.listeners.has(delivery.payeeId)) return this.listeners.deliver(delivery, headers, WEBHOOK_TIMEOUT_MS);
+  private async send(delivery: Delivery, headers: Readonly<Record<string, string>>, listening: boolean): Promise<AttemptResult> {
+    if (listening) return this.listeners.deliver(delivery, headers, WEBHOOK_TIMEOUT_MS);
     if (delivery.url === LISTENER_ONLY) return { status: null, error: 'no listener is connected (payreq-sandbox listen) and no URL is set' };
     return { status: await postWebhook({ url: delivery.url, headers, body: delivery.body, timeoutMs: WEBHOOK_TIMEOUT_MS }, this.guard), error: null };
   }

@@ -42,13 +42,16 @@ describe('payreq-sandbox listen', () => {
       expect(direct.status).toBe(200);
       const listener = listen(['--base-url', sandbox.url, '--key', sandbox.key, '--forward-to', hook.url]);
       const secret = await listener.secret();
-      expect(secret).toBe(direct.body.secret);
+      expect(secret).toMatch(/^whsec_[A-Za-z0-9_-]{32}$/);
+      // The listener's own secret: the stream never shows the URL's, which a public receiver trusts.
+      expect(secret).not.toBe(direct.body.secret);
       const id = await createPayment(sandbox.url, sandbox, 'laptop-1');
       expect((await call(sandbox.url, 'POST', `/sandbox/v1/payments/${id}/pay`, sandbox.key)).status).toBe(200);
       const got = await until(() => (hook.received.length >= 2 ? hook.received : undefined), 'two deliveries at the receiver', 15_000);
       expect(got.map((r) => r.body.type).sort()).toEqual(['payment.created', 'payment.paid']);
       for (const r of got) {
         expect(signedWith(r, secret)).toBe(true);
+        expect(signedWith(r, direct.body.secret as string)).toBe(false);
         expect(r.headers['sandbox-event-id']).toBe(r.body.event_id);
         expect(r.headers['content-type']).toBe('application/json');
         expect(r.body.payment_id).toBe(id);

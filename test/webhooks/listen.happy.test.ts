@@ -75,9 +75,12 @@ describe.each(EACH_STORE)('the webhook stream on the %s store', (_store, make) =
     const { m, open, create, deliveries } = await setUp();
     const hook = await receiver();
     try {
-      expect((await call(sandbox, 'PUT', '/sandbox/v1/webhook', { key: m.apiKey, body: { url: hook.url } })).status).toBe(200);
+      const set = await call(sandbox, 'PUT', '/sandbox/v1/webhook', { key: m.apiKey, body: { url: hook.url } });
+      expect(set.status).toBe(200);
       const s = await open('?events=payment.created');
-      expect((await s.next('hello')).url).toBe(hook.url);
+      const hello = await s.next('hello');
+      expect(hello.url).toBe(hook.url);
+      expect(hello.secret).not.toBe(set.body.secret);
       await create('stream-url-1');
       const event = await s.next('delivery');
       await answer(sandbox, m.apiKey, { delivery_id: event.delivery_id, attempt: 1, status: 200, latency_ms: 1, error: null });
@@ -86,7 +89,10 @@ describe.each(EACH_STORE)('the webhook stream on the %s store', (_store, make) =
       await s.close();
       await until(() => (sandbox.services.webhooks.listeners.has(m.payeeId) ? undefined : true), 'the listener gone');
       const id = await create('stream-url-2');
-      await until(() => (hook.received.some((r) => r.body.payment_id === id) ? true : undefined), 'the URL gets the next one');
+      const got = await until(() => hook.received.find((r) => r.body.payment_id === id), 'the URL gets the next one');
+      // Signed with the URL's secret, as before the listener came.
+      expect(signedWith(got, set.body.secret as string)).toBe(true);
+      expect(signedWith(got, hello.secret as string)).toBe(false);
     } finally {
       await hook.close();
     }

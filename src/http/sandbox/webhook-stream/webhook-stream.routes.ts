@@ -33,7 +33,7 @@ export const stream = defineRoute({
   description:
     'While a listener is connected, each delivery attempt of the merchant goes to it instead of the URL (set or not) and waits for its answer ' +
     '(POST /sandbox/v1/webhook/stream/answers) for the usual 5 s; without a listener deliveries go to the URL, or wait for the next listener when none is set. ' +
-    'Events: first `hello` ({payee_id, secret, events, url}: the secret that signs the deliveries, made if there was none), then one `delivery` per attempt ' +
+    'Events: first `hello` ({payee_id, secret, events, url}: the listener secret that signs what goes to listeners, made the first time; never the URL\'s secret), then one `delivery` per attempt ' +
     '({delivery_id, attempt, event_type, payment_id, headers, body}: the body as signed and the headers a direct delivery carries), and a comment line every ' +
     `${HEARTBEAT_MS / 1000} s. At most ${MAX_LISTENERS_PER_MERCHANT} listeners of a merchant per instance (429 past it); a stream whose reader takes nothing for 30 s is closed.`,
   tag,
