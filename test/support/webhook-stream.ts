@@ -13,6 +13,8 @@ export interface StreamEvent {
 export interface OpenStream {
   readonly response: Response;
   readonly events: StreamEvent[];
+  /** True once the sandbox ended the stream (or it was closed). */
+  ended(): boolean;
   /** The first event named `name` not taken before, waited for. */
   next(name: string, ms?: number): Promise<any>;
   close(): Promise<void>;
@@ -22,6 +24,7 @@ export async function openStream(sandbox: Sandbox, key: string, query = ''): Pro
   const response = await sandbox.fetch(new Request(`http://sandbox.test/sandbox/v1/webhook/stream${query}`, { headers: { 'Service-Api-Key': key } }));
   const events: StreamEvent[] = [];
   const taken = new Set<StreamEvent>();
+  let ended = false;
   const reader = response.status === 200 ? response.body!.getReader() : undefined;
   if (reader) {
     void (async () => {
@@ -29,7 +32,7 @@ export async function openStream(sandbox: Sandbox, key: string, query = ''): Pro
       let buffer = '';
       for (;;) {
         const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }));
-        if (chunk.done) return;
+        if (chunk.done) return void (ended = true);
         buffer += decoder.decode(chunk.value, { stream: true });
         for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
           const { event, data } = parseEvent(buffer.slice(0, end));
@@ -42,6 +45,7 @@ export async function openStream(sandbox: Sandbox, key: string, query = ''): Pro
   return {
     response,
     events,
+    ended: () => ended,
     next: async (name, ms = 5_000) => {
       const found = await until(() => events.find((e) => e.event === name && !taken.has(e)), `a ${name} event`, ms);
       taken.add(found);

@@ -114,6 +114,16 @@ describe.each(EACH_STORE)('the webhook stream on the %s store', (_store, make) =
     expect([status('webhook'), status('webhook-duplicate')]).toEqual(['pass', 'pass']);
   });
 
+  it('a draining instance ends its streams, so a stop does not wait for them', async () => {
+    const { m, open } = await setUp();
+    const s = await open();
+    await s.next('hello');
+    expect(s.ended()).toBe(false);
+    sandbox.services.drain.start('a test stop');
+    await until(() => (s.ended() ? true : undefined), 'the stream ended for its reader', 3_000);
+    expect(sandbox.services.webhooks.listeners.has(m.payeeId)).toBe(false);
+  });
+
   it('an event type the listener does not take is not forwarded: the delivery fails at once, saying why', async () => {
     const { open, create, deliveries } = await setUp();
     const s = await open('?events=payment.paid');
