@@ -268,6 +268,10 @@ export class WebhookListeners {
     }, RELAY_POLL_MS).unref();
   }
 
+  closeMerchant(payeeId: string): void {
+    for (const stream of this.byMerchant.get(payeeId) ?? []) stream.close();
+  }
+
   closeAll(): void {
     for (const own of [...this.byMerchant.values()]) for (const stream of own) stream.close();
     for (const key of [...this.waiting.keys()]) this.settle(key, null);

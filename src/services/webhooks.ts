@@ -94,7 +94,10 @@ export class WebhookService {
       streamTiming,
       relay,
     );
-    this.renewer = setInterval(() => this.holdListeners(), LISTENER_RENEW_MS);
+    this.renewer = setInterval(() => {
+      this.holdListeners();
+      void this.endDeletedListeners();
+    }, LISTENER_RENEW_MS);
     this.renewer.unref();
     this.guard = allowPrivateTargets ? undefined : { refuses: isPrivateAddress, resolve: systemResolver };
   }
@@ -145,6 +148,14 @@ export class WebhookService {
     });
     const hello = { payee_id: merchant.payeeId, secret, events: events ? [...events] : null, url };
     return { stream: this.listeners.open(merchant.payeeId, events, hello, draining), secret };
+  }
+
+  /** The streams of a merchant deleted meanwhile end: its key answers 401 from then on. */
+  private async endDeletedListeners(): Promise<void> {
+    for (const payeeId of this.listeners.merchants()) {
+      const gone = await this.merchants.byId(payeeId).then((m) => m === undefined, () => false);
+      if (gone) this.listeners.closeMerchant(payeeId);
+    }
   }
 
   /** Tells the store which merchants' listeners are here, so other instances leave their deliveries to this one. */

@@ -35,4 +35,19 @@ describe('the webhook stream between merchants', () => {
     // The secret is the merchant's own: no other merchant's stream shows it.
     expect(JSON.stringify(theirStream.events)).not.toContain(myHello.secret);
   });
+
+  it("a deleted merchant's stream ends (its key answers 401 from then on)", async () => {
+    sandbox = await memorySandbox();
+    const gone = await sandbox.control.enroll({ name: 'Leaving' });
+    const stays = await sandbox.control.enroll({ name: 'Staying' });
+    const [goneStream, staysStream] = [await openStream(sandbox, gone.apiKey), await openStream(sandbox, stays.apiKey)];
+    streams.push(goneStream, staysStream);
+    await goneStream.next('hello');
+    await staysStream.next('hello');
+    expect((await call(sandbox, 'DELETE', '/sandbox/v1/merchant', { key: gone.apiKey })).status).toBe(200);
+    // Looked for with the listeners' renewal, every 10 s.
+    await until(() => (goneStream.ended() ? true : undefined), 'the deleted merchant\'s stream ended', 15_000);
+    expect(staysStream.ended()).toBe(false);
+    expect(sandbox.services.webhooks.listeners.has(stays.payeeId)).toBe(true);
+  }, 20_000);
 });
