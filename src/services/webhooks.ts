@@ -21,6 +21,7 @@ import type { MerchantService } from './merchants.js';
 import type { SandboxMetrics } from './metrics.js';
 import { postWebhook, systemResolver } from './webhook-post.js';
 import type { TargetGuard } from './webhook-post.js';
+import { ListenerUpkeep } from './webhook-listener-upkeep.js';
 import { WebhookListeners } from './webhook-stream.js';
 import type { AttemptResult, ListenerStream, StreamTiming } from './webhook-stream.js';
 
@@ -48,10 +49,6 @@ const REORDER_GAP_MS = 100;
 const DUPLICATE_GAP_MS = 50;
 /** How often an instance looks for deliveries due (other instances' retries, ended leases). */
 const POLL_MS = 500;
-/** How often an instance renews its hold of its listeners' merchants, and how long a hold lasts unrenewed (an instance that died). */
-const LISTENER_RENEW_MS = 10_000;
-const LISTENER_HOLD_MS = 30_000;
-
 
 export class WebhookService {
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -66,9 +63,7 @@ export class WebhookService {
   private readonly guard: TargetGuard | undefined;
   /** `payreq-sandbox listen` streams connected here: while a merchant has one, its deliveries go to it. */
   readonly listeners: WebhookListeners;
-  private readonly renewer: NodeJS.Timeout;
-  /** Whether this instance held any merchant's listener at its last renewal (there are rows to renew or remove). */
-  private heldListeners = false;
+  private readonly upkeep: ListenerUpkeep;
 
   constructor(
     private readonly merchants: MerchantService,
@@ -88,17 +83,13 @@ export class WebhookService {
     const relay = log.passAnswer && log.takeAnswers ? { pass: log.passAnswer.bind(log), take: log.takeAnswers.bind(log) } : undefined;
     this.listeners = new WebhookListeners(
       () => {
-        this.holdListeners();
+        this.upkeep.hold();
         this.kick();
       },
       streamTiming,
       relay,
     );
-    this.renewer = setInterval(() => {
-      this.holdListeners();
-      void this.endDeletedListeners();
-    }, LISTENER_RENEW_MS);
-    this.renewer.unref();
+    this.upkeep = new ListenerUpkeep(() => this.listeners, log, merchants);
     this.guard = allowPrivateTargets ? undefined : { refuses: isPrivateAddress, resolve: systemResolver };
   }
 
@@ -148,25 +139,6 @@ export class WebhookService {
     });
     const hello = { payee_id: merchant.payeeId, secret, events: events ? [...events] : null, url };
     return { stream: this.listeners.open(merchant.payeeId, events, hello, draining), secret };
-  }
-
-  /** The streams of a merchant deleted meanwhile end: its key answers 401 from then on. */
-  private async endDeletedListeners(): Promise<void> {
-    for (const payeeId of this.listeners.merchants()) {
-      const gone = await this.merchants.byId(payeeId).then((m) => m === undefined, () => false);
-      if (gone) this.listeners.closeMerchant(payeeId);
-    }
-  }
-
-  /** Tells the store which merchants' listeners are here, so other instances leave their deliveries to this one. */
-  private holdListeners(): void {
-    const ids = [...this.listeners.merchants()];
-    if (!this.log.holdListeners || (ids.length === 0 && !this.heldListeners) || this.closed) return;
-    this.heldListeners = ids.length > 0;
-    const now = this.merchants.realNow();
-    this.log.holdListeners(ids, now, now + LISTENER_HOLD_MS).catch((err: unknown) => {
-      if (!(err instanceof StoreUnavailableError)) console.error('webhook listeners not recorded:', err instanceof Error ? err.message : err);
-    });
   }
 
   /** The URL (null when off) and the drills in force (none when never set). */
@@ -288,7 +260,7 @@ export class WebhookService {
   close(): void {
     this.closed = true;
     clearInterval(this.poller);
-    clearInterval(this.renewer);
+    this.upkeep.close();
     this.listeners.closeAll();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
