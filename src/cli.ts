@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-/** payreq-sandbox serve | replay | qr decode. */
+/** payreq-sandbox serve | replay | readiness | listen | qr decode. */
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
@@ -262,7 +262,7 @@ export function buildProgram(): Command {
     .action((options: ServeOptions, command: Command) => {
       const [unknown] = command.args;
       if (unknown !== undefined) {
-        command.error(`error: unknown command '${unknown}': the commands are serve, replay, readiness, qr decode and dev-postgres (payreq-sandbox --help).`, { exitCode: EXIT_CODES.couldNotRun });
+        command.error(`error: unknown command '${unknown}': the commands are serve, replay, readiness, listen, qr decode and dev-postgres (payreq-sandbox --help).`, { exitCode: EXIT_CODES.couldNotRun });
       }
       return serveCommand(options);
     });
@@ -290,6 +290,20 @@ export function buildProgram(): Command {
     .action(async (options: { baseUrl: string; key: string; junit?: string; json?: boolean }) => {
       const { readinessCommand } = await import('./readiness-command.js');
       process.exitCode = await readinessCommand(options);
+    });
+
+  program
+    .command('listen')
+    .description("forward a (hosted) sandbox's webhook deliveries of a merchant to a local URL, signed as sent, and report the local answers back")
+    .addOption(new Option('-u, --base-url <url>', 'the sandbox').env('SANDBOX_BASE_URL').default('http://127.0.0.1:8080').argParser(httpUrl))
+    .requiredOption('-k, --key <key>', "the merchant's Service-Api-Key")
+    .requiredOption('-f, --forward-to <url>', 'the local receiver, e.g. http://localhost:3000/hooks', forwardUrl)
+    .option('--events <types>', 'only these event types, comma-separated (e.g. payment.paid,payment.expired)')
+    .option('--no-color', 'no colours (also off with NO_COLOR or when not on a terminal)')
+    .addHelpText('after', '\nRuns until Ctrl-C (exit 0). Exit 2: a wrong key, a refused request, or a sandbox that cannot be reached at the start.')
+    .action(async (options: { baseUrl: string; key: string; forwardTo: string; events?: string; color: boolean }) => {
+      const { listenCommand } = await import('./listen-command.js');
+      process.exitCode = await listenCommand(options);
     });
 
   const qr = program.command('qr').description('EMVCo QR payload tools');
@@ -332,6 +346,11 @@ function httpUrl(value: string): string {
     throw new InvalidArgumentError('--base-url must be a URL such as http://localhost:8080.');
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('--base-url must be an http or https URL.');
+  return value;
+}
+
+function forwardUrl(value: string): string {
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) throw new InvalidArgumentError('--forward-to must be an http or https URL such as http://localhost:3000/hooks.');
   return value;
 }
 

@@ -34,6 +34,12 @@ export interface Merchant {
   readonly webhookUrl?: string | null;
   /** Signs deliveries (whsec_...); made with each new URL, kept when the URL is turned off (retries still go out); absent on merchants stored before it existed. */
   readonly webhookSecret?: string;
+  /**
+   * Signs what goes to `payreq-sandbox listen` listeners (SPEC 22), apart from the URL's secret so
+   * that the key, which the stream shows it to, never learns the one a public receiver trusts. Made
+   * when a listener first connects; from then on events are kept as deliveries for listeners, URL or not.
+   */
+  readonly listenerSecret?: string;
   /** Webhook drills: duplicates, reordering, delay (absent: none). */
   readonly webhookFaults?: WebhookFaults;
   /** Real ms its key was last used, written at most hourly, and only while idle merchants expire (absent: never written). */

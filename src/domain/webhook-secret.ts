@@ -54,3 +54,10 @@ export function withWebhookSecret(current: Merchant): { readonly merchant: Merch
   const secret = newWebhookSecret();
   return { merchant: { ...current, webhookSecret: secret }, secret };
 }
+
+/** The merchant with a listener secret (SPEC 22): as it is when it has one, else with a new one. */
+export function withListener(current: Merchant): { readonly merchant: Merchant; readonly secret: string } {
+  if (current.listenerSecret) return { merchant: current, secret: current.listenerSecret };
+  const secret = newWebhookSecret();
+  return { merchant: { ...current, listenerSecret: secret }, secret };
+}

@@ -12,14 +12,18 @@ import { eventTypeOf, isDuplicated, NO_WEBHOOK_FAULTS, sampleEvent, WEBHOOK_EVEN
 import type { WebhookFaults } from '../domain/webhook-drills.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment, PaymentEvent } from '../domain/payment.js';
-import { WEBHOOK_SIGNATURE_HEADER, webhookSignature, withRotatedSecret, withWebhookSecret, withWebhookSettings } from '../domain/webhook-secret.js';
+import { WEBHOOK_SIGNATURE_HEADER, webhookSignature, withListener, withRotatedSecret, withWebhookSecret, withWebhookSettings } from '../domain/webhook-secret.js';
 import type { WebhookSettingsChange } from '../domain/webhook-secret.js';
+import { LISTENER_ONLY } from '../store/delivery-log.js';
 import type { Delivery, DeliveryAttempt, DeliveryLog } from '../store/delivery-log.js';
 import { StoreUnavailableError } from '../store/unavailable.js';
 import type { MerchantService } from './merchants.js';
 import type { SandboxMetrics } from './metrics.js';
 import { postWebhook, systemResolver } from './webhook-post.js';
 import type { TargetGuard } from './webhook-post.js';
+import { ListenerUpkeep } from './webhook-listener-upkeep.js';
+import { WebhookListeners } from './webhook-stream.js';
+import type { AttemptResult, ListenerStream, StreamTiming } from './webhook-stream.js';
 
 /** Writes the JSON body of one event; the HTTP layer owns the wire format. */
 export type WebhookBodyWriter = (merchant: Merchant, payment: Payment, event: PaymentEvent, eventId: string) => Record<string, unknown>;
@@ -57,6 +61,9 @@ export class WebhookService {
   private readonly poller: NodeJS.Timeout;
   /** Checks every address connected to, when private targets are denied. */
   private readonly guard: TargetGuard | undefined;
+  /** `payreq-sandbox listen` streams connected here: while a merchant has one, its deliveries go to it. */
+  readonly listeners: WebhookListeners;
+  private readonly upkeep: ListenerUpkeep;
 
   constructor(
     private readonly merchants: MerchantService,
@@ -69,9 +76,20 @@ export class WebhookService {
     /** Deliver to loopback, private and link-local addresses (local use); a hosted sandbox denies them. */
     allowPrivateTargets = true,
     private readonly metrics?: SandboxMetrics,
+    streamTiming?: StreamTiming,
   ) {
     this.poller = setInterval(() => this.kick(), POLL_MS);
     this.poller.unref();
+    const relay = log.passAnswer && log.takeAnswers ? { pass: log.passAnswer.bind(log), take: log.takeAnswers.bind(log) } : undefined;
+    this.listeners = new WebhookListeners(
+      () => {
+        this.upkeep.hold();
+        this.kick();
+      },
+      streamTiming,
+      relay,
+    );
+    this.upkeep = new ListenerUpkeep(() => this.listeners, log, merchants);
     this.guard = allowPrivateTargets ? undefined : { refuses: isPrivateAddress, resolve: systemResolver };
   }
 
@@ -94,18 +112,33 @@ export class WebhookService {
   }
 
   /**
-   * The secret that signs the merchant's deliveries. A merchant stored before secrets existed gets
-   * one here, at its first attempt, stored under the merchant's lock (an instance that races
-   * another keeps the one stored first); it learns it by rotating.
+   * The secret that signs the merchant's deliveries to its URL, or to its listener. A merchant
+   * stored before secrets existed gets one here, at its first attempt, stored under the merchant's
+   * lock (an instance that races another keeps the one stored first); it learns it by rotating.
    */
-  private async secretFor(payeeId: string): Promise<string> {
+  private async secretFor(payeeId: string, listener: boolean): Promise<string> {
     const merchant = await this.merchants.byId(payeeId);
     if (!merchant) throw new Error('not sent: its merchant no longer exists');
-    if (merchant.webhookSecret) return merchant.webhookSecret;
+    const own = listener ? merchant.listenerSecret : merchant.webhookSecret;
+    if (own) return own;
     return this.merchants.update(payeeId, (current) => {
-      const { merchant: next, secret } = withWebhookSecret(current);
+      const { merchant: next, secret } = listener ? withListener(current) : withWebhookSecret(current);
       return [next === current ? null : next, secret] as const;
     });
+  }
+
+  /**
+   * Connects a listener of the merchant (429 past the cap) and answers it with the listener secret
+   * that signs what goes to listeners, making one the first time: not the URL's secret, which the
+   * key never sees again. From now on the merchant's events are kept as deliveries for listeners, URL or not.
+   */
+  async listen(merchant: Merchant, events: ReadonlySet<string> | null, draining?: () => boolean): Promise<{ readonly stream: ListenerStream; readonly secret: string }> {
+    const { secret, url } = await this.merchants.update(merchant.payeeId, (current) => {
+      const { merchant: next, secret } = withListener(current);
+      return [next === current ? null : next, { secret, url: next.webhookUrl ?? null }] as const;
+    });
+    const hello = { payee_id: merchant.payeeId, secret, events: events ? [...events] : null, url };
+    return { stream: this.listeners.open(merchant.payeeId, events, hello, draining), secret };
   }
 
   /** The URL (null when off) and the drills in force (none when never set). */
@@ -119,7 +152,8 @@ export class WebhookService {
    * written by the store with the change itself, so a committed change is never without its deliveries.
    */
   readonly deliveriesFor = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]): readonly Delivery[] => {
-    const url = merchant.webhookUrl;
+    // Without a URL, a merchant that has used a listener keeps its events for the next one.
+    const url = merchant.webhookUrl || (merchant.listenerSecret ? LISTENER_ONLY : null);
     if (!url || this.closed || events.length === 0) return [];
     const faults = merchant.webhookFaults ?? NO_WEBHOOK_FAULTS;
     const held = faults.delaySeconds > 0;
@@ -168,8 +202,8 @@ export class WebhookService {
    */
   async sendTest(merchant: Merchant, type: string): Promise<Delivery> {
     const current = await this.merchants.current(merchant);
-    const url = current.webhookUrl;
-    if (!url) throw SandboxError.refused('No webhook URL is set: PUT /sandbox/v1/webhook {"url": "https://..."} first, then send a test event.');
+    const url = current.webhookUrl || (this.listeners.has(current.payeeId) ? LISTENER_ONLY : null);
+    if (!url) throw SandboxError.refused('No webhook URL is set: PUT /sandbox/v1/webhook {"url": "https://..."} (or connect payreq-sandbox listen) first, then send a test event.');
     const eventType = eventTypeOf(type);
     if (!eventType) throw SandboxError.invalid(`type ${JSON.stringify(type.slice(0, 64))} is not an event the sandbox sends: use one of ${WEBHOOK_EVENT_TYPES.join(', ')}.`);
     const now = this.merchants.realNow();
@@ -226,6 +260,8 @@ export class WebhookService {
   close(): void {
     this.closed = true;
     clearInterval(this.poller);
+    this.upkeep.close();
+    this.listeners.closeAll();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
   }
@@ -256,7 +292,11 @@ export class WebhookService {
    */
   private async pump(): Promise<void> {
     const claim = async (max: number, perMerchant: number): Promise<number> => {
-      const claimed = await this.log.claimDue(this.merchants.realNow(), DELIVERY_LEASE_MS, max, { perMerchant, inFlight: this.inFlightByMerchant });
+      const claimed = await this.log.claimDue(this.merchants.realNow(), DELIVERY_LEASE_MS, max, {
+        perMerchant,
+        inFlight: this.inFlightByMerchant,
+        listening: this.listeners.merchants(),
+      });
       for (const delivery of claimed) {
         this.sending(delivery.payeeId, +1);
         void this.attempt(delivery)
@@ -290,21 +330,23 @@ export class WebhookService {
 
   private async attempt(delivery: Delivery): Promise<void> {
     const started = performance.now();
-    let status: number | null = null;
-    let error: string | null = null;
+    let result: AttemptResult;
     try {
-      const signature = webhookSignature(await this.secretFor(delivery.payeeId), Math.floor(this.merchants.realNow() / 1000), delivery.body);
+      // Decided once: a listener leaving now makes this attempt fail (and be retried), not go to the URL with the listener's secret.
+      const listening = this.listeners.has(delivery.payeeId);
+      const signature = webhookSignature(await this.secretFor(delivery.payeeId, listening), Math.floor(this.merchants.realNow() / 1000), delivery.body);
       const headers = {
         'Content-Type': 'application/json',
         'Sandbox-Event-Id': delivery.eventId,
         [WEBHOOK_SIGNATURE_HEADER]: signature,
         'User-Agent': 'payreq-sandbox-webhooks',
       };
-      status = await postWebhook({ url: delivery.url, headers, body: delivery.body, timeoutMs: WEBHOOK_TIMEOUT_MS }, this.guard);
+      result = await this.send(delivery, headers, listening);
     } catch (err) {
       if (err instanceof StoreUnavailableError) throw err;
-      error = err instanceof Error ? err.message : String(err);
+      result = { status: null, error: err instanceof Error ? err.message : String(err) };
     }
+    const { status, error } = result;
     const now = this.merchants.realNow();
     const record: DeliveryAttempt = { at: now, status, error, latencyMs: Math.round(performance.now() - started) };
     if (status !== null && status >= 200 && status < 300) {
@@ -312,7 +354,7 @@ export class WebhookService {
       await this.log.recordAttempt(delivery.id, record, { state: 'delivered', attempt: delivery.attempt + 1, nextAttemptAt: null });
       return;
     }
-    const delay = this.retryDelaysMs[delivery.attempt + 1];
+    const delay = result.final ? undefined : this.retryDelaysMs[delivery.attempt + 1];
     if (delay === undefined) {
       this.metrics?.deliveries.inc({ outcome: 'failed' });
       await this.log.recordAttempt(delivery.id, record, { state: 'failed', attempt: delivery.attempt + 1, nextAttemptAt: null });
@@ -321,6 +363,13 @@ export class WebhookService {
     this.metrics?.deliveries.inc({ outcome: 'retry' });
     await this.log.recordAttempt(delivery.id, record, { state: 'pending', attempt: delivery.attempt + 1, nextAttemptAt: now + delay });
     this.wakeAfter(delay);
+  }
+
+  /** Sends one attempt: to the merchant's listener while one is connected here (SPEC 22), else to its URL. */
+  private async send(delivery: Delivery, headers: Readonly<Record<string, string>>, listening: boolean): Promise<AttemptResult> {
+    if (listening) return this.listeners.deliver(delivery, headers, WEBHOOK_TIMEOUT_MS);
+    if (delivery.url === LISTENER_ONLY) return { status: null, error: 'no listener is connected (payreq-sandbox listen) and no URL is set' };
+    return { status: await postWebhook({ url: delivery.url, headers, body: delivery.body, timeoutMs: WEBHOOK_TIMEOUT_MS }, this.guard), error: null };
   }
 
   /** A retry due sooner than the next poll is looked for at its time. */

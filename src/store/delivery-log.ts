@@ -36,6 +36,12 @@ export interface Delivery {
   readonly heldGapMs?: number;
 }
 
+/**
+ * The url of a delivery made while no URL was set, for a `payreq-sandbox listen` listener
+ * (SPEC 22): only an instance its merchant's listener is connected to claims it.
+ */
+export const LISTENER_ONLY = 'payreq-sandbox listen';
+
 /** Deliveries kept per merchant; the oldest go first. */
 export const DELIVERY_LOG_CAP = 200;
 
@@ -57,6 +63,16 @@ export function released(d: Delivery, ms: number, now: number): Delivery {
 export interface MerchantPlaces {
   readonly perMerchant: number;
   readonly inFlight: ReadonlyMap<string, number>;
+  /** Merchants whose listener is connected to the claiming instance: their deliveries go to it, URL or not. */
+  readonly listening?: ReadonlySet<string>;
+}
+
+/**
+ * Whether the claiming instance may send `d` (SPEC 22): its merchant's listener is connected here,
+ * or it has a URL to go to. PostgreSQL also leaves a merchant whose listener is on another instance to that one.
+ */
+export function claimableHere(d: Delivery, places: MerchantPlaces): boolean {
+  return places.listening?.has(d.payeeId) === true || d.url !== LISTENER_ONLY;
 }
 
 /** No limit per merchant: only claimDue's `max` bounds a claim. */
@@ -110,6 +126,18 @@ export interface DeliveryLog {
    * `leaseMs`: no other instance claims it until the lease ends or the attempt is recorded.
    */
   claimDue(now: number, leaseMs: number, max: number, places?: MerchantPlaces): Promise<readonly Delivery[]>;
+  /**
+   * Records that this instance holds listeners of `payeeIds` (and no other merchant's) until
+   * `until`, so that other instances leave their deliveries to it. One process needs none of it.
+   */
+  holdListeners?(payeeIds: readonly string[], now: number, until: number): Promise<void>;
+  /**
+   * Keeps a listener's answer for the instance whose attempt waits for it (another instance);
+   * false when no attempt of `payeeId` is being sent as `attempt` (1 for the first) now.
+   */
+  passAnswer?(payeeId: string, deliveryId: string, attempt: number, answer: string, now: number): Promise<boolean>;
+  /** Takes (removes) the answers kept for these attempts, as passAnswer kept them. */
+  takeAnswers?(attempts: readonly { readonly deliveryId: string; readonly attempt: number }[]): Promise<readonly { deliveryId: string; attempt: number; payeeId: string; answer: string }[]>;
   /** Records an attempt of a claimed delivery and what comes next; releases the lease. */
   recordAttempt(id: string, attempt: DeliveryAttempt, next: AttemptOutcome): Promise<void>;
   /** Makes a delivered or failed delivery pending again from the first attempt; answers it, or undefined when unknown, or 'pending' when it still is. */
@@ -181,7 +209,8 @@ export class MemoryDeliveryLog implements DeliveryLog {
   async claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces = ANY_MERCHANT): Promise<readonly Delivery[]> {
     const due: Delivery[] = [];
     for (const held of this.pending.values()) {
-      if (held.leaseUntil <= now && held.delivery.nextAttemptAt !== null && held.delivery.nextAttemptAt <= now) due.push(held.delivery);
+      const { delivery } = held;
+      if (held.leaseUntil <= now && delivery.nextAttemptAt !== null && delivery.nextAttemptAt <= now && claimableHere(delivery, places)) due.push(delivery);
     }
     const claimed = inTurn(due, max, places);
     for (const d of claimed) this.pending.get(d.id)!.leaseUntil = now + leaseMs;

@@ -1,5 +1,6 @@
 /** Webhook deliveries of the PostgreSQL store: written in the transaction of their change, claimed under a lease. */
-import { ANY_MERCHANT, DELIVERY_LOG_CAP } from './delivery-log.js';
+import { randomUUID } from 'node:crypto';
+import { ANY_MERCHANT, DELIVERY_LOG_CAP, LISTENER_ONLY } from './delivery-log.js';
 import type { Delivery, DeliveryAttempt, DeliveryLog, DeliveryState, MerchantPlaces } from './delivery-log.js';
 import { cannotBeStored } from './postgres-connection.js';
 import type { Run, Sql } from './postgres-connection.js';
@@ -29,6 +30,8 @@ function deliveryOf(row: DeliveryRow): Delivery {
 
 export class PostgresDeliveryLog implements DeliveryLog {
   private readonly addsSinceTrim = new Map<string, number>();
+  /** This process among the instances, in payreq_listeners. */
+  private readonly instanceId = randomUUID();
 
   constructor(private readonly store: { run: Run }) {}
 
@@ -84,6 +87,8 @@ export class PostgresDeliveryLog implements DeliveryLog {
    * lowest turns first, up to `max`, none past a merchant's places. Rows are locked with SKIP
    * LOCKED (in the outer query: a window function cannot carry FOR UPDATE), so instances
    * claiming together never share one; the outer WHERE is checked again on a row changed meanwhile.
+   * A merchant's deliveries go to the instance its listener is connected to (claimableHere), which
+   * it knows itself (places.listening); another instance's listener is known by its row in payreq_listeners.
    */
   claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces = ANY_MERCHANT): Promise<readonly Delivery[]> {
     if (max <= 0) return Promise.resolve([]);
@@ -91,6 +96,7 @@ export class PostgresDeliveryLog implements DeliveryLog {
     const busy = [...places.inFlight].filter(([, n]) => n > 0);
     const busyIds = busy.map(([payeeId]) => payeeId);
     const busyCounts = busy.map(([, n]) => n);
+    const listening = [...(places.listening ?? [])];
     return this.store.run(async (sql) =>
       (
         await sql<DeliveryRow[]>`
@@ -101,7 +107,11 @@ export class PostgresDeliveryLog implements DeliveryLog {
                JOIN (SELECT id, row_number() OVER (PARTITION BY payee_id ORDER BY next_attempt_at, seq) + COALESCE(flying.n, 0) AS turn
                        FROM payreq_deliveries
                        LEFT JOIN unnest(${busyIds}::text[], ${busyCounts}::int[]) AS flying(payee_id, n) USING (payee_id)
-                      WHERE state = 'pending' AND next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now})) due
+                      WHERE state = 'pending' AND next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now})
+                        AND (payee_id = ANY(${listening}::text[])
+                             OR (doc::jsonb->>'url' <> ${LISTENER_ONLY} AND NOT EXISTS (
+                                   SELECT 1 FROM payreq_listeners l
+                                    WHERE l.payee_id = payreq_deliveries.payee_id AND l.instance_id <> ${this.instanceId} AND l.until > ${now})))) due
                  ON due.id = d.id
               WHERE due.turn <= ${perMerchant}::int
                 AND d.state = 'pending' AND d.next_attempt_at <= ${now} AND (d.lease_until IS NULL OR d.lease_until <= ${now})
@@ -110,6 +120,53 @@ export class PostgresDeliveryLog implements DeliveryLog {
                 FOR UPDATE OF d SKIP LOCKED)
           RETURNING id, doc, state, attempts, attempt, next_attempt_at`
       ).map(deliveryOf),
+    );
+  }
+
+  async holdListeners(payeeIds: readonly string[], now: number, until: number): Promise<void> {
+    const ids = [...payeeIds];
+    await this.store.run((sql) =>
+      sql.begin(async (tx) => {
+        // Rows of instances that died without a word go once their time is past.
+        await tx`DELETE FROM payreq_listeners WHERE (instance_id = ${this.instanceId} AND NOT (payee_id = ANY(${ids}::text[]))) OR until <= ${now}`;
+        if (ids.length === 0) return;
+        await tx`
+          INSERT INTO payreq_listeners (payee_id, instance_id, until)
+          SELECT payee_id, ${this.instanceId}, ${until} FROM unnest(${ids}::text[]) AS t(payee_id)
+          ON CONFLICT (payee_id, instance_id) DO UPDATE SET until = excluded.until`;
+      }),
+    );
+  }
+
+  passAnswer(payeeId: string, deliveryId: string, attempt: number, answer: string, now: number): Promise<boolean> {
+    if (cannotBeStored(deliveryId) || cannotBeStored(answer)) return Promise.resolve(false);
+    return this.store.run((sql) =>
+      sql.begin(async (tx) => {
+        // Answers nobody took within a minute are left over (their attempt ended as a timeout).
+        await tx`DELETE FROM payreq_listener_answers WHERE at < ${now - 60_000}`;
+        const [sending] = await tx`
+          SELECT 1 FROM payreq_deliveries
+           WHERE id = ${deliveryId} AND payee_id = ${payeeId} AND state = 'pending' AND attempt = ${attempt - 1} AND lease_until > ${now}`;
+        if (!sending) return false;
+        await tx`
+          INSERT INTO payreq_listener_answers (delivery_id, attempt, payee_id, answer, at) VALUES (${deliveryId}, ${attempt}, ${payeeId}, ${answer}, ${now})
+          ON CONFLICT (delivery_id, attempt) DO NOTHING`;
+        return true;
+      }),
+    ) as Promise<boolean>;
+  }
+
+  takeAnswers(attempts: readonly { readonly deliveryId: string; readonly attempt: number }[]): Promise<readonly { deliveryId: string; attempt: number; payeeId: string; answer: string }[]> {
+    if (attempts.length === 0) return Promise.resolve([]);
+    const ids = attempts.map((a) => a.deliveryId);
+    const numbers = attempts.map((a) => a.attempt);
+    return this.store.run(async (sql) =>
+      (
+        await sql<{ delivery_id: string; attempt: number; payee_id: string; answer: string }[]>`
+          DELETE FROM payreq_listener_answers
+           WHERE (delivery_id, attempt) IN (SELECT * FROM unnest(${ids}::text[], ${numbers}::int[]))
+          RETURNING delivery_id, attempt, payee_id, answer`
+      ).map((row) => ({ deliveryId: row.delivery_id, attempt: row.attempt, payeeId: row.payee_id, answer: row.answer })),
     );
   }
 

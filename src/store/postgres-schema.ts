@@ -7,7 +7,7 @@
 import type postgres from 'postgres';
 
 /** The schema this code reads and writes; a database with a newer one is refused. */
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /** Key of the advisory lock held while migrating ('payreq' in ASCII). */
 const MIGRATION_LOCK = 0x7061797265710000n;
@@ -150,6 +150,26 @@ const MIGRATIONS: readonly string[] = [
       FROM jsonb_array_elements_text(doc::jsonb -> 'apiKeys') WITH ORDINALITY AS t(k, i)))
   )::text
   WHERE doc::jsonb ? 'apiKeys';
+  `,
+  // 7: which instance holds a merchant's `payreq-sandbox listen` stream (SPEC 22), renewed
+  // while it is connected: the other instances leave that merchant's deliveries to it; and the
+  // listener's answers that reached another instance, passed on to the one waiting for them.
+  `
+  CREATE TABLE payreq_listeners (
+    payee_id text NOT NULL,
+    instance_id text NOT NULL,
+    until bigint NOT NULL,
+    PRIMARY KEY (payee_id, instance_id)
+  );
+  -- A listener's answer that reached another instance than its stream's (behind a balancer), until that one takes it.
+  CREATE TABLE payreq_listener_answers (
+    delivery_id text NOT NULL,
+    attempt integer NOT NULL,
+    payee_id text NOT NULL,
+    answer text NOT NULL,
+    at bigint NOT NULL,
+    PRIMARY KEY (delivery_id, attempt)
+  );
   `,
 ];
 

@@ -7,14 +7,13 @@
  * 000). A failure names the README line of the command, and of its block with its first line.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../support/files.js';
-import { killQuietly, startServer } from '../support/processes.js';
+import { freePort } from '../support/ports.js';
+import { CLI, killQuietly, startServer } from '../support/processes.js';
 import type { ServerProcess } from '../support/processes.js';
 
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
@@ -117,15 +116,6 @@ function curlCommands(block: Block): CurlCommand[] {
   return out;
 }
 
-/** A port nobody listens on now, for the README's webhook receiver. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 interface ShellRun {
   readonly code: number | null;
   readonly stdout: string;
@@ -194,7 +184,11 @@ describe('the README shell examples', () => {
     const file = path.join(dir, 'readme.sh');
     writeFileSync(file, `${script.join('\n')}\n`);
 
-    const env = { BASE: server.url, HOOKS_PORT: String(await freePort()), PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` };
+    // `payreq-sandbox` on the PATH is this build's, as `npm install -g` would make it (no npx: it could fetch from the registry).
+    const bin = path.join(dir, 'bin');
+    mkdirSync(bin);
+    writeFileSync(path.join(bin, 'payreq-sandbox'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
+    const env = { BASE: server.url, HOOKS_PORT: String(await freePort()), PATH: `${bin}:${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` };
     const run = await runBash(file, dir, env, 25_000);
 
     const failed = [...run.stderr.matchAll(/@@block (\d+)\n/g)].at(-1);

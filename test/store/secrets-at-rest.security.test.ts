@@ -170,7 +170,8 @@ describe('a PostgreSQL database of the previous schema version', () => {
     const url = await freshDatabase();
     const admin = postgres(url, { max: 1, onnotice: () => {} });
     try {
-      await migrate(admin, 'test', SCHEMA_VERSION - 1);
+      // Version 6 hashed the keys: the version before it, whatever came after.
+      await migrate(admin, 'test', 5);
       for (const [i, plain] of PLAIN_KEYS.entries()) {
         const m = earlierMerchant(`OLD-${i + 1}`, plain);
         await admin`INSERT INTO payreq_merchants (payee_id, doc, auto_settle) VALUES (${m.payeeId as string}, ${JSON.stringify(m)}, true)`;

@@ -12,6 +12,7 @@ import type { Sandbox } from '../../src/index.js';
 import { call, DEMO_KEY, DEMO_PAYEE } from '../support/http.js';
 import { receiver, signedWith } from '../support/webhook-receiver.js';
 import type { Received } from '../support/webhook-receiver.js';
+import { openStream } from '../support/webhook-stream.js';
 import { until } from '../support/until.js';
 import { memorySandbox } from '../helpers.js';
 
@@ -53,6 +54,14 @@ describe('the API key alone cannot forge a delivery', () => {
     const [logged] = await sandbox.services.webhooks.deliveries(DEMO_PAYEE, 1);
     answers.push((await call(sandbox, 'POST', `/sandbox/v1/webhook/deliveries/${logged!.id}/replay`)).text);
     for (const path of keyed) {
+      if (path === '/sandbox/v1/webhook/stream') {
+        // The listen stream never ends: its first event (the listener's own secret) is what it shows.
+        const stream = await openStream(sandbox, DEMO_KEY);
+        await stream.next('hello');
+        answers.push(JSON.stringify(stream.events));
+        await stream.close();
+        continue;
+      }
       const answer = await call(sandbox, 'GET', path);
       expect(answer.status, path).toBeLessThan(500);
       answers.push(answer.text);

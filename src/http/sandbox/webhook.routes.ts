@@ -10,6 +10,7 @@ import type { AppEnv } from '../context.js';
 import { MAX_WEBHOOK_DELAY_SECONDS } from '../../domain/webhook-drills.js';
 import { deliveriesQuerySchema, webhookSchema, webhookTestSchema } from '../schemas.js';
 import { webhookRoutes } from './webhook.js';
+import { webhookStreamRoutes } from './webhook-stream/webhook-stream.index.js';
 
 const tag = 'Sandbox control';
 const url = z.string().nullable().meta({ description: 'Where state changes are POSTed; null is off' });
@@ -139,5 +140,6 @@ export const replay = defineRoute({
 export function webhookRoutesDescribed(): Hono<AppEnv> {
   const app = webhookRoutes();
   for (const route of [read, set, rotateSecret, sendTest, deliveries, replay]) describeRegistered(app, route);
+  app.route('/', webhookStreamRoutes());
   return app;
 }
