@@ -28,7 +28,7 @@ import { PostgresRateWindows } from './postgres-rate-windows.js';
 import { PostgresReadinessLog } from './postgres-readiness.js';
 import { migrate } from './postgres-schema.js';
 import type { RateWindows } from './rate-windows.js';
-import type { InsertResult, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
+import type { InsertResult, KeyedPayment, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
 import { PostgresConnection } from './postgres-connection.js';
 import { cannotBeStored } from './postgres-connection.js';
 import type { Sql } from './postgres-connection.js';
@@ -52,6 +52,8 @@ const CAP_COUNT_MARGIN = 1_000;
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
+  /** Reads see committed rows only. */
+  readonly versionsFinal = true;
   readonly journal: JournalLog;
   readonly rateWindows: RateWindows;
   readonly deliveries: PostgresDeliveryLog;
@@ -98,6 +100,20 @@ export class PostgresStore implements Store {
       const [row] = await sql<{ doc: string }[]>`
         SELECT m.doc FROM payreq_merchant_keys k JOIN payreq_merchants m USING (payee_id) WHERE k.key_hash = ${apiKeyHash(apiKey)}`;
       return row ? (JSON.parse(row.doc) as Merchant) : undefined;
+    });
+  }
+
+  /** Key, merchant and payment in one statement: a status read's one round trip (SPEC 20). */
+  keyedPayment(apiKey: string, paymentId: string): Promise<KeyedPayment | undefined> {
+    if (cannotBeStored(apiKey)) return Promise.resolve(undefined);
+    const id = cannotBeStored(paymentId) ? null : paymentId;
+    return this.run(async (sql) => {
+      const [row] = await sql<{ merchant: string; payment: string | null }[]>`
+        SELECT m.doc AS merchant, p.doc AS payment
+        FROM payreq_merchant_keys k JOIN payreq_merchants m USING (payee_id)
+        LEFT JOIN payreq_payments p ON p.id = ${id} AND p.payee_id = k.payee_id
+        WHERE k.key_hash = ${apiKeyHash(apiKey)}`;
+      return row && { merchant: JSON.parse(row.merchant) as Merchant, payment: row.payment === null ? undefined : paymentOf(row.payment) };
     });
   }
 
