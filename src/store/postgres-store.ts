@@ -23,9 +23,11 @@ import type { Delivery } from './delivery-log.js';
 import type { JournalLog } from './journal-log.js';
 import { PostgresDeliveryLog } from './postgres-deliveries.js';
 import { PostgresIdempotencyKeys } from './postgres-idempotency.js';
-import { PostgresJournalLog } from './postgres-journal.js';
+import { JOURNAL_TRIM_EVERY, PostgresJournalLog, trimJournal } from './postgres-journal.js';
 import { PostgresRateWindows } from './postgres-rate-windows.js';
-import { PostgresReadinessLog } from './postgres-readiness.js';
+import { EVIDENCE_TRIM_EVERY, PostgresReadinessLog, trimEvidence } from './postgres-readiness.js';
+import { PostgresTrims } from './postgres-trims.js';
+import { PostgresTurnWriter } from './postgres-turn.js';
 import { migrate } from './postgres-schema.js';
 import type { RateWindows } from './rate-windows.js';
 import type { InsertResult, KeyedPayment, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
@@ -65,15 +67,22 @@ export class PostgresStore implements Store {
   /** Per merchant, a recent count of its payments (for the cap only). */
   private readonly counts = new Map<string, { count: number; at: number }>();
   private readonly storage: PostgresStorage;
+  /** The bounded tables' trims, run in the background (postgres-trims.ts). */
+  readonly trims: PostgresTrims;
 
   constructor(options: PostgresStoreOptions) {
     this.shownUrl = redactedUrl(options.url);
     this.connection = new PostgresConnection(options.url, this.shownUrl, options.maxConnections ?? 10);
-    this.journal = new PostgresJournalLog(this);
+    this.trims = new PostgresTrims((query) => this.run(query));
+    const writer = new PostgresTurnWriter((query) => this.run(query), {
+      journal: this.trims.counter(JOURNAL_TRIM_EVERY, trimJournal),
+      evidence: this.trims.counter(EVIDENCE_TRIM_EVERY, trimEvidence),
+    });
+    this.journal = new PostgresJournalLog(this, writer);
     this.rateWindows = new PostgresRateWindows(this);
-    this.deliveries = new PostgresDeliveryLog(this);
-    this.idempotency = new PostgresIdempotencyKeys(this);
-    this.readiness = new PostgresReadinessLog(this);
+    this.deliveries = new PostgresDeliveryLog(this, this.trims);
+    this.idempotency = new PostgresIdempotencyKeys(this, this.trims);
+    this.readiness = new PostgresReadinessLog(this, writer);
     this.storage = new PostgresStorage((query) => this.run(query));
   }
 
@@ -87,6 +96,7 @@ export class PostgresStore implements Store {
   }
 
   close(): Promise<void> {
+    this.trims.stop();
     return this.connection.close();
   }
 
