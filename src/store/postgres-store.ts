@@ -23,6 +23,7 @@ import type { Delivery } from './delivery-log.js';
 import type { JournalLog } from './journal-log.js';
 import { PostgresDeliveryLog } from './postgres-deliveries.js';
 import { PostgresIdempotencyKeys } from './postgres-idempotency.js';
+import { PostgresKeyedReads } from './postgres-keyed-read.js';
 import { JOURNAL_TRIM_EVERY, PostgresJournalLog, trimJournal } from './postgres-journal.js';
 import { PostgresRateWindows } from './postgres-rate-windows.js';
 import { EVIDENCE_TRIM_EVERY, PostgresReadinessLog, trimEvidence } from './postgres-readiness.js';
@@ -67,6 +68,7 @@ export class PostgresStore implements Store {
   /** Per merchant, a recent count of its payments (for the cap only). */
   private readonly counts = new Map<string, { count: number; at: number }>();
   private readonly storage: PostgresStorage;
+  private readonly keyedReads: PostgresKeyedReads;
   /** The bounded tables' trims, run in the background (postgres-trims.ts). */
   readonly trims: PostgresTrims;
 
@@ -84,6 +86,7 @@ export class PostgresStore implements Store {
     this.idempotency = new PostgresIdempotencyKeys(this, this.trims);
     this.readiness = new PostgresReadinessLog(this, writer);
     this.storage = new PostgresStorage((query) => this.run(query));
+    this.keyedReads = new PostgresKeyedReads((query) => this.run(query), paymentOf);
   }
 
   /** Runs `query`, turning a lost, refused or silent database into StoreUnavailableError. */
@@ -115,16 +118,7 @@ export class PostgresStore implements Store {
 
   /** Key, merchant and payment in one statement: a status read's one round trip (SPEC 20). */
   keyedPayment(apiKey: string, paymentId: string): Promise<KeyedPayment | undefined> {
-    if (cannotBeStored(apiKey)) return Promise.resolve(undefined);
-    const id = cannotBeStored(paymentId) ? null : paymentId;
-    return this.run(async (sql) => {
-      const [row] = await sql<{ merchant: string; payment: string | null }[]>`
-        SELECT m.doc AS merchant, p.doc AS payment
-        FROM payreq_merchant_keys k JOIN payreq_merchants m USING (payee_id)
-        LEFT JOIN payreq_payments p ON p.id = ${id} AND p.payee_id = k.payee_id
-        WHERE k.key_hash = ${apiKeyHash(apiKey)}`;
-      return row && { merchant: JSON.parse(row.merchant) as Merchant, payment: row.payment === null ? undefined : paymentOf(row.payment) };
-    });
+    return this.keyedReads.read(apiKey, paymentId);
   }
 
   merchant(payeeId: string): Promise<Merchant | undefined> {

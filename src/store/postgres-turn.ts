@@ -9,10 +9,16 @@
 import type { Run } from './postgres-connection.js';
 import type { TrimCounter } from './postgres-trims.js';
 
+/** Each part's rows as JSON objects' text (`{"p":payee,"r":repeat,"e":entry}`), joined into one JSON array per part when written: no escaping per row. */
 interface Turn {
-  readonly journal: { payees: string[]; entries: string[] };
-  readonly evidence: { payees: string[]; repeats: (string | null)[]; entries: string[] };
+  readonly journal: Rows;
+  readonly evidence: Rows;
   readonly written: Promise<void>;
+}
+
+interface Rows {
+  readonly texts: string[];
+  readonly payees: string[];
 }
 
 export class PostgresTurnWriter {
@@ -27,29 +33,28 @@ export class PostgresTurnWriter {
   /** Adds a journal entry (JSON text) to this turn's write; resolves once it is written. */
   journal(payeeId: string, entry: string): Promise<void> {
     const turn = this.current();
+    turn.journal.texts.push(`{"p":${JSON.stringify(payeeId)},"e":${entry}}`);
     turn.journal.payees.push(payeeId);
-    turn.journal.entries.push(entry);
     return turn.written;
   }
 
   /** Adds readiness evidence (JSON text, with its repeat key or null) to this turn's write. */
   evidence(payeeId: string, repeat: string | null, entry: string): Promise<void> {
     const turn = this.current();
+    turn.evidence.texts.push(`{"p":${JSON.stringify(payeeId)},"r":${JSON.stringify(repeat)},"e":${entry}}`);
     turn.evidence.payees.push(payeeId);
-    turn.evidence.repeats.push(repeat);
-    turn.evidence.entries.push(entry);
     return turn.written;
   }
 
   private current(): Turn {
     if (this.turn) return this.turn;
-    const journal = { payees: [] as string[], entries: [] as string[] };
-    const evidence = { payees: [] as string[], repeats: [] as (string | null)[], entries: [] as string[] };
+    const journal: Rows = { texts: [], payees: [] };
+    const evidence: Rows = { texts: [], payees: [] };
     const written = new Promise<void>((resolve, reject) => setImmediate(() => this.write(journal, evidence).then(resolve, reject)));
     return (this.turn = { journal, evidence, written });
   }
 
-  private async write(journal: Turn['journal'], evidence: Turn['evidence']): Promise<void> {
+  private async write(journal: Rows, evidence: Rows): Promise<void> {
     this.turn = null;
     // Journal rows in the order of the merchants' locks (then as added), so two instances' turns never wait on each other in a
     // cycle (a trigger numbers them per merchant, postgres-schema.ts); set_config(..., true) holds until this statement's commit.
@@ -57,13 +62,13 @@ export class PostgresTurnWriter {
       (sql) => sql`
         WITH j AS (
           INSERT INTO payreq_journal (payee_id, entry)
-          SELECT payee_id, entry FROM unnest(${journal.payees}::text[], ${journal.entries}::text[]) WITH ORDINALITY AS r(payee_id, entry, n)
-          ORDER BY hashtext(payee_id), n
+          SELECT r.v->>'p', (r.v->'e')::text FROM json_array_elements(${`[${journal.texts.join(',')}]`}::text::json) WITH ORDINALITY AS r(v, n)
+          ORDER BY hashtext(r.v->>'p'), r.n
           RETURNING 1
         ), e AS (
           INSERT INTO payreq_readiness (payee_id, repeat_key, entry)
-          SELECT payee_id, repeat_key, entry FROM unnest(${evidence.payees}::text[], ${evidence.repeats}::text[], ${evidence.entries}::text[]) WITH ORDINALITY AS r(payee_id, repeat_key, entry, n)
-          ORDER BY n
+          SELECT r.v->>'p', r.v->>'r', (r.v->'e')::text FROM json_array_elements(${`[${evidence.texts.join(',')}]`}::text::json) WITH ORDINALITY AS r(v, n)
+          ORDER BY r.n
           RETURNING 1
         )
         SELECT set_config('synchronous_commit', 'off', true)`,
@@ -72,3 +77,4 @@ export class PostgresTurnWriter {
     for (const payeeId of evidence.payees) this.trims.evidence.note(payeeId);
   }
 }
+

@@ -10,6 +10,7 @@ import { DELIVERY_LOG_CAP } from '../../src/store/delivery-log.js';
 import type { Delivery } from '../../src/store/delivery-log.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { freshDatabase } from '../support/databases.js';
+import { aPayment } from '../support/payments.js';
 import { until } from '../support/until.js';
 
 const opened: PostgresStore[] = [];
@@ -17,8 +18,8 @@ afterAll(async () => {
   for (const s of opened) await s.close();
 });
 
-async function store(): Promise<PostgresStore> {
-  const s = new PostgresStore({ url: await freshDatabase() });
+async function store(url?: string): Promise<PostgresStore> {
+  const s = new PostgresStore({ url: url ?? (await freshDatabase()) });
   opened.push(s);
   await s.open();
   await s.saveMerchant({
@@ -70,5 +71,29 @@ describe('PostgreSQL: the lean path', () => {
     const s = await store();
     for (let i = 0; i < DELIVERY_LOG_CAP + 60; i += 20) await s.deliveries.record(Array.from({ length: 20 }, (_, j) => delivery(i + j)));
     await until(async () => ((await count(s, 'payreq_deliveries')) === DELIVERY_LOG_CAP ? true : undefined), 'the timer to trim the deliveries');
+  }, 30_000);
+
+  it("a status read's copies of merchant and payment serve only while the same statement proves them current", async () => {
+    const url = await freshDatabase();
+    const [a, b] = [await store(url), await store(url)];
+    const p = aPayment({ payeeId: 'M1' });
+    expect(await a.insertPayment(p)).toBe('inserted');
+    const first = await a.keyedPayment('key-1', p.id);
+    const again = await a.keyedPayment('key-1', p.id);
+    // Unchanged: the same objects, no document sent or parsed.
+    expect(again!.merchant).toBe(first!.merchant);
+    expect(again!.payment).toBe(first!.payment);
+    // Changed through another instance: the new documents, at once.
+    await b.updateMerchant('M1', (m) => [{ ...m, clockOffsetMs: 60_000 }, null] as const);
+    expect(await b.updatePayment({ ...p, status: 'W', version: p.version + 1 }, p.version)).toBe(true);
+    const changed = await a.keyedPayment('key-1', p.id);
+    expect(changed!.merchant.clockOffsetMs).toBe(60_000);
+    expect(changed!.payment).toMatchObject({ status: 'W', version: p.version + 1 });
+    // Erased, and a key taken away: nothing, as from an empty store.
+    await b.resetMerchant('M1');
+    expect((await a.keyedPayment('key-1', p.id))!.payment).toBeUndefined();
+    await b.updateMerchant('M1', (m) => [{ ...m, apiKeyHashes: [apiKeyHash('key-2')] }, null] as const);
+    expect(await a.keyedPayment('key-1', p.id)).toBeUndefined();
+    expect((await a.keyedPayment('key-2', p.id))!.merchant.apiKeyHashes).toEqual([apiKeyHash('key-2')]);
   }, 30_000);
 });
