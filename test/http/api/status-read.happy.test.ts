@@ -66,6 +66,14 @@ describe.each(EACH_STORE)('a status read on the %s store', (_kind, make) => {
     expect(((await unknown.json()) as { description: string }).description).toContain('not recognised');
   });
 
+  it('reads the payment again after a latency fault, so a change made meanwhile shows', async () => {
+    const id = await created();
+    const slow = sandbox.fetch(jsonRequest('GET', `/v1/payments/payment/${id}`, undefined, { 'Sandbox-Fault': 'latency=300' }));
+    await new Promise((r) => setTimeout(r, 50));
+    await sandbox.control.pickup(DEMO_KEY, id, 'meanwhile');
+    expect(((await (await slow).json()) as { payment_status: string }).payment_status).toBe('W');
+  });
+
   it('reads a percent-encoded id through the ordinary path', async () => {
     const id = await created();
     const escaped = `%${id.charCodeAt(0).toString(16)}${id.slice(1)}`;

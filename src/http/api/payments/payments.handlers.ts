@@ -80,9 +80,10 @@ export function paymentHandlers(routes: PaymentRoutes, statusTexts: StatusTexts)
     async status(c) {
       const merchant = c.get('merchant');
       const id = c.req.param('payment_id');
-      // The payment as read with the key (auth.ts), when it was read for this id.
+      // The payment as read with the key (auth.ts) for this id; read again where a fault may apply (a latency may have let it change).
       const read = c.get('keyedRead');
-      const p = await c.get('services').payments.get(merchant, id, read?.id === id ? read : undefined);
+      const faultable = c.req.header('sandbox-fault') !== undefined || (merchant.faultRules?.length ?? 0) > 0;
+      const p = await c.get('services').payments.get(merchant, id, read?.id === id && !faultable ? read : undefined);
       c.set('answered', { paymentId: p.id, paymentStatus: p.status });
       const text = statusTexts.text(p, () => {
         const settled = p.status === 'A' && p.settled ? ' and settled' : '';
