@@ -9,6 +9,7 @@ import type { SeenRequest } from '../../src/domain/readiness.js';
 import { DELIVERY_LOG_CAP } from '../../src/store/delivery-log.js';
 import type { Delivery } from '../../src/store/delivery-log.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
+import { PostgresTrims, TRIMS_PER_RUN } from '../../src/store/postgres-trims.js';
 import { freshDatabase } from '../support/databases.js';
 import { aPayment } from '../support/payments.js';
 import { until } from '../support/until.js';
@@ -96,4 +97,20 @@ describe('PostgreSQL: the lean path', () => {
     expect(await a.keyedPayment('key-1', p.id)).toBeUndefined();
     expect((await a.keyedPayment('key-2', p.id))!.merchant.apiKeyHashes).toEqual([apiKeyHash('key-2')]);
   }, 30_000);
+
+  it(`runs at most ${TRIMS_PER_RUN} due trims per timer run, the rest on the next`, async () => {
+    const trimmed: string[] = [];
+    const trims = new PostgresTrims(async (query) => query(undefined as never));
+    try {
+      const counter = trims.counter(2, async (_sql, payeeId) => trimmed.push(payeeId));
+      for (let i = 0; i < TRIMS_PER_RUN + 4; i++) counter.note(`M${i}`, 2);
+      counter.note('M0', 1); // below its count: not due again
+      await until(() => (trimmed.length > 0 ? true : undefined), 'the first timer run');
+      expect(trimmed).toEqual(Array.from({ length: TRIMS_PER_RUN }, (_, i) => `M${i}`));
+      await until(() => (trimmed.length > TRIMS_PER_RUN ? true : undefined), 'the second timer run');
+      expect(trimmed.slice(TRIMS_PER_RUN)).toEqual(Array.from({ length: 4 }, (_, i) => `M${TRIMS_PER_RUN + i}`));
+    } finally {
+      trims.stop();
+    }
+  });
 });
