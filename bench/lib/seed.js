@@ -45,7 +45,7 @@ async function demoMerchants() {
     import(dist('store/memory-store.js')),
   ]);
   const services = createServices(new MemoryStore(), defaultConfig());
-  return services.merchants.ensureDemoMerchants();
+  return (await services.merchants.ensureDemoMerchants()).map((demo) => demo.merchant);
 }
 
 export const SEED_PAYEE = 'DEMO-MERCHANT-1';

@@ -4,7 +4,7 @@ import { matchedRoutes } from 'hono/route';
 import type { Context } from 'hono';
 import { Code } from '../domain/codes.js';
 import { PUBLIC_PREFIXES } from '../domain/public-api.js';
-import { publicApi } from './api/payments/payments.index.js';
+import { publicApi, statusReadOf } from './api/payments/payments.index.js';
 import type { AppEnv, Services } from './context.js';
 import { send } from './envelope.js';
 import { answerError } from './errors.js';
@@ -51,6 +51,7 @@ export function createApp(services: Services): Hono<AppEnv> {
   bindRoute(app, serviceRoutes.metrics, serviceHandlers.metrics(services));
 
   const authenticate = requireApiKey(servesMethod);
+  const authenticateRead = requireApiKey(servesMethod, statusReadOf);
   // The key is claimed before any fault runs: a repeat during an injected latency is "in progress".
   const idempotent = idempotentPosts(servesMethod);
 
@@ -58,9 +59,9 @@ export function createApp(services: Services): Hono<AppEnv> {
   const allowByPath = new Map<string, string>();
   const faults = injectFaults({ serves: servesMethod, allowOf: (c) => allowOf(c, allowByPath) });
 
-  const api = publicApi(services.config.productTypes);
+  const api = publicApi(services.config.productTypes, services.store.versionsFinal);
   for (const prefix of PUBLIC_PREFIXES) {
-    app.use(`${prefix}/*`, authenticate, journalRequests, limitRate, idempotent, faults);
+    app.use(`${prefix}/*`, authenticateRead, journalRequests, limitRate, idempotent, faults);
     app.route(prefix, api);
   }
 

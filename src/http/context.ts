@@ -1,5 +1,6 @@
 /** What every handler can reach through the Hono context. */
 import type { Merchant } from '../domain/merchant.js';
+import type { Payment } from '../domain/payment.js';
 import type { AnsweredFacts } from '../domain/readiness.js';
 import type { Services } from '../services/index.js';
 
@@ -9,6 +10,8 @@ export interface AppEnv {
   Variables: {
     services: Services;
     merchant: Merchant;
+    /** A status read's payment, read with the key in one store call (auth.ts), for the handler. */
+    keyedRead: { readonly id: string; readonly payment: Payment | undefined } | undefined;
     /** Warnings for the Sandbox-Warning header (unknown fields and the like). */
     warnings: string[];
     /** The body text as read by the handler, for the journal. */

@@ -5,7 +5,7 @@ import { apiKeyHash, newApiKey, newPayeeId, newSigningSalt } from '../domain/ids
 import { DEFAULT_SETTINGS } from '../domain/merchant.js';
 import type { Merchant, MerchantSettings } from '../domain/merchant.js';
 import { DAY_MS } from '../domain/transitions.js';
-import type { MerchantChange, MerchantErasure, Store } from '../store/store.js';
+import type { KeyedPayment, MerchantChange, MerchantErasure, Store } from '../store/store.js';
 import { sandboxFull } from '../store/storage-quota.js';
 import type { SandboxClock } from './clock.js';
 import type { SandboxConfig } from './config.js';
@@ -61,10 +61,17 @@ export class MerchantService {
   ) {}
 
   async authenticate(apiKey: string | undefined): Promise<Merchant> {
-    if (!apiKey) {
-      throw SandboxError.unauthenticated('Missing Service-Api-Key header: send the API key you got at enrolment, e.g. Service-Api-Key: sk_sandbox_...');
-    }
-    const merchant = await this.store.merchantByKey(apiKey);
+    return this.known(await this.store.merchantByKey(presentKey(apiKey)));
+  }
+
+  /** authenticate, reading the merchant's payment `paymentId` with the key (a status read: one round trip on PostgreSQL). */
+  async authenticateRead(apiKey: string | undefined, paymentId: string): Promise<KeyedPayment> {
+    const read = await this.store.keyedPayment(presentKey(apiKey), paymentId);
+    this.known(read?.merchant);
+    return read!;
+  }
+
+  private known(merchant: Merchant | undefined): Merchant {
     if (!merchant) throw SandboxError.unauthenticated('The Service-Api-Key is not recognised: check the key you got at enrolment (keys are case-sensitive).');
     if (this.config.merchantIdleDays > 0) this.noteUse(merchant);
     return merchant;
@@ -257,4 +264,9 @@ const COUNTRY_BY_CURRENCY: Readonly<Record<string, string>> = {
 
 function countryOf(currency: string): string {
   return COUNTRY_BY_CURRENCY[currency] ?? 'SG';
+}
+
+function presentKey(apiKey: string | undefined): string {
+  if (!apiKey) throw SandboxError.unauthenticated('Missing Service-Api-Key header: send the API key you got at enrolment, e.g. Service-Api-Key: sk_sandbox_...');
+  return apiKey;
 }

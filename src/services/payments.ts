@@ -123,10 +123,13 @@ export class PaymentService {
     return { payment, fault };
   }
 
-  /** The payment with whatever fell due on the merchant's clock applied first. */
-  async get(merchant: Merchant, paymentId: string): Promise<Payment> {
-    for (;;) {
-      const stored = await this.find(merchant, paymentId);
+  /**
+   * The payment with whatever fell due on the merchant's clock applied first; `read` is the
+   * payment as already read with the key (keyedPayment), used for the first attempt.
+   */
+  async get(merchant: Merchant, paymentId: string, read?: { readonly payment: Payment | undefined }): Promise<Payment> {
+    for (let first = true; ; first = false) {
+      const stored = first && read ? found(read.payment, paymentId) : await this.find(merchant, paymentId);
       const current = this.catchUp(stored, merchant);
       if (current === stored || (await this.commit(merchant, current, stored.version))) return current;
     }
@@ -212,12 +215,7 @@ export class PaymentService {
   }
 
   private async find(merchant: Merchant, paymentId: string): Promise<Payment> {
-    const p = await this.store.payment(merchant.payeeId, paymentId);
-    if (!p) {
-      const shown = paymentId.length > 64 ? `${paymentId.slice(0, 64)}…` : paymentId;
-      throw SandboxError.notFound(`No payment with payment_id ${JSON.stringify(shown)} exists for this merchant: use a payment_id returned by create with this Service-Api-Key.`);
-    }
-    return p;
+    return found(await this.store.payment(merchant.payeeId, paymentId), paymentId);
   }
 
   /** Read, decide, compare-and-set; when another change wins, decide again on the new state. */
@@ -308,4 +306,10 @@ export class PaymentService {
       );
     }
   }
+}
+
+function found(p: Payment | undefined, paymentId: string): Payment {
+  if (p) return p;
+  const shown = paymentId.length > 64 ? `${paymentId.slice(0, 64)}…` : paymentId;
+  throw SandboxError.notFound(`No payment with payment_id ${JSON.stringify(shown)} exists for this merchant: use a payment_id returned by create with this Service-Api-Key.`);
 }

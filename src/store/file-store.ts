@@ -39,7 +39,7 @@ import { MemoryIndex, MerchantQueues } from './memory-index.js';
 import type { StorePart } from './part-file.js';
 import { MemoryRateWindows } from './rate-windows.js';
 import { SnapshotFile } from './snapshot-file.js';
-import type { InsertResult, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
+import type { InsertResult, KeyedPayment, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
 import { clearMerchantParts, countMerchantParts } from './store.js';
 import { recordBytes, storageRefusal, tallyUsage } from './storage-quota.js';
 import type { StorageLimits, StorageUsage } from './storage-quota.js';
@@ -69,6 +69,8 @@ export const FOLD_RETRY_MOST_MS = 10 * 60_000;
 
 export class FileStore implements Store {
   readonly kind = 'file' as const;
+  /** A read may show a change of this turn that a failed write undoes, leaving its version number to another change. */
+  readonly versionsFinal = false;
   readonly rateWindows = new MemoryRateWindows();
   readonly journal: FileJournalLog;
   readonly deliveries: FileDeliveryLog;
@@ -384,6 +386,7 @@ export class FileStore implements Store {
 
   // Reads: the index answers them all.
   merchantByKey(apiKey: string): Promise<Merchant | undefined> { return this.index.merchantByKey(apiKey); }
+  keyedPayment(apiKey: string, paymentId: string): Promise<KeyedPayment | undefined> { return this.index.keyedPayment(apiKey, paymentId); }
   merchant(payeeId: string): Promise<Merchant | undefined> { return this.index.merchant(payeeId); }
   merchantIds(): Promise<readonly string[]> { return this.index.merchantIds(); }
   payment(payeeId: string, paymentId: string): Promise<Payment | undefined> { return this.index.payment(payeeId, paymentId); }

@@ -11,10 +11,10 @@ import type { Payment } from '../domain/payment.js';
 import { nextDueAt } from '../domain/transitions.js';
 import { DueIndex } from './due-index.js';
 import { ByteTally, recordBytes } from './storage-quota.js';
-import type { InsertResult, MerchantChange, PaymentPage, PaymentQuery, Store } from './store.js';
+import type { InsertResult, KeyedPayment, MerchantChange, PaymentPage, PaymentQuery, Store } from './store.js';
 
 /** The reads of a Store: every one answered from memory. */
-export type StoreReads = Pick<Store, 'merchantByKey' | 'merchant' | 'merchantIds' | 'payment' | 'paymentByRef' | 'paymentByToken' | 'listPayments' | 'countPayments' | 'belowPaymentCap' | 'livePayments' | 'dueIds' | 'countDue' | 'merchantsWithDueWork'>;
+export type StoreReads = Pick<Store, 'merchantByKey' | 'keyedPayment' | 'merchant' | 'merchantIds' | 'payment' | 'paymentByRef' | 'paymentByToken' | 'listPayments' | 'countPayments' | 'belowPaymentCap' | 'livePayments' | 'dueIds' | 'countDue' | 'merchantsWithDueWork'>;
 
 export class MemoryIndex implements StoreReads {
   private readonly merchants = new Map<string, Merchant>();
@@ -52,6 +52,13 @@ export class MemoryIndex implements StoreReads {
   async merchantByKey(apiKey: string): Promise<Merchant | undefined> {
     const id = this.merchantKeys.get(apiKeyHash(apiKey));
     return id === undefined ? undefined : this.merchants.get(id);
+  }
+
+  async keyedPayment(apiKey: string, paymentId: string): Promise<KeyedPayment | undefined> {
+    const id = this.merchantKeys.get(apiKeyHash(apiKey));
+    const merchant = id === undefined ? undefined : this.merchants.get(id);
+    const p = this.payments.get(paymentId);
+    return merchant && { merchant, payment: p?.payeeId === id ? p : undefined };
   }
 
   async merchant(payeeId: string): Promise<Merchant | undefined> {

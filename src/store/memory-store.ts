@@ -20,6 +20,8 @@ import type { StorageLimits, StorageUsage } from './storage-quota.js';
 
 export class MemoryStore extends MemoryIndex implements Store {
   readonly kind = 'memory' as const;
+  /** Nothing is written, so no change is ever undone. */
+  readonly versionsFinal = true;
   readonly journal = new MemoryJournalLog();
   readonly rateWindows = new MemoryRateWindows();
   readonly deliveries = new MemoryDeliveryLog();

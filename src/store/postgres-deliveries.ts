@@ -1,15 +1,24 @@
 /** Webhook deliveries of the PostgreSQL store: written in the transaction of their change, claimed under a lease. */
 import { randomUUID } from 'node:crypto';
+import type postgres from 'postgres';
 import { ANY_MERCHANT, DELIVERY_LOG_CAP, LISTENER_ONLY } from './delivery-log.js';
 import type { Delivery, DeliveryAttempt, DeliveryLog, DeliveryState, MerchantPlaces } from './delivery-log.js';
 import { cannotBeStored } from './postgres-connection.js';
 import type { Run, Sql } from './postgres-connection.js';
+import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 
 /** The largest PostgreSQL integer: a limit per merchant of "none". */
 const MAX_INT4 = 2_147_483_647;
 
-/** Trim a merchant's deliveries to the cap after this many of this instance. */
-const TRIM_EVERY = 50;
+/** A merchant's deliveries are trimmed to the cap after this many of this instance (postgres-trims.ts). */
+export const DELIVERY_TRIM_EVERY = 50;
+
+/** The oldest beyond the cap go, pending ones too: work stays bounded with the log. */
+export function trimDeliveries(sql: postgres.Sql, payeeId: string): Promise<unknown> {
+  return sql`
+    DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId} AND seq < (
+      SELECT seq FROM payreq_deliveries WHERE payee_id = ${payeeId} ORDER BY seq DESC OFFSET ${DELIVERY_LOG_CAP - 1} LIMIT 1)`;
+}
 
 interface DeliveryRow {
   id: string;
@@ -29,11 +38,16 @@ function deliveryOf(row: DeliveryRow): Delivery {
 }
 
 export class PostgresDeliveryLog implements DeliveryLog {
-  private readonly addsSinceTrim = new Map<string, number>();
+  private readonly trims: TrimCounter;
   /** This process among the instances, in payreq_listeners. */
   private readonly instanceId = randomUUID();
 
-  constructor(private readonly store: { run: Run }) {}
+  constructor(
+    private readonly store: { run: Run },
+    trims: PostgresTrims,
+  ) {
+    this.trims = trims.counter(DELIVERY_TRIM_EVERY, trimDeliveries);
+  }
 
   /** Writes new deliveries inside the transaction of the change that caused them. */
   async insert(tx: Sql, deliveries: readonly Delivery[]): Promise<void> {
@@ -46,16 +60,9 @@ export class PostgresDeliveryLog implements DeliveryLog {
         INSERT INTO payreq_deliveries (id, payee_id, doc, state, attempts, attempt, next_attempt_at)
         VALUES (${d.id}, ${d.payeeId}, ${JSON.stringify(doc)}, ${d.state}, ${JSON.stringify(d.attempts)}::text::jsonb, ${d.attempt}, ${d.nextAttemptAt})`;
     }
+    // Counted when written: a change that is rolled back only makes the trim come sooner.
     const payeeId = deliveries[0]?.payeeId;
-    if (payeeId === undefined) return;
-    const adds = (this.addsSinceTrim.get(payeeId) ?? 0) + deliveries.length;
-    this.addsSinceTrim.set(payeeId, adds >= TRIM_EVERY ? 0 : adds);
-    if (adds >= TRIM_EVERY) {
-      // The oldest beyond the cap go, pending ones too: work stays bounded with the log.
-      await tx`
-        DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId} AND seq < (
-          SELECT seq FROM payreq_deliveries WHERE payee_id = ${payeeId} ORDER BY seq DESC OFFSET ${DELIVERY_LOG_CAP - 1} LIMIT 1)`;
-    }
+    if (payeeId !== undefined) this.trims.note(payeeId, deliveries.length);
   }
 
   async record(deliveries: readonly Delivery[]): Promise<void> {

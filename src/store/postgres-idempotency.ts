@@ -1,10 +1,26 @@
 /** Idempotency keys of the PostgreSQL store: a retry may reach any instance, so the claim is a row. */
 import type { IdempotencyBegin, IdempotencyKeys } from './idempotency-keys.js';
-import { IDEMPOTENCY_KEYS_PER_MERCHANT, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, judgeKept } from './idempotency-keys.js';
+import type postgres from 'postgres';
+import { IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT, IDEMPOTENCY_KEYS_PER_MERCHANT, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, judgeKept } from './idempotency-keys.js';
 import type { Run } from './postgres-connection.js';
+import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 
-/** Trim a merchant's keys to the cap after this many claims of this instance. */
-const TRIM_EVERY = 100;
+/** A merchant's keys are trimmed after this many claims or answers of this instance (postgres-trims.ts). */
+export const IDEMPOTENCY_TRIM_EVERY = 50;
+
+/**
+ * Deletes the merchant's oldest keys beyond either bound, as the in-process keys drop them: more
+ * than IDEMPOTENCY_KEYS_PER_MERCHANT, or answers of more than IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT
+ * characters, counted from the newest.
+ */
+export function trimIdempotency(sql: postgres.Sql, payeeId: string): Promise<unknown> {
+  return sql`
+    DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId} AND seq IN (
+      SELECT seq FROM (
+        SELECT seq, row_number() OVER newest AS n, sum(coalesce(length(body), 0)) OVER newest AS chars
+        FROM payreq_idempotency WHERE payee_id = ${payeeId} WINDOW newest AS (ORDER BY seq DESC)
+      ) k WHERE n > ${IDEMPOTENCY_KEYS_PER_MERCHANT} OR chars > ${IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT})`;
+}
 
 interface KeyRow {
   fingerprint: string;
@@ -15,9 +31,14 @@ interface KeyRow {
 }
 
 export class PostgresIdempotencyKeys implements IdempotencyKeys {
-  private readonly claimsSinceTrim = new Map<string, number>();
+  private readonly trims: TrimCounter;
 
-  constructor(private readonly store: { run: Run }) {}
+  constructor(
+    private readonly store: { run: Run },
+    trims: PostgresTrims,
+  ) {
+    this.trims = trims.counter(IDEMPOTENCY_TRIM_EVERY, trimIdempotency);
+  }
 
   async begin(payeeId: string, key: string, fingerprint: string, now: number, realNow: number): Promise<IdempotencyBegin> {
     const verdict = await this.store.run(async (sql) => {
@@ -48,12 +69,14 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
       // Claimable a moment ago but taken by another instance since: wait like any claim in progress.
       return judged === 'claim' ? ({ kind: 'in_progress' } as const) : judged;
     });
-    if (verdict.kind === 'started') this.noteClaim(payeeId);
+    if (verdict.kind === 'started') this.trims.note(payeeId);
     return verdict;
   }
 
   async finish(payeeId: string, key: string, code: number, body: string): Promise<void> {
     await this.store.run((sql) => sql`UPDATE payreq_idempotency SET code = ${code}, body = ${body} WHERE payee_id = ${payeeId} AND key = ${key} AND code IS NULL`);
+    // An answer counts against the characters' bound: a large one makes the trim due sooner.
+    this.trims.note(payeeId, Math.ceil((body.length / IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT) * IDEMPOTENCY_KEYS_PER_MERCHANT));
   }
 
   async forget(payeeId: string, key: string): Promise<void> {
@@ -62,19 +85,5 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
 
   async clear(payeeId: string): Promise<void> {
     await this.store.run((sql) => sql`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}`);
-  }
-
-  private noteClaim(payeeId: string): void {
-    const claims = (this.claimsSinceTrim.get(payeeId) ?? 0) + 1;
-    this.claimsSinceTrim.set(payeeId, claims % TRIM_EVERY);
-    if (claims < TRIM_EVERY) return;
-    // The oldest keys beyond the cap go; nobody waits for it.
-    void this.store
-      .run(
-        (sql) => sql`
-          DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId} AND seq < (
-            SELECT seq FROM payreq_idempotency WHERE payee_id = ${payeeId} ORDER BY seq DESC OFFSET ${IDEMPOTENCY_KEYS_PER_MERCHANT - 1} LIMIT 1)`,
-      )
-      .catch(() => undefined);
   }
 }

@@ -1,63 +1,29 @@
 /** The request journal of the PostgreSQL store: a table every instance shares. */
+import type postgres from 'postgres';
 import type { JournalEntry, JournalFilter, JournalLog, NewJournalEntry } from './journal-log.js';
 import { JOURNAL_CAP, journalEntryMatches } from './journal-log.js';
 import type { Run } from './postgres-connection.js';
+import type { PostgresTurnWriter } from './postgres-turn.js';
 
-/** Trim a merchant's journal to the cap after this many appends of this instance. */
-const JOURNAL_TRIM_EVERY = 50;
+/** A merchant's journal is trimmed to the cap after this many appends of this instance (postgres-trims.ts). */
+export const JOURNAL_TRIM_EVERY = 50;
 
-/**
- * Entries of one event-loop turn go in one multi-row INSERT, committed without waiting for the
- * disk (synchronous_commit off, for these rows only): the journal is a record of requests, and
- * one that a database crash may cut short by its last moments, unlike payments. Each caller still
- * waits for its batch, so a journal read after an answer shows the answer. A trigger numbers each
- * row per merchant (entry_id, postgres-schema.ts) under a per-merchant lock held until commit.
- */
+/** Deletes the merchant's entries older than its newest JOURNAL_CAP. */
+export function trimJournal(sql: postgres.Sql, payeeId: string): Promise<unknown> {
+  return sql`
+    DELETE FROM payreq_journal WHERE payee_id = ${payeeId} AND entry_id < (
+      SELECT entry_id FROM payreq_journal WHERE payee_id = ${payeeId} ORDER BY entry_id DESC OFFSET ${JOURNAL_CAP - 1} LIMIT 1)`;
+}
+
+/** Entries go through the turn writer (postgres-turn.ts): a turn's entries and evidence in one statement. */
 export class PostgresJournalLog implements JournalLog {
-  private readonly appendsSinceTrim = new Map<string, number>();
-  private batch: { rows: { payee_id: string; entry: string }[]; written: Promise<void> } | null = null;
-
-  constructor(private readonly store: { run: Run }) {}
+  constructor(
+    private readonly store: { run: Run },
+    private readonly writer: PostgresTurnWriter,
+  ) {}
 
   append(payeeId: string, entry: NewJournalEntry): Promise<void> {
-    let batch = this.batch;
-    if (!batch) {
-      const rows: { payee_id: string; entry: string }[] = [];
-      const written = new Promise<void>((resolve, reject) => setImmediate(() => this.flush(rows).then(resolve, reject)));
-      batch = this.batch = { rows, written };
-    }
-    batch.rows.push({ payee_id: payeeId, entry: JSON.stringify(entry) });
-    return batch.written;
-  }
-
-  private async flush(rows: { payee_id: string; entry: string }[]): Promise<void> {
-    this.batch = null;
-    const payees = rows.map((r) => r.payee_id);
-    const entries = rows.map((r) => r.entry);
-    // Rows in the order of the merchants' locks (then as appended): two instances' batches never wait on each other in a cycle.
-    await this.store.run((sql) =>
-      sql.begin((tx) => [
-        tx`SET LOCAL synchronous_commit = off`,
-        tx`
-          INSERT INTO payreq_journal (payee_id, entry)
-          SELECT payee_id, entry FROM unnest(${payees}::text[], ${entries}::text[]) WITH ORDINALITY AS r(payee_id, entry, n)
-          ORDER BY hashtext(payee_id), n`,
-      ]),
-    );
-    for (const { payee_id: payeeId } of rows) {
-      const appends = (this.appendsSinceTrim.get(payeeId) ?? 0) + 1;
-      this.appendsSinceTrim.set(payeeId, appends % JOURNAL_TRIM_EVERY);
-      // Reads look at the newest JOURNAL_CAP only, so the trim bounds the table, not what is seen: nobody waits for it.
-      if (appends >= JOURNAL_TRIM_EVERY) void this.trim(payeeId).catch(() => undefined);
-    }
-  }
-
-  private async trim(payeeId: string): Promise<void> {
-    await this.store.run(
-      (sql) => sql`
-        DELETE FROM payreq_journal WHERE payee_id = ${payeeId} AND entry_id < (
-          SELECT entry_id FROM payreq_journal WHERE payee_id = ${payeeId} ORDER BY entry_id DESC OFFSET ${JOURNAL_CAP - 1} LIMIT 1)`,
-    );
+    return this.writer.journal(payeeId, JSON.stringify(entry));
   }
 
   /** Filtered here, like the in-process journal, over the newest JOURNAL_CAP entries (what the journal holds). */

@@ -23,12 +23,15 @@ import type { Delivery } from './delivery-log.js';
 import type { JournalLog } from './journal-log.js';
 import { PostgresDeliveryLog } from './postgres-deliveries.js';
 import { PostgresIdempotencyKeys } from './postgres-idempotency.js';
-import { PostgresJournalLog } from './postgres-journal.js';
+import { PostgresKeyedReads } from './postgres-keyed-read.js';
+import { JOURNAL_TRIM_EVERY, PostgresJournalLog, trimJournal } from './postgres-journal.js';
 import { PostgresRateWindows } from './postgres-rate-windows.js';
-import { PostgresReadinessLog } from './postgres-readiness.js';
+import { EVIDENCE_TRIM_EVERY, PostgresReadinessLog, trimEvidence } from './postgres-readiness.js';
+import { PostgresTrims } from './postgres-trims.js';
+import { PostgresTurnWriter } from './postgres-turn.js';
 import { migrate } from './postgres-schema.js';
 import type { RateWindows } from './rate-windows.js';
-import type { InsertResult, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
+import type { InsertResult, KeyedPayment, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
 import { PostgresConnection } from './postgres-connection.js';
 import { cannotBeStored } from './postgres-connection.js';
 import type { Sql } from './postgres-connection.js';
@@ -52,6 +55,8 @@ const CAP_COUNT_MARGIN = 1_000;
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
+  /** Reads see committed rows only. */
+  readonly versionsFinal = true;
   readonly journal: JournalLog;
   readonly rateWindows: RateWindows;
   readonly deliveries: PostgresDeliveryLog;
@@ -63,16 +68,25 @@ export class PostgresStore implements Store {
   /** Per merchant, a recent count of its payments (for the cap only). */
   private readonly counts = new Map<string, { count: number; at: number }>();
   private readonly storage: PostgresStorage;
+  private readonly keyedReads: PostgresKeyedReads;
+  /** The bounded tables' trims, run in the background (postgres-trims.ts). */
+  readonly trims: PostgresTrims;
 
   constructor(options: PostgresStoreOptions) {
     this.shownUrl = redactedUrl(options.url);
     this.connection = new PostgresConnection(options.url, this.shownUrl, options.maxConnections ?? 10);
-    this.journal = new PostgresJournalLog(this);
+    this.trims = new PostgresTrims((query) => this.run(query));
+    const writer = new PostgresTurnWriter((query) => this.run(query), {
+      journal: this.trims.counter(JOURNAL_TRIM_EVERY, trimJournal),
+      evidence: this.trims.counter(EVIDENCE_TRIM_EVERY, trimEvidence),
+    });
+    this.journal = new PostgresJournalLog(this, writer);
     this.rateWindows = new PostgresRateWindows(this);
-    this.deliveries = new PostgresDeliveryLog(this);
-    this.idempotency = new PostgresIdempotencyKeys(this);
-    this.readiness = new PostgresReadinessLog(this);
+    this.deliveries = new PostgresDeliveryLog(this, this.trims);
+    this.idempotency = new PostgresIdempotencyKeys(this, this.trims);
+    this.readiness = new PostgresReadinessLog(this, writer);
     this.storage = new PostgresStorage((query) => this.run(query));
+    this.keyedReads = new PostgresKeyedReads((query) => this.run(query), paymentOf);
   }
 
   /** Runs `query`, turning a lost, refused or silent database into StoreUnavailableError. */
@@ -85,6 +99,7 @@ export class PostgresStore implements Store {
   }
 
   close(): Promise<void> {
+    this.trims.stop();
     return this.connection.close();
   }
 
@@ -99,6 +114,11 @@ export class PostgresStore implements Store {
         SELECT m.doc FROM payreq_merchant_keys k JOIN payreq_merchants m USING (payee_id) WHERE k.key_hash = ${apiKeyHash(apiKey)}`;
       return row ? (JSON.parse(row.doc) as Merchant) : undefined;
     });
+  }
+
+  /** Key, merchant and payment in one statement: a status read's one round trip (SPEC 20). */
+  keyedPayment(apiKey: string, paymentId: string): Promise<KeyedPayment | undefined> {
+    return this.keyedReads.read(apiKey, paymentId);
   }
 
   merchant(payeeId: string): Promise<Merchant | undefined> {

@@ -25,6 +25,12 @@ export interface PaymentPage {
   readonly total: number;
 }
 
+/** A status read's merchant and payment (undefined: no such payment of this merchant). */
+export interface KeyedPayment {
+  readonly merchant: Merchant;
+  readonly payment: Payment | undefined;
+}
+
 /** 'merchant_quota' and 'sandbox_budget': refused by the storage limits given (storage-quota.ts), nothing stored. */
 export type InsertResult = 'inserted' | 'duplicate_ref' | 'duplicate_code' | StorageRefusal;
 
@@ -50,6 +56,13 @@ export interface Store {
   ready(): Promise<void>;
 
   merchantByKey(apiKey: string): Promise<Merchant | undefined>;
+  /** The key's merchant and its payment `paymentId` in one read (one statement on PostgreSQL); undefined when the key is unknown. */
+  keyedPayment(apiKey: string, paymentId: string): Promise<KeyedPayment | undefined>;
+  /**
+   * True when a payment read only ever shows committed changes, so a payment's id and version
+   * name its content; false where a read may show a change that a failed write then undoes.
+   */
+  readonly versionsFinal: boolean;
   merchant(payeeId: string): Promise<Merchant | undefined>;
   /** Stores a new merchant (enrolment); a change to an existing one goes through updateMerchant. */
   saveMerchant(merchant: Merchant): Promise<void>;

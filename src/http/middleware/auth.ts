@@ -13,10 +13,19 @@ export type RouteCheck = (c: Context<AppEnv>) => boolean;
  * 401, and the keyed middleware after this one (journal, rate limit, faults) leaves it alone.
  * The route is looked up only when the key fails, so a valid request pays nothing for it.
  */
-export function requireApiKey(isRouted: RouteCheck) {
+export function requireApiKey(isRouted: RouteCheck, readOf?: (method: string, path: string) => string | undefined) {
   return createMiddleware<AppEnv>(async (c, next) => {
     try {
-      c.set('merchant', await c.get('services').merchants.authenticate(c.req.header('service-api-key')));
+      const { merchants } = c.get('services');
+      const key = c.req.header('service-api-key');
+      // A status read reads its payment with the key: one store call, one round trip on PostgreSQL.
+      const id = readOf?.(c.req.method, c.req.path);
+      if (id === undefined) c.set('merchant', await merchants.authenticate(key));
+      else {
+        const { merchant, payment } = await merchants.authenticateRead(key, id);
+        c.set('merchant', merchant);
+        c.set('keyedRead', { id, payment });
+      }
     } catch (err) {
       if (err instanceof SandboxError && !isRouted(c)) return next();
       throw err;

@@ -3,7 +3,6 @@ import { Code } from '../../../domain/codes.js';
 import { MAGIC_AMOUNTS } from '../../../domain/magic.js';
 import { toMinorUnits } from '../../../domain/money.js';
 import { STATUS_MEANINGS } from '../../../domain/payment.js';
-import type { Payment } from '../../../domain/payment.js';
 import { baseUrlOf } from '../../base-url.js';
 import { validate } from '../../body.js';
 import type { AppEnv } from '../../context.js';
@@ -14,16 +13,11 @@ import { toJsonText } from '../../json-text.js';
 import { applyCommittedFault, noteFault, takeHeldPlace } from '../../faults.js';
 import { metadataView, paymentStatusFields, qrData } from '../../views.js';
 import type { PaymentRoutes } from './payments.routes.js';
-
-const STATUS_TEXTS_KEPT = 10_000;
+import type { StatusTexts } from './status-texts.js';
 
 type Handlers = { readonly [K in keyof PaymentRoutes]: RouteHandler<PaymentRoutes[K], AppEnv> };
 
-export function paymentHandlers(routes: PaymentRoutes): Handlers {
-  // Integrators poll the status of one payment until it changes: its answer is kept per version,
-  // against the stored object itself, not its version number: a change undone after a
-  // failed write leaves the same version number with other content.
-  const statusTexts = new Map<string, { readonly payment: Payment; readonly text: string }>();
+export function paymentHandlers(routes: PaymentRoutes, statusTexts: StatusTexts): Handlers {
 
   return {
     async create(c) {
@@ -85,15 +79,16 @@ export function paymentHandlers(routes: PaymentRoutes): Handlers {
 
     async status(c) {
       const merchant = c.get('merchant');
-      const p = await c.get('services').payments.get(merchant, c.req.param('payment_id'));
+      const id = c.req.param('payment_id');
+      // The payment as read with the key (auth.ts) for this id; read again where a fault may apply (a latency may have let it change).
+      const read = c.get('keyedRead');
+      const faultable = c.req.header('sandbox-fault') !== undefined || (merchant.faultRules?.length ?? 0) > 0;
+      const p = await c.get('services').payments.get(merchant, id, read?.id === id && !faultable ? read : undefined);
       c.set('answered', { paymentId: p.id, paymentStatus: p.status });
-      const kept = statusTexts.get(p.id);
-      if (kept?.payment === p) return sendText(c, Code.OK, kept.text);
-      const settled = p.status === 'A' && p.settled ? ' and settled' : '';
-      const text = toJsonText({ code: Code.OK, description: `Payment ${p.id} is ${p.status} (${STATUS_MEANINGS[p.status]}${settled}).`, ...paymentStatusFields(p, merchant) });
-      statusTexts.delete(p.id);
-      statusTexts.set(p.id, { payment: p, text });
-      if (statusTexts.size > STATUS_TEXTS_KEPT) statusTexts.delete(statusTexts.keys().next().value!);
+      const text = statusTexts.text(p, () => {
+        const settled = p.status === 'A' && p.settled ? ' and settled' : '';
+        return toJsonText({ code: Code.OK, description: `Payment ${p.id} is ${p.status} (${STATUS_MEANINGS[p.status]}${settled}).`, ...paymentStatusFields(p, merchant) });
+      });
       return sendText(c, Code.OK, text);
     },
   };

@@ -1,0 +1,78 @@
+/**
+ * A status read's key, merchant and payment in one statement (SPEC 20), with per-instance copies
+ * of the merchant and the payment as last read: the statement sends a document only when the
+ * copy is not current (the merchant row's xmin, the payment's version, both checked in that same
+ * statement), so a poll of an unchanged payment moves and parses no document, and is never stale.
+ */
+import { apiKeyHash } from '../domain/ids.js';
+import type { Merchant } from '../domain/merchant.js';
+import type { Payment } from '../domain/payment.js';
+import { cannotBeStored } from './postgres-connection.js';
+import type { Run } from './postgres-connection.js';
+import type { KeyedPayment } from './store.js';
+
+/** Copies kept of each kind; the oldest go first. */
+const COPIES_KEPT = 10_000;
+
+interface Row {
+  payee_id: string;
+  merchant_xmin: string;
+  merchant: string | null;
+  payment_version: number | null;
+  payment: string | null;
+}
+
+export class PostgresKeyedReads {
+  /** Per key hash, its merchant as last read and the row version (xmin) it was read at. */
+  private readonly merchants = new Map<string, { readonly payeeId: string; readonly xmin: string; readonly merchant: Merchant }>();
+  private readonly payments = new Map<string, Payment>();
+
+  constructor(
+    private readonly run: Run,
+    private readonly paymentOf: (doc: string) => Payment,
+  ) {}
+
+  read(apiKey: string, paymentId: string): Promise<KeyedPayment | undefined> {
+    if (cannotBeStored(apiKey)) return Promise.resolve(undefined);
+    const hash = apiKeyHash(apiKey);
+    const id = cannotBeStored(paymentId) ? null : paymentId;
+    const merchant = this.merchants.get(hash);
+    const payment = id === null ? undefined : this.payments.get(id);
+    return this.run(async (sql) => {
+      const [row] = await sql<Row[]>`
+        SELECT k.payee_id, m.xmin::text AS merchant_xmin,
+          CASE WHEN k.payee_id = ${merchant?.payeeId ?? null} AND m.xmin::text = ${merchant?.xmin ?? null} THEN NULL ELSE m.doc END AS merchant,
+          p.version AS payment_version,
+          CASE WHEN p.version = ${payment?.version ?? null} THEN NULL ELSE p.doc END AS payment
+        FROM payreq_merchant_keys k JOIN payreq_merchants m USING (payee_id)
+        LEFT JOIN payreq_payments p ON p.id = ${id} AND p.payee_id = k.payee_id
+        WHERE k.key_hash = ${hash}`;
+      if (!row) {
+        this.merchants.delete(hash);
+        return undefined;
+      }
+      return { merchant: this.merchantOf(hash, row, merchant?.merchant), payment: this.paymentOfRow(row, payment) };
+    });
+  }
+
+  private merchantOf(hash: string, row: Row, copy: Merchant | undefined): Merchant {
+    if (row.merchant === null) return copy!;
+    const merchant = JSON.parse(row.merchant) as Merchant;
+    keep(this.merchants, hash, { payeeId: row.payee_id, xmin: row.merchant_xmin, merchant });
+    return merchant;
+  }
+
+  private paymentOfRow(row: Row, copy: Payment | undefined): Payment | undefined {
+    if (row.payment_version === null) return undefined;
+    if (row.payment === null) return copy!;
+    const payment = this.paymentOf(row.payment);
+    keep(this.payments, payment.id, payment);
+    return payment;
+  }
+}
+
+function keep<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > COPIES_KEPT) map.delete(map.keys().next().value!);
+}

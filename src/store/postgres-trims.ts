@@ -1,0 +1,72 @@
+/**
+ * The trims of the PostgreSQL store's bounded tables (journal, evidence, deliveries, idempotency
+ * keys), written once: each part counts the rows it adds per merchant, and after `every` of them
+ * the merchant's trim of that part is due; a timer of this instance runs due trims, a bounded
+ * number per run, never on a request's statement (SPEC 20). Reads apply the caps themselves, so
+ * a trim bounds the tables, not what is seen.
+ */
+import type postgres from 'postgres';
+import type { Run } from './postgres-connection.js';
+
+/** How often due trims run, and how many at most per run. */
+export const TRIM_RUN_EVERY_MS = 1_000;
+export const TRIMS_PER_RUN = 16;
+
+/** Deletes what a part's cap leaves out of one merchant's rows. */
+export type Trim = (sql: postgres.Sql, payeeId: string) => Promise<unknown>;
+
+/** One part's counter: `note` after rows were added. */
+export interface TrimCounter {
+  note(payeeId: string, added?: number): void;
+}
+
+export class PostgresTrims {
+  /** Due trims, each part's merchant once (insertion order: the oldest first). */
+  private readonly due = new Map<string, { readonly trim: Trim; readonly payeeId: string }>();
+  private readonly timer: NodeJS.Timeout;
+  private running: Promise<void> | null = null;
+  private parts = 0;
+
+  constructor(private readonly run: Run) {
+    this.timer = setInterval(() => void this.runDue(TRIMS_PER_RUN), TRIM_RUN_EVERY_MS);
+    this.timer.unref();
+  }
+
+  /** A counter for one part: its trim is due for a merchant after `every` rows added by this instance. */
+  counter(every: number, trim: Trim): TrimCounter {
+    const part = this.parts++;
+    const added = new Map<string, number>();
+    return {
+      note: (payeeId, rows = 1) => {
+        const n = (added.get(payeeId) ?? 0) + rows;
+        if (n < every) return void added.set(payeeId, n);
+        added.delete(payeeId);
+        this.due.set(`${part}\0${payeeId}`, { trim, payeeId });
+      },
+    };
+  }
+
+  /** Runs every due trim now, and what falls due meanwhile (tests, and close). */
+  async runAll(): Promise<void> {
+    while (this.due.size > 0 || this.running) await this.runDue(Number.MAX_SAFE_INTEGER);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  /** Up to `most` due trims, one at a time; one run at once. A failed trim is dropped: the next rows make it due again. */
+  private runDue(most: number): Promise<void> {
+    if (this.running) return this.running;
+    if (this.due.size === 0) return Promise.resolve();
+    this.running = (async () => {
+      let done = 0;
+      for (const [key, { trim, payeeId }] of this.due) {
+        if (done++ >= most) break;
+        this.due.delete(key);
+        await this.run((sql) => trim(sql, payeeId)).catch(() => undefined);
+      }
+    })().finally(() => (this.running = null));
+    return this.running;
+  }
+}

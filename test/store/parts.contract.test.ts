@@ -1,0 +1,130 @@
+/**
+ * The store parts' rules, one contract for the memory, file and PostgreSQL stores (SPEC 20): every
+ * cap and trim of the journal, the webhook deliveries, the idempotency keys and the readiness
+ * evidence keeps the same rows on all three. On PostgreSQL the trims run in the background; the
+ * test runs the due ones (trims.runAll) before it looks.
+ */
+import path from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { apiKeyHash } from '../../src/domain/ids.js';
+import { DEFAULT_SETTINGS } from '../../src/domain/merchant.js';
+import type { SeenRequest } from '../../src/domain/readiness.js';
+import { DELIVERY_LOG_CAP } from '../../src/store/delivery-log.js';
+import type { Delivery } from '../../src/store/delivery-log.js';
+import { FileStore } from '../../src/store/file-store.js';
+import { IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT, IDEMPOTENCY_KEYS_PER_MERCHANT } from '../../src/store/idempotency-keys.js';
+import { JOURNAL_CAP } from '../../src/store/journal-log.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
+import { READINESS_CAP } from '../../src/store/readiness-log.js';
+import type { Store } from '../../src/store/store.js';
+import { freshDatabase } from '../support/databases.js';
+import { removeTempDirs, tempDir } from '../support/files.js';
+
+afterAll(removeTempDirs);
+
+const KINDS: readonly [string, () => Promise<Store>][] = [
+  ['memory', async () => new MemoryStore()],
+  ['file', async () => new FileStore({ dataFile: path.join(tempDir(), 'store.json') })],
+  ['postgres', async () => new PostgresStore({ url: await freshDatabase() })],
+];
+
+/** Whatever the store defers (PostgreSQL's background trims) done, so what is kept can be compared. */
+async function settled(store: Store): Promise<void> {
+  await store.pendingWrites();
+  if (store instanceof PostgresStore) await store.trims.runAll();
+}
+
+const entry = (i: number) => ({ at: i, method: 'GET', path: `/p/${i}`, alias: false, status: 200, code: 200, requestBody: null, responseBody: null, latencyMs: 1, fault: null, warnings: [] });
+
+function delivery(i: number): Delivery {
+  return {
+    id: `dlv_${String(i).padStart(6, '0')}`, payeeId: 'M1', eventId: `evt_${i}`, eventType: 'payment.created', paymentId: 'pay_1', url: 'https://example.test/hook',
+    body: '{}', state: 'delivered', attempts: [], attempt: 0, nextAttemptAt: null, createdAt: i,
+  };
+}
+
+function seen(i: number): SeenRequest {
+  return {
+    ref: `req-${i}`, at: i, answeredAt: i + 1, method: 'GET', path: `/openapi/v1/payments/payment/pay_${i}`, alias: false, status: 200, fault: null, idempotencyKey: null,
+    merchantRefNo: null, amount: null, signed: false, bodyDigest: null, paymentId: `pay_${i}`, paymentStatus: 'P', retryAfterSeconds: null,
+  };
+}
+
+/** Keys answered one by one, `answer(i)` their answer bodies. */
+async function answerKeys(store: Store, from: number, to: number, answer: (i: number) => string): Promise<void> {
+  for (let i = from; i < to; i++) {
+    expect(await store.idempotency.begin('M1', `k${i}`, `f${i}`, 1_000, 1_000)).toEqual({ kind: 'started' });
+    await store.idempotency.finish('M1', `k${i}`, 201, answer(i));
+  }
+}
+
+/** Whether key `k{i}` is still kept: a retry with another body is refused as a mismatch only while it is (a gone key is claimed, a new key: probe those last). */
+async function kept(store: Store, i: number): Promise<boolean> {
+  const verdict = await store.idempotency.begin('M1', `k${i}`, 'another body', 1_000, 1_000);
+  if (verdict.kind === 'started') await store.idempotency.forget('M1', `k${i}`);
+  return verdict.kind === 'mismatch';
+}
+
+describe.each(KINDS)('the store parts contract: %s', (_kind, make) => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await make();
+    await store.open();
+    await store.saveMerchant({
+      payeeId: 'M1', name: 'M1', city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeyHashes: [apiKeyHash('key-1')],
+      signingSalt: 'salt', settings: DEFAULT_SETTINGS, clockOffsetMs: 0, createdAt: 0,
+    });
+  });
+  afterEach(() => store.close());
+
+  it(`keeps the newest ${JOURNAL_CAP} journal entries`, async () => {
+    for (let i = 1; i <= JOURNAL_CAP + 60; i += 20) await Promise.all(Array.from({ length: 20 }, (_, j) => store.journal.append('M1', entry(i + j))));
+    await settled(store);
+    const list = await store.journal.list('M1', { limit: JOURNAL_CAP + 100 });
+    expect(list.map((e) => e.path)).toEqual(Array.from({ length: JOURNAL_CAP }, (_, i) => `/p/${JOURNAL_CAP + 60 - i}`));
+  }, 60_000);
+
+  it(`keeps the newest ${DELIVERY_LOG_CAP} deliveries`, async () => {
+    for (let i = 0; i < DELIVERY_LOG_CAP + 60; i += 10) await store.deliveries.record(Array.from({ length: 10 }, (_, j) => delivery(i + j)));
+    await settled(store);
+    const list = await store.deliveries.list('M1', Number.MAX_SAFE_INTEGER);
+    expect(list.map((d) => d.id)).toEqual(Array.from({ length: DELIVERY_LOG_CAP }, (_, i) => delivery(DELIVERY_LOG_CAP + 59 - i).id));
+  }, 60_000);
+
+  it(`keeps the newest ${IDEMPOTENCY_KEYS_PER_MERCHANT} idempotency keys`, async () => {
+    await answerKeys(store, 0, IDEMPOTENCY_KEYS_PER_MERCHANT + 3, () => '{"code":201}');
+    await settled(store);
+    expect([await kept(store, 3), await kept(store, IDEMPOTENCY_KEYS_PER_MERCHANT + 2), await kept(store, 2), await kept(store, 0)]).toEqual([true, true, false, false]);
+  }, 120_000);
+
+  it(`keeps idempotent answers of at most ${IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT} characters, the newest`, async () => {
+    const third = 'x'.repeat(Math.floor(IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT / 3));
+    await answerKeys(store, 0, 4, () => third);
+    await settled(store);
+    expect([await kept(store, 1), await kept(store, 2), await kept(store, 3), await kept(store, 0)]).toEqual([true, true, true, false]);
+    // An answer larger than the bound alone is not kept either, and takes every older one with it.
+    await answerKeys(store, 4, 5, () => 'y'.repeat(IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT + 1));
+    await settled(store);
+    expect([await kept(store, 3), await kept(store, 4)]).toEqual([false, false]);
+  }, 60_000);
+
+  it(`keeps the newest ${READINESS_CAP} pieces of readiness evidence, a polling run as its first and last`, async () => {
+    await store.readiness.add('M1', seen(0), null);
+    for (let i = 1; i <= 30; i++) await store.readiness.add('M1', seen(i), 'poll pay_0 P');
+    for (let i = 31; i <= READINESS_CAP + 40; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => store.readiness.add('M1', seen(i + j), null)));
+    await settled(store);
+    const refs = (await store.readiness.list('M1')).map((s) => s.ref);
+    expect(refs).toHaveLength(READINESS_CAP);
+    expect(refs.at(-1)).toBe(`req-${READINESS_CAP + 80}`);
+    expect(refs[0]).toBe(`req-${READINESS_CAP + 80 - READINESS_CAP + 1}`);
+  }, 60_000);
+
+  it('collapses a polling run to its first and last read', async () => {
+    await store.readiness.add('M1', seen(0), null);
+    for (let i = 1; i <= 30; i++) await store.readiness.add('M1', seen(i), 'poll pay_0 P');
+    await store.readiness.add('M1', seen(31), null);
+    await settled(store);
+    expect((await store.readiness.list('M1')).map((s) => s.ref)).toEqual(['req-0', 'req-1', 'req-30', 'req-31']);
+  });
+});
