@@ -14,6 +14,7 @@ import { DROPPED_HEADER } from './http/faults.js';
 import { webhookEventBody } from './http/views.js';
 import { enrollSchema, failSchema, paySchema, pickupSchema } from './http/schemas.js';
 import { unknownFieldWarnings } from './http/unknown-fields.js';
+import { enrollInputOf } from './http/sandbox/merchants.js';
 import { listen } from './server.js';
 import type { RunningServer } from './server.js';
 import type { Clock } from './services/clock.js';
@@ -123,16 +124,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const control: SandboxControl = {
     async enroll(input = {}) {
       const body = libraryBody('enroll', enrollSchema, input);
-      const { merchant, apiKey } = await services.merchants.enroll({
-        name: body.name ?? undefined,
-        city: body.city ?? undefined,
-        homeCurrency: body.home_currency ?? undefined,
-        requireSignature: body.require_signature ?? undefined,
-        rateLimitPerSecond: body.rate_limit_per_second ?? undefined,
-        inlineQrImage: body.inline_qr_image ?? undefined,
-        autoSettle: body.auto_settle ?? undefined,
-        qrTtlSeconds: body.qr_ttl_seconds ?? undefined,
-      });
+      const { merchant, apiKey } = await services.merchants.enroll(enrollInputOf(body));
       return { apiKey, payeeId: merchant.payeeId, signingSalt: merchant.signingSalt, homeCurrency: merchant.homeCurrency };
     },
     async pickup(apiKey, paymentId, payer) {

@@ -13,7 +13,8 @@ import { ok } from '../envelope.js';
 import { enrollSchema } from '../schemas.js';
 import type { Merchant } from '../../domain/merchant.js';
 import { DEMO_MERCHANTS } from '../../services/merchants.js';
-import type { MerchantDeletion } from '../../services/merchants.js';
+import type { EnrollInput, MerchantDeletion } from '../../services/merchants.js';
+import type { z } from 'zod';
 import { shownBytes } from '../../services/storage-refusals.js';
 
 /** What a merchant may see of itself: never its keys or signing salt. */
@@ -91,16 +92,7 @@ export function merchantRoutes(): Hono<AppEnv> {
     if (config.adminToken !== undefined) await checkAdminToken(c, config.adminToken);
     await limitEnrolment(c);
     const input = validate(c, enrollSchema, await readJsonObject(c, true));
-    const { merchant, apiKey } = await merchants.enroll({
-      name: input.name ?? undefined,
-      city: input.city ?? undefined,
-      homeCurrency: input.home_currency ?? undefined,
-      requireSignature: input.require_signature ?? undefined,
-      rateLimitPerSecond: input.rate_limit_per_second ?? undefined,
-      inlineQrImage: input.inline_qr_image ?? undefined,
-      autoSettle: input.auto_settle ?? undefined,
-      qrTtlSeconds: input.qr_ttl_seconds ?? undefined,
-    });
+    const { merchant, apiKey } = await merchants.enroll(enrollInputOf(input));
     return ok(c, `Merchant ${merchant.name} enrolled: send api_key as the Service-Api-Key header and payee_id as payee. Keep signing_salt secret; it is shown only now.`, {
       api_key: apiKey,
       signing_salt: merchant.signingSalt,
@@ -138,4 +130,18 @@ function deletedDescription(merchant: Merchant, erased: MerchantDeletion): strin
 
 function count(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
+}
+
+/** The enrolment body (its API field names) as the merchant service takes it; the library's control.enroll uses it too. */
+export function enrollInputOf(input: z.output<typeof enrollSchema>): EnrollInput {
+  return {
+    name: input.name ?? undefined,
+    city: input.city ?? undefined,
+    homeCurrency: input.home_currency ?? undefined,
+    requireSignature: input.require_signature ?? undefined,
+    rateLimitPerSecond: input.rate_limit_per_second ?? undefined,
+    inlineQrImage: input.inline_qr_image ?? undefined,
+    autoSettle: input.auto_settle ?? undefined,
+    qrTtlSeconds: input.qr_ttl_seconds ?? undefined,
+  };
 }
