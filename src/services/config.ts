@@ -35,6 +35,8 @@ export interface SandboxConfig {
   readonly webhookPrivateTargets: boolean;
   /** Enrolments per client address per minute when no admin token is set; 0 is no limit. */
   readonly enrollLimitPerMinute: number;
+  /** How often a `payreq-sandbox listen` stream gets a heartbeat comment, so proxies' idle timeouts do not cut it, ms. */
+  readonly streamHeartbeatMs: number;
   /** Bytes of request bodies one merchant may send per second on one instance (SANDBOX_MERCHANT_BODY_KB_PER_SECOND); 0 is no limit. */
   readonly bodyBytesPerSecond: number;
   /**
@@ -98,6 +100,7 @@ export function defaultConfig(overrides: Partial<SandboxConfig> = {}): SandboxCo
     enrollLimitPerMinute: 0,
     // The server's default is 1 MiB a second (SANDBOX_MERCHANT_BODY_KB_PER_SECOND); an in-process sandbox has one tenant.
     bodyBytesPerSecond: 0,
+    streamHeartbeatMs: 15_000,
     trustProxy: false,
     logHealthChecks: false,
     // Off for local use (npm start, the library): nobody else's merchants pile up there. A hosted

@@ -8,6 +8,7 @@ import { SandboxClock } from './clock.js';
 import type { Clock } from './clock.js';
 import type { SandboxConfig } from './config.js';
 import { BodyBudget } from './body-budget.js';
+import { STREAM_TIMING } from './webhook-stream.js';
 import { FaultRuleService } from './fault-rules.js';
 import { HeldRequests } from './held-requests.js';
 import { RequestJournal } from './journal.js';
@@ -76,7 +77,10 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
   // Names and payers drawn from this sandbox's own generator: another sandbox's calls do not move its sequence.
   const people = new PeopleGenerator(config.seed);
   const merchants = new MerchantService(store, sandboxClock, config, people);
-  const webhooks = new WebhookService(merchants, store.deliveries, wire.webhookBody, wire.json, config.webhookRetryDelaysMs, config.seed, config.webhookPrivateTargets, metrics);
+  const webhooks = new WebhookService(merchants, store.deliveries, wire.webhookBody, wire.json, config.webhookRetryDelaysMs, config.seed, config.webhookPrivateTargets, metrics, {
+    ...STREAM_TIMING,
+    heartbeatMs: config.streamHeartbeatMs,
+  });
   const payments = new PaymentService(store, merchants, config, people, webhooks.deliveriesFor, metrics);
   payments.onChange(webhooks.onPaymentChange);
   if (metrics) payments.onChange((_merchant, _payment, events) => metrics.countEvents(events));
