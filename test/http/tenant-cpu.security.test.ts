@@ -155,6 +155,7 @@ describe('one merchant at the caps cannot stall another', () => {
     // The attack really ran: long-path GETs matched against the rules (404), creates refused for the sign (401).
     expect(statuses.get(404) ?? 0, report).toBeGreaterThan(20);
     expect(statuses.get(401) ?? 0, report).toBeGreaterThan(10);
-    expect([...statuses.keys()].every((s) => s === 404 || s === 401), report).toBe(true);
+    // 429: past its bytes of bodies a second, the attacker's creates are refused before they are read.
+    expect([...statuses.keys()].every((s) => s === 404 || s === 401 || s === 429), report).toBe(true);
   });
 });
