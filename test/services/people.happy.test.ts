@@ -3,22 +3,13 @@
  * from its seed: two sandboxes with one seed given the same calls draw the same people, in any
  * interleaving, and another seed draws others (merchant names: per payee id, which is random).
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { createSandbox } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { PeopleGenerator } from '../../src/services/people.js';
+import { seededSandboxesPerTest } from '../support/sandboxes.js';
 import { DEMO_KEY, control, createPayment, expectEnvelope, statusOf } from '../support/http.js';
 
-const opened: Sandbox[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((s) => s.close()));
-});
-
-async function sandboxWithSeed(seed: number): Promise<Sandbox> {
-  const sandbox = await createSandbox({ store: 'memory', seed, scheduler: false });
-  opened.push(sandbox);
-  return sandbox;
-}
+const sandboxWithSeed = seededSandboxesPerTest();
 
 /** One step of the same calls: a pickup with a generated payer, paid; or a payment paid without a payer. Answers who paid and from which account. */
 async function generatedPayment(sandbox: Sandbox, step: number): Promise<string> {

@@ -3,22 +3,13 @@
  * is for, never from a count across the sandbox, so it tells a merchant nothing of the others'
  * pickups or enrolments.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { createSandbox } from '../../src/index.js';
+import { describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { PeopleGenerator } from '../../src/services/people.js';
+import { seededSandboxesPerTest } from '../support/sandboxes.js';
 import { call, control, createPayment, enroll, expectEnvelope, statusOf } from '../support/http.js';
 
-const opened: Sandbox[] = [];
-afterEach(async () => {
-  await Promise.all(opened.splice(0).map((s) => s.close()));
-});
-
-async function sandboxWithSeed(seed: number): Promise<Sandbox> {
-  const sandbox = await createSandbox({ store: 'memory', seed, scheduler: false });
-  opened.push(sandbox);
-  return sandbox;
-}
+const sandboxWithSeed = seededSandboxesPerTest();
 
 /** The demo merchant's payment `step`, picked up by a generated payer and paid: who paid. */
 async function demoPickup(sandbox: Sandbox, step: number): Promise<string> {

@@ -1,5 +1,6 @@
 /** An in-process sandbox on each store (memory, file, PostgreSQL), for tests that must hold on all three. */
 import path from 'node:path';
+import { afterEach } from 'vitest';
 import { createSandbox } from '../../src/index.js';
 import type { Sandbox, SandboxOptions } from '../../src/index.js';
 import { freshDatabase } from './databases.js';
@@ -17,3 +18,16 @@ const STORES: readonly [string, (options?: SandboxOptions) => Promise<Sandbox>][
  */
 export const EACH_STORE: readonly [string, (options?: SandboxOptions) => Promise<Sandbox>][] =
   process.env.SANDBOX_TEST_STORE === 'postgres' ? STORES.filter(([name]) => name === 'postgres') : STORES;
+
+/** In-process memory sandboxes of a given seed, closed after each test of the file that calls this. */
+export function seededSandboxesPerTest(): (seed: number) => Promise<Sandbox> {
+  const opened: Sandbox[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()));
+  });
+  return async (seed) => {
+    const sandbox = await createSandbox({ store: 'memory', seed, scheduler: false });
+    opened.push(sandbox);
+    return sandbox;
+  };
+}
