@@ -64,6 +64,8 @@ export function collapseRepeats<T extends { readonly repeat: string | null }>(ro
 /** One merchant's evidence by id, oldest first (a Map keeps insertion order), and its runs. */
 class MerchantEvidence {
   readonly kept = new Map<number, SeenRequest>();
+  /** The stored bytes of each kept entry, counted once when it is kept (a status poll replaces one on every read). */
+  private readonly sizes = new Map<number, number>();
   readonly runs = new RepeatRuns();
 
   constructor(
@@ -73,18 +75,19 @@ class MerchantEvidence {
 
   put(id: number, seen: SeenRequest, replaced: number | null): void {
     if (replaced !== null) this.remove(replaced);
-    const before = this.kept.get(id);
-    if (before !== undefined) this.bytes.add(this.payeeId, -recordBytes(before));
+    const size = recordBytes(seen);
+    this.bytes.add(this.payeeId, size - (this.sizes.get(id) ?? 0));
     this.kept.set(id, seen);
-    this.bytes.add(this.payeeId, recordBytes(seen));
+    this.sizes.set(id, size);
     if (this.kept.size > READINESS_CAP) this.remove(this.kept.keys().next().value!);
   }
 
   private remove(id: number): void {
-    const gone = this.kept.get(id);
-    if (gone === undefined) return;
+    const size = this.sizes.get(id);
+    if (size === undefined) return;
     this.kept.delete(id);
-    this.bytes.add(this.payeeId, -recordBytes(gone));
+    this.sizes.delete(id);
+    this.bytes.add(this.payeeId, -size);
   }
 }
 
