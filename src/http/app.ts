@@ -8,19 +8,12 @@ import { publicApi, statusReadOf } from './api/payments/payments.index.js';
 import type { AppEnv, Services } from './context.js';
 import { send } from './envelope.js';
 import { answerError } from './errors.js';
-import { holdUntilWritten } from './durable.js';
-import { requireApiKey } from './middleware/auth.js';
-import { injectFaults } from './middleware/faults.js';
-import { journalRequests } from './middleware/journal.js';
-import { limitRate } from './middleware/rate-limit.js';
-import { observeRequests } from './middleware/observe.js';
-import { refuseLongPaths } from './middleware/path-length.js';
-import { idempotentPosts } from './middleware/idempotency.js';
+import { everyRequest } from './middleware/every-request.js';
+import { keyedRequests } from './middleware/keyed.js';
 import { keyedCatalogueRoutes, openCatalogueRoutes } from './sandbox/catalogue/catalogue.index.js';
 import { clockRoutes } from './sandbox/clock/clock.index.js';
 import { controlRoutes } from './sandbox/control/control.index.js';
 import { faultRoutes } from './sandbox/faults/faults.index.js';
-import { warnIgnoredFaultHeader } from './sandbox/faults/fault-header.js';
 import { journalRoutes } from './sandbox/journal/journal.index.js';
 import { webhookRoutesDescribed } from './sandbox/webhook.routes.js';
 import { merchantRoutesDescribed, ownMerchantRoutesDescribed } from './sandbox/merchants.routes.js';
@@ -34,15 +27,7 @@ import * as serviceHandlers from './service/service.handlers.js';
 export function createApp(services: Services): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
-  app.use('*', observeRequests);
-  app.use('*', async (c, next) => {
-    c.set('services', services);
-    c.set('warnings', []);
-    await next();
-    await holdUntilWritten(c);
-  });
-  app.use('*', refuseLongPaths);
-  app.use('*', warnIgnoredFaultHeader(servesMethod));
+  app.use('*', everyRequest(services, servesMethod));
 
   bindRoute(app, serviceRoutes.livez, serviceHandlers.live());
   bindRoute(app, serviceRoutes.readyz, serviceHandlers.ready(services));
@@ -50,23 +35,18 @@ export function createApp(services: Services): Hono<AppEnv> {
 
   bindRoute(app, serviceRoutes.metrics, serviceHandlers.metrics(services));
 
-  const authenticate = requireApiKey(servesMethod);
-  const authenticateRead = requireApiKey(servesMethod, statusReadOf);
-  // The key is claimed before any fault runs: a repeat during an injected latency is "in progress".
-  const idempotent = idempotentPosts(servesMethod);
-
   // Filled once every route is known (answerWrongMethods): the Allow of an injected 405.
   const allowByPath = new Map<string, string>();
-  const faults = injectFaults({ serves: servesMethod, allowOf: (c) => allowOf(c, allowByPath) });
+  const publicKeyed = keyedRequests({ serves: servesMethod, readOf: statusReadOf, faults: { serves: servesMethod, allowOf: (c) => allowOf(c, allowByPath) } });
 
   const api = publicApi(services.config.productTypes, services.store.versionsFinal);
   for (const prefix of PUBLIC_PREFIXES) {
-    app.use(`${prefix}/*`, authenticateRead, journalRequests, limitRate, idempotent, faults);
+    app.use(`${prefix}/*`, publicKeyed);
     app.route(prefix, api);
   }
 
   const keyed = new Hono<AppEnv>();
-  keyed.use('*', authenticate, journalRequests, limitRate, idempotent);
+  keyed.use('*', keyedRequests({ serves: servesMethod }));
   keyed.route('/', controlRoutes());
   keyed.route('/', clockRoutes());
   keyed.route('/', keyedCatalogueRoutes());

@@ -47,7 +47,8 @@ function hasBody(c: Context<AppEnv>): boolean {
  * idempotency layer both read it); '' when there is none.
  */
 export async function readBodyText(c: Context<AppEnv>): Promise<string> {
-  const kept = c.get('bodyText');
+  const record = c.get('record');
+  const kept = record.bodyText;
   if (kept !== undefined) return kept;
   if (!hasBody(c)) return '';
   const length = Number(c.req.header('content-length'));
@@ -58,7 +59,7 @@ export async function readBodyText(c: Context<AppEnv>): Promise<string> {
   if (bytes.byteLength > BODY_LIMIT_BYTES) throw tooLarge();
   if (!Number.isFinite(length)) spendBodyBudget(c, bytes.byteLength);
   const text = decodeUtf8(bytes);
-  c.set('bodyText', text);
+  record.bodyText = text;
   return text;
 }
 
@@ -145,7 +146,7 @@ export async function readJsonObject(c: Context<AppEnv>, optional = false): Prom
     throw new SandboxError('unsupported_media_type', `The body must be UTF-8 JSON, got charset ${JSON.stringify(charset)}: send Content-Type: application/json (UTF-8).`);
   }
   const text = await readBodyText(c);
-  c.set('requestBody', text);
+  c.get('record').requestBody = text;
   if (optional && text.trim() === '') return {};
   let parsed: unknown;
   try {
@@ -202,7 +203,7 @@ function stringEnd(text: string, start: number): number {
  */
 export function validate<S extends z.ZodObject>(c: Context<AppEnv>, schema: S, body: Record<string, unknown>): z.output<S> {
   const unknown = unknownFieldWarnings(schema, body);
-  if (unknown.length > 0) c.get('warnings').push(...unknown);
+  if (unknown.length > 0) c.get('record').warnings.push(...unknown);
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const errors: FieldError[] = result.error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', message: issue.message }));

@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { Code } from '../domain/codes.js';
 import type { ResponseCode } from '../domain/codes.js';
 import type { AppEnv } from './context.js';
+import type { RequestRecord } from './request-record.js';
 import { toJsonText } from './json-text.js';
 
 export interface Envelope {
@@ -24,15 +25,18 @@ export function send(c: Context<AppEnv>, body: Envelope, headers: Record<string,
 export function sendText(c: Context<AppEnv>, code: ResponseCode, text: string, headers: Record<string, string> = {}): Response {
   const services = c.get('services');
   const status = services?.config.httpStatusMode === 'always-200' ? 200 : code;
-  const warnings = c.get('warnings');
+  // Undefined only outside the app's own layers (a test's bare Hono app).
+  const record = c.get('record') as RequestRecord | undefined;
   // A plain record, not a Headers object: @hono/node-server then writes it without copying it
   // into a Headers and back (names are lower-cased as Headers would).
   const out: Record<string, string> = { 'content-type': 'application/json; charset=UTF-8' };
-  const requestId = c.get('requestId');
-  if (requestId) out['request-id'] = requestId;
+  if (record) out['request-id'] = record.id;
   for (const name of Object.keys(headers)) out[name.toLowerCase()] = headers[name]!;
-  if (warnings?.length) out['sandbox-warning'] = asciiHeaderValue(warnings.join('; '));
-  c.set('responseBody', text);
+  if (record) {
+    if (record.warnings.length > 0) out['sandbox-warning'] = asciiHeaderValue(record.warnings.join('; '));
+    record.responseBody = text;
+    record.answerRef = undefined;
+  }
   return new Response(text, { status, headers: out });
 }
 

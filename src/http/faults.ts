@@ -10,7 +10,6 @@ import { isRefusal } from '../services/held-requests.js';
 import type { HeldPlace } from '../services/held-requests.js';
 import type { ResponseCode } from '../domain/codes.js';
 import type { AppEnv } from './context.js';
-import { holdUntilWritten } from './durable.js';
 import { send } from './envelope.js';
 
 /** Thrown in-process (no socket) for `drop`; the library turns it into a rejected fetch. */
@@ -21,12 +20,6 @@ export class DroppedConnection extends Error {
 }
 
 export const DROPPED_HEADER = 'x-sandbox-dropped';
-
-/** Notes a fault applied to this request for the journal, after any noted before it. */
-export function noteFault(c: Context<AppEnv>, text: string): void {
-  const before = c.get('fault');
-  c.set('fault', before ? `${before}, ${text}` : text);
-}
 
 /** A `drop` answer (204 over a socket, 599 in-process); the status is read first, as it is cheap. */
 export function isDroppedResponse(res: Response): boolean {
@@ -62,26 +55,27 @@ function injectedError(c: Context<AppEnv>, status: ResponseCode, committed: bool
  * Idempotency-Key is withdrawn, so this answer, whatever its status, is not kept and a retry runs.
  */
 export function answerBeforeCommit(c: Context<AppEnv>, status: ResponseCode, headers: Record<string, string>): Response {
-  c.set('keepCommittedAnswer', undefined);
+  c.get('record').keepCommittedAnswer = undefined;
   return injectedError(c, status, false, headers);
 }
 
 /** `error-after-commit=`: the committed answer is kept for a retry with the same Idempotency-Key, then spoiled. */
 export async function spoilCommittedAnswer(c: Context<AppEnv>, status: ResponseCode, headers: Record<string, string>): Promise<Response> {
-  await c.get('keepCommittedAnswer')?.();
+  await c.get('record').keepCommittedAnswer?.();
   return injectedError(c, status, true, headers);
 }
 
 /** After the change is committed: hold the answer, or close the connection without one. */
 export async function applyCommittedFault(c: Context<AppEnv>, fault: 'timeout' | 'drop'): Promise<Response> {
-  const answer = c.get('responseBody');
+  const record = c.get('record');
+  const answer = record.responseBody;
   // The change is committed: a retry with the same Idempotency-Key gets the answer this one would have had.
-  await c.get('keepCommittedAnswer')?.();
-  await holdUntilWritten(c);
+  await record.keepCommittedAnswer?.();
+  await record.untilWritten(c);
   // The write failed and was undone (its 500 replaced the answer): with nothing committed, that 500 is the truth.
-  if (c.get('responseBody') !== answer) return c.res;
+  if (record.responseBody !== answer) return c.res;
   // Journaled now, as held: an integration that gave up sees it through any instance (SPEC 19).
-  if (fault === 'timeout') await c.get('journalHeld')?.();
+  if (fault === 'timeout') await record.journalHeld(c);
   const socket = socketOf(c);
   if (fault === 'drop') {
     if (!socket) throw new DroppedConnection();
@@ -119,7 +113,7 @@ export async function applyCommittedFault(c: Context<AppEnv>, fault: 'timeout' |
 export async function takeHeldPlace(c: Context<AppEnv>, upToMs: number, undo: () => Promise<void> = async () => {}): Promise<HeldPlace> {
   const taken = c.get('services').held.take(c.get('merchant').payeeId, upToMs);
   if (!isRefusal(taken)) return taken;
-  c.set('keepCommittedAnswer', undefined);
+  c.get('record').keepCommittedAnswer = undefined;
   await undo();
   const wait = taken.retryAfterSeconds;
   throw SandboxError.rateLimited(

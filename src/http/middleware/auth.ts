@@ -1,35 +1,38 @@
 /** Service-Api-Key authentication: the key decides the merchant, and so everything it can see. */
 import type { Context } from 'hono';
-import { createMiddleware } from 'hono/factory';
 import { SandboxError } from '../../domain/errors.js';
+import type { Merchant } from '../../domain/merchant.js';
 import type { AppEnv } from '../context.js';
 
 /** Whether the request's method and path name a route the app serves. */
 export type RouteCheck = (c: Context<AppEnv>) => boolean;
 
+/** Which payment a request reads by its status route, if it is one (read with the key in one store call). */
+export type StatusReadOf = (method: string, path: string) => string | undefined;
+
 /**
- * Authenticates requests to routes that exist. A request without a valid key to an unknown
- * route or with a wrong method passes on unauthenticated, so it answers 404 or 405 rather than
- * 401, and the keyed middleware after this one (journal, rate limit, faults) leaves it alone.
- * The route is looked up only when the key fails, so a valid request pays nothing for it.
+ * The merchant of the request's key, set on the context. A request without a valid key to an
+ * unknown route or with a wrong method is let through unauthenticated (undefined), so it answers
+ * 404 or 405 rather than 401, and nothing keyed (journal, rate limit, faults) touches it. The
+ * route is looked up only when the key fails, so a valid request pays nothing for it.
  */
-export function requireApiKey(isRouted: RouteCheck, readOf?: (method: string, path: string) => string | undefined) {
-  return createMiddleware<AppEnv>(async (c, next) => {
-    try {
-      const { merchants } = c.get('services');
-      const key = c.req.header('service-api-key');
-      // A status read reads its payment with the key: one store call, one round trip on PostgreSQL.
-      const id = readOf?.(c.req.method, c.req.path);
-      if (id === undefined) c.set('merchant', await merchants.authenticate(key));
-      else {
-        const { merchant, payment } = await merchants.authenticateRead(key, id);
-        c.set('merchant', merchant);
-        c.set('keyedRead', { id, payment });
-      }
-    } catch (err) {
-      if (err instanceof SandboxError && !isRouted(c)) return next();
-      throw err;
+export async function authenticate(c: Context<AppEnv>, isRouted: RouteCheck, readOf: StatusReadOf | undefined): Promise<Merchant | undefined> {
+  const { merchants } = c.get('services');
+  const key = c.req.header('service-api-key');
+  try {
+    // A status read reads its payment with the key: one store call, one round trip on PostgreSQL.
+    const id = readOf?.(c.req.method, c.req.path);
+    if (id === undefined) {
+      const merchant = await merchants.authenticate(key);
+      c.set('merchant', merchant);
+      return merchant;
     }
-    await next();
-  });
+    const { merchant, payment } = await merchants.authenticateRead(key, id);
+    c.set('merchant', merchant);
+    c.get('record').keyedRead = { id, payment };
+    return merchant;
+  } catch (err) {
+    if (err instanceof SandboxError && !isRouted(c)) return undefined;
+    throw err;
+  }
 }

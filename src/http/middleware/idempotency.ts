@@ -5,17 +5,16 @@
  * change committed. The same key with another request is a 400; a retry while the first is still
  * running is a 402. Answers that committed nothing (5xx, an injected `error=`) are not kept, so
  * the retry runs. The key is claimed before the request waits for anything (an injected latency
- * included), so the faults middleware runs inside this one.
+ * included), so the faults run inside this.
  */
-import { createMiddleware } from 'hono/factory';
+import type { Context } from 'hono';
 import { SandboxError } from '../../domain/errors.js';
 import { STILL_IN_PROGRESS } from '../../domain/readiness.js';
 import type { ResponseCode } from '../../domain/codes.js';
 import { readBodyText } from '../body.js';
 import type { AppEnv } from '../context.js';
-import { holdUntilWritten } from '../durable.js';
+import type { Merchant } from '../../domain/merchant.js';
 import { envelopeCodeOf, sendText } from '../envelope.js';
-import type { RouteCheck } from './auth.js';
 
 /** What an Idempotency-Key may be: 1-255 printable ASCII characters. */
 export const IDEMPOTENCY_KEY = /^[\x20-\x7E]{1,255}$/;
@@ -23,52 +22,51 @@ export const IDEMPOTENCY_KEY = /^[\x20-\x7E]{1,255}$/;
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /**
- * Only requests to a route the app serves with their method take part: a typo's 404 or a wrong
- * method's 405 neither uses a key up nor is refused by one.
+ * Runs `run` under the request's Idempotency-Key (a POST to a route the app serves with its
+ * method: a typo's 404 or a wrong method's 405 neither uses a key up nor is refused by one).
  */
-export function idempotentPosts(isRouted: RouteCheck) {
-  return createMiddleware<AppEnv>(async (c, next) => {
-    const key = c.req.method === 'POST' ? c.req.header('idempotency-key') : undefined;
-    const merchant = c.get('merchant');
-    if (key === undefined || !merchant || !isRouted(c)) return next();
-    if (!IDEMPOTENCY_KEY.test(key)) {
-      throw SandboxError.invalid(
-        'Idempotency-Key must be 1 to 255 printable ASCII characters (space to ~), and the one sent is not: send one value per operation (a UUID does) and the same value on every retry of it.',
-      );
-    }
-    const { idempotency, merchants } = c.get('services');
-    const fingerprint = `${c.req.method} ${c.req.path} ${canonicalBody(await readBodyText(c))}`;
-    const verdict = await idempotency.begin(merchant.payeeId, key, fingerprint, merchants.now(merchant), merchants.realNow());
-    if (verdict.kind === 'mismatch') {
-      throw SandboxError.invalid(
-        `Idempotency-Key ${JSON.stringify(key)} was already used for another request (another route or body) in the last 24 hours: a retry must repeat the first request exactly; a new operation needs a new key.`,
-      );
-    }
-    if (verdict.kind === 'in_progress') {
-      throw SandboxError.refused(`The request with Idempotency-Key ${JSON.stringify(key)} ${STILL_IN_PROGRESS}, and you will get its answer.`);
-    }
-    if (verdict.kind === 'done') return sendText(c, verdict.code as ResponseCode, verdict.body, { [REPLAYED_HEADER]: 'true' });
+export async function withIdempotencyKey(c: Context<AppEnv>, merchant: Merchant, key: string, run: () => Promise<void>): Promise<void> {
+  if (!IDEMPOTENCY_KEY.test(key)) {
+    throw SandboxError.invalid(
+      'Idempotency-Key must be 1 to 255 printable ASCII characters (space to ~), and the one sent is not: send one value per operation (a UUID does) and the same value on every retry of it.',
+    );
+  }
+  const { idempotency, merchants } = c.get('services');
+  const fingerprint = `${c.req.method} ${c.req.path} ${canonicalBody(await readBodyText(c))}`;
+  const verdict = await idempotency.begin(merchant.payeeId, key, fingerprint, merchants.now(merchant), merchants.realNow());
+  if (verdict.kind === 'mismatch') {
+    throw SandboxError.invalid(
+      `Idempotency-Key ${JSON.stringify(key)} was already used for another request (another route or body) in the last 24 hours: a retry must repeat the first request exactly; a new operation needs a new key.`,
+    );
+  }
+  if (verdict.kind === 'in_progress') {
+    throw SandboxError.refused(`The request with Idempotency-Key ${JSON.stringify(key)} ${STILL_IN_PROGRESS}, and you will get its answer.`);
+  }
+  if (verdict.kind === 'done') {
+    c.res = sendText(c, verdict.code as ResponseCode, verdict.body, { [REPLAYED_HEADER]: 'true' });
+    return;
+  }
 
-    let settled = false;
-    const keep = async (): Promise<void> => {
-      if (settled) return;
-      settled = true;
-      // Kept only once the change is written: a failed write turns this answer into a 500, not kept.
-      await holdUntilWritten(c);
-      const text = c.get('responseBody');
-      const code = text === undefined ? null : envelopeCodeOf(text);
-      if (text !== undefined && code !== null && code < 500) await idempotency.finish(merchant.payeeId, key, code, text);
-      else await idempotency.forget(merchant.payeeId, key);
-    };
-    c.set('keepCommittedAnswer', keep);
-    try {
-      await next();
-    } finally {
-      // A fault before commit (error=) withdraws the hook (http/faults.ts): nothing committed, nothing kept.
-      if (c.get('keepCommittedAnswer') === keep) await keep();
-      else if (!settled) await idempotency.forget(merchant.payeeId, key);
-    }
-  });
+  const record = c.get('record');
+  let settled = false;
+  const keep = async (): Promise<void> => {
+    if (settled) return;
+    settled = true;
+    // Kept only once the change is written: a failed write turns this answer into a 500, not kept.
+    await record.untilWritten(c);
+    const text = record.responseBody;
+    const code = text === undefined ? null : envelopeCodeOf(text);
+    if (text !== undefined && code !== null && code < 500) await idempotency.finish(merchant.payeeId, key, code, text);
+    else await idempotency.forget(merchant.payeeId, key);
+  };
+  record.keepCommittedAnswer = keep;
+  try {
+    await run();
+  } finally {
+    // A fault before commit (error=) withdraws the hook (http/faults.ts): nothing committed, nothing kept.
+    if (record.keepCommittedAnswer === keep) await keep();
+    else if (!settled) await idempotency.forget(merchant.payeeId, key);
+  }
 }
 
 /** The body as compared: parsed JSON with its keys sorted at every level, or the text as sent. */

@@ -2,9 +2,7 @@
  * Paths over MAX_PATH_LENGTH answer 414 before anything else looks at them: no route is that
  * long, and fault-rule globs, the journal and the log are matched or written per path character.
  */
-import { createMiddleware } from 'hono/factory';
 import { SandboxError } from '../../domain/errors.js';
-import type { AppEnv } from '../context.js';
 
 export const MAX_PATH_LENGTH = 2048;
 
@@ -17,11 +15,12 @@ export function sentPathLength(url: string): number {
   return (query < 0 ? url.length : query) - start;
 }
 
-export const refuseLongPaths = createMiddleware<AppEnv>(async (c, next) => {
-  const length = sentPathLength(c.req.url);
-  if (length <= MAX_PATH_LENGTH) return next();
-  throw new SandboxError(
+/** The 414 of a path over MAX_PATH_LENGTH, or undefined. */
+export function longPathRefusal(url: string): SandboxError | undefined {
+  const length = sentPathLength(url);
+  if (length <= MAX_PATH_LENGTH) return undefined;
+  return new SandboxError(
     'uri_too_long',
     `The request path is ${length} characters long, over the limit of ${MAX_PATH_LENGTH}: no route of the sandbox is that long (a payment_id has 26 characters); check how the URL is built, and send data in the body or the query, not the path.`,
   );
-});
+}

@@ -17,7 +17,7 @@ const WHILE_NOT_READY = {
 export function live() {
   return (c: Context<AppEnv>): Response => {
     // Nothing this answer says depends on the store: it does not wait for a pending write either.
-    c.set('heldUntilWritten', true);
+    c.get('record').needsNoWrite();
     return ok(c, 'alive: this process answers. Whether it should get work is GET /readyz.');
   };
 }

@@ -10,7 +10,7 @@ import { bodyOf, rawBodyOf } from '../../contract/input.js';
 import type { RouteHandler } from '../../contract/route.js';
 import { ok, sendText } from '../../envelope.js';
 import { toJsonText } from '../../json-text.js';
-import { applyCommittedFault, noteFault, takeHeldPlace } from '../../faults.js';
+import { applyCommittedFault, takeHeldPlace } from '../../faults.js';
 import { metadataView, paymentStatusFields, qrData } from '../../views.js';
 import type { PaymentRoutes } from './payments.routes.js';
 import type { StatusTexts } from './status-texts.js';
@@ -29,7 +29,7 @@ export function paymentHandlers(routes: PaymentRoutes, statusTexts: StatusTexts)
       const magic = MAGIC_AMOUNTS[amountMinor];
       // The magic timeout holds its answer like a timeout fault: it takes a held place before anything commits.
       const place = magic?.fault === 'timeout' ? await takeHeldPlace(c, config.timeoutHoldMs) : undefined;
-      if (magic) noteFault(c, `${magic.fault} (magic amount ${input.amount})`);
+      if (magic) c.get('record').noteFault(`${magic.fault} (magic amount ${input.amount})`);
       try {
         const { payment, fault } = await payments.create(merchant, {
           body,
@@ -43,7 +43,7 @@ export function paymentHandlers(routes: PaymentRoutes, statusTexts: StatusTexts)
           signType: input.sign_type ?? undefined,
           sign: input.sign ?? undefined,
         });
-        c.set('answered', { paymentId: payment.id, merchantRefNo: input.merchant_ref_no, amount: input.amount, signed: typeof input.sign === 'string' });
+        c.get('record').answered = { paymentId: payment.id, merchantRefNo: input.merchant_ref_no, amount: input.amount, signed: typeof input.sign === 'string' };
         const qrFields = qrData(payment, merchant, baseUrlOf(c));
         if (merchant.settings.inlineQrImage) qrFields.image = await qr.dataUrl(payment.token, qrFields.payload as string);
         const response = ok(c, `Payment created with status ${payment.status} (${STATUS_MEANINGS[payment.status]}); show qr_data to the payer.`, {
@@ -81,15 +81,19 @@ export function paymentHandlers(routes: PaymentRoutes, statusTexts: StatusTexts)
       const merchant = c.get('merchant');
       const id = c.req.param('payment_id');
       // The payment as read with the key (auth.ts) for this id; read again where a fault may apply (a latency may have let it change).
-      const read = c.get('keyedRead');
+      const record = c.get('record');
+      const read = record.keyedRead;
       const faultable = c.req.header('sandbox-fault') !== undefined || (merchant.faultRules?.length ?? 0) > 0;
       const p = await c.get('services').payments.get(merchant, id, read?.id === id && !faultable ? read : undefined);
-      c.set('answered', { paymentId: p.id, paymentStatus: p.status });
+      record.answered = { paymentId: p.id, paymentStatus: p.status };
       const text = statusTexts.text(p, () => {
         const settled = p.status === 'A' && p.settled ? ' and settled' : '';
         return toJsonText({ code: Code.OK, description: `Payment ${p.id} is ${p.status} (${STATUS_MEANINGS[p.status]}${settled}).`, ...paymentStatusFields(p, merchant) });
       });
-      return sendText(c, Code.OK, text);
+      const answer = sendText(c, Code.OK, text);
+      // The journal keeps this text once for every read of this version, not once per read.
+      record.answerRef = `${p.id}@${p.version}`;
+      return answer;
     },
   };
 }

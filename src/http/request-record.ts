@@ -1,0 +1,94 @@
+/**
+ * One record per request: what every layer learns of it (id, arrival, body, answer, faults,
+ * warnings, what it answered), kept in one place. The journal entry, the readiness evidence, the
+ * log line and the metrics are all made from it once the request is answered.
+ */
+import type { Context } from 'hono';
+import { Code } from '../domain/codes.js';
+import { newRequestId } from '../domain/ids.js';
+import type { Merchant } from '../domain/merchant.js';
+import type { Payment } from '../domain/payment.js';
+import type { AnsweredFacts } from '../domain/readiness.js';
+import type { AppEnv } from './context.js';
+import { send } from './envelope.js';
+import { journal } from './middleware/journal.js';
+
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+export class RequestRecord {
+  /** When the request arrived (performance.now()): the journal's latency, the metrics' seconds. */
+  readonly startedAt = performance.now();
+  /** Names this request in the Request-Id header, the log line and the journal: the client's when it is a sane one. */
+  readonly id: string;
+  /** For the Sandbox-Warning header (unknown fields and the like). */
+  readonly warnings: string[] = [];
+  /** The body's text once read (http/body.ts), within the size limit. */
+  bodyText: string | undefined;
+  /** The body as the handler read it, for the journal: an oversized one is never read at all. */
+  requestBody: string | undefined;
+  /** The envelope's JSON text as answered, for the journal and the Idempotency-Key. */
+  responseBody: string | undefined;
+  /** Names the answer's text when it is a status text (`<payment id>@<version>`): the journal refers to it instead of copying it. */
+  answerRef: string | undefined;
+  /** What a create or a status read answered: the readiness evidence takes it from here instead of parsing the bodies. */
+  answered: AnsweredFacts | undefined;
+  /** The faults applied, as the journal shows them. */
+  fault: string | undefined;
+  /** A status read's payment, read with the key in one store call (the keyed layer), for the handler. */
+  keyedRead: { readonly id: string; readonly payment: Payment | undefined } | undefined;
+  /** Keeps the answer as it stands as the Idempotency-Key's answer: a committed-change fault calls it before spoiling the answer. */
+  keepCommittedAnswer: (() => Promise<void>) | undefined;
+  /** The merchant whose journal keeps this request (a keyed request, the journal on). */
+  journalTo: Merchant | undefined;
+  /** The request's one journal entry and evidence, once begun: a held answer's entry is this one, never a second. */
+  journaling: Promise<void> | undefined;
+  private written: Promise<void> | undefined;
+
+  constructor(sentId: string | undefined) {
+    this.id = sentId !== undefined && CLIENT_REQUEST_ID.test(sentId) ? sentId : newRequestId();
+  }
+
+  /** Journals the request at once, as held: a timeout calls it once the change is committed (SPEC 19). */
+  journalHeld(c: Context<AppEnv>): Promise<void> | undefined {
+    return this.journalTo && (this.journaling ??= journal(c, this, this.journalTo, true));
+  }
+
+  /** Notes a fault applied to this request, after any noted before it. */
+  noteFault(text: string): void {
+    this.fault = this.fault ? `${this.fault}, ${text}` : text;
+  }
+
+  /** The answer says nothing the store holds (GET /livez): it waits for no write. */
+  needsNoWrite(): void {
+    this.written ??= Promise.resolve();
+  }
+
+  /**
+   * No answer leaves before the changes it may have read are written (the file store commits in
+   * groups). The wait is made once, by whichever part asks first (an Idempotency-Key keeping its
+   * answer, a held fault, the end of the request): a later wait would be for a newer batch, one
+   * this answer never read. When that write fails, its changes are undone, so the answer (which
+   * may show them) becomes a 500 that says so.
+   */
+  untilWritten(c: Context<AppEnv>): Promise<void> {
+    return (this.written ??= this.waitForWrite(c));
+  }
+
+  private async waitForWrite(c: Context<AppEnv>): Promise<void> {
+    const pending = c.get('services').store.pendingWrites();
+    if (!pending) return;
+    try {
+      await pending;
+    } catch {
+      c.res = send(c, {
+        code: Code.INTERNAL,
+        description: 'The sandbox could not write its data file, so the changes made at the same moment were undone and this answer may not hold: retry the request.',
+      });
+    }
+  }
+}
+
+/** This request's record (set by the outermost layer). */
+export function recordOf(c: Context<AppEnv>): RequestRecord {
+  return c.get('record');
+}
