@@ -14,7 +14,7 @@ import { DROPPED_HEADER } from './http/faults.js';
 import { webhookEventBody } from './http/views.js';
 import { enrollSchema, failSchema, paySchema, pickupSchema } from './http/schemas.js';
 import { unknownFieldWarnings } from './http/unknown-fields.js';
-import { enrollInputOf } from './http/sandbox/merchants.js';
+import { enrollInputOf } from './http/sandbox/merchants/merchants.handlers.js';
 import { listen } from './server.js';
 import type { RunningServer } from './server.js';
 import type { Clock } from './services/clock.js';

@@ -78,12 +78,3 @@ export function bindRoute<E extends Env, R extends RouteContract>(app: Hono<E>, 
   contracts.set(handler, route);
   app.on(route.method.toUpperCase(), honoPath(route.path), handler as unknown as Handler<E>);
 }
-
-/** Gives a contract to a handler another module registered (a route whose file is not ours to change). */
-export function describeRegistered<E extends Env>(app: Hono<E>, route: RouteContract): void {
-  const method = route.method.toUpperCase();
-  const path = honoPath(route.path);
-  const handlers = app.routes.filter((r) => r.method === method && r.path === path);
-  if (handlers.length === 0) throw new Error(`describeRegistered: no ${method} ${path} on this router`);
-  for (const r of handlers) contracts.set(r.handler, route);
-}

@@ -6,9 +6,11 @@ import { Hono } from 'hono';
 import { raw } from 'hono/html';
 import { Code } from '../../domain/codes.js';
 import type { AppEnv } from '../context.js';
+import { bindRoute } from '../contract/route.js';
 import { send } from '../envelope.js';
 import { builtScript } from './browser-scripts.js';
 import { basePathOf, Document, sendPage } from './layout.js';
+import * as contracts from './pages.routes.js';
 import { BASE_CSS, DASHBOARD_CSS } from './styles.js';
 
 const STATUS_FILTERS = [
@@ -156,7 +158,7 @@ const NOT_BUILT = "The dashboard's script is not built (dist/browser/dashboard.j
 export function dashboardRoutes(script: () => string | null = () => builtScript('dashboard')): Hono<AppEnv> {
   script(); // read at start, not on the first visit
   const routes = new Hono<AppEnv>();
-  routes.get('/', (c) => {
+  bindRoute(routes, contracts.dashboard, (c) => {
     const js = script();
     if (js === null) return send(c, { code: Code.INTERNAL, description: NOT_BUILT });
     return sendPage(c, (nonce) => <DashboardDocument nonce={nonce} basePath={basePathOf(c)} script={js} />);

@@ -7,7 +7,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sameSecret } from '../../../src/domain/ids.js';
 import type { Sandbox } from '../../../src/index.js';
-import { ADMIN_TOKEN_ATTEMPTS_PER_MINUTE } from '../../../src/http/sandbox/merchants.js';
+import { ADMIN_TOKEN_ATTEMPTS_PER_MINUTE } from '../../../src/http/sandbox/merchants/enrolment-gate.js';
 import { memorySandbox } from '../../helpers.js';
 
 const TOKEN = 'admin-secret-token-123';

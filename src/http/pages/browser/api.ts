@@ -9,7 +9,7 @@ import type { RouteContract } from '../../contract/route.js';
 import type * as clock from '../../sandbox/clock/clock.routes.js';
 import type * as control from '../../sandbox/control/control.routes.js';
 import type * as journal from '../../sandbox/journal/journal.routes.js';
-import type * as readiness from '../../sandbox/readiness.routes.js';
+import type * as readiness from '../../sandbox/readiness/readiness.routes.js';
 
 /** The body of a route's 200 answer. */
 type OkBody<R extends RouteContract> = R['responses'][200] extends JsonAnswer<infer S extends z.ZodType> ? z.output<S> : never;

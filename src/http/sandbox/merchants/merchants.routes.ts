@@ -1,14 +1,8 @@
-/**
- * Contracts of enrolment, the key's own merchant and its deletion. Their handlers are in
- * merchants.ts (owned by the merchants work); merchantRoutesDescribed gives those handlers these contracts.
- */
+/** Contracts of enrolment, the key's own merchant and its deletion. */
 import { z } from 'zod';
-import type { Hono } from 'hono';
-import { BODY_ANSWERS, KEYED_ANSWERS, STORE_ANSWERS, answers, json, okBody } from '../contract/answers.js';
-import { defineRoute, describeRegistered } from '../contract/route.js';
-import type { AppEnv } from '../context.js';
-import { enrollSchema } from '../schemas.js';
-import { merchantRoutes, ownMerchantRoutes } from './merchants.js';
+import { BODY_ANSWERS, KEYED_ANSWERS, STORE_ANSWERS, answers, json, okBody } from '../../contract/answers.js';
+import { defineRoute } from '../../contract/route.js';
+import { enrollSchema } from '../../schemas.js';
 
 const tag = 'Sandbox control';
 
@@ -83,16 +77,3 @@ export const deleteOwnMerchant = defineRoute({
     ...STORE_ANSWERS,
   },
 });
-
-export function merchantRoutesDescribed(): Hono<AppEnv> {
-  const app = merchantRoutes();
-  describeRegistered(app, enroll);
-  describeRegistered(app, deleteOwnMerchant);
-  return app;
-}
-
-export function ownMerchantRoutesDescribed(): Hono<AppEnv> {
-  const app = ownMerchantRoutes();
-  describeRegistered(app, ownMerchant);
-  return app;
-}

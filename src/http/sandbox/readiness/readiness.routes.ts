@@ -1,10 +1,7 @@
-/** The contract of the go-live readiness report; its handler is readiness.ts, given this contract here. */
+/** The contract of the go-live readiness report. */
 import { z } from 'zod';
-import type { Hono } from 'hono';
-import { KEYED_ANSWERS, json, okBody } from '../contract/answers.js';
-import { defineRoute, describeRegistered } from '../contract/route.js';
-import type { AppEnv } from '../context.js';
-import { readinessRoutes } from './readiness.js';
+import { KEYED_ANSWERS, json, okBody } from '../../contract/answers.js';
+import { defineRoute } from '../../contract/route.js';
 
 export const report = defineRoute({
   method: 'get',
@@ -32,9 +29,3 @@ export const report = defineRoute({
     ...KEYED_ANSWERS,
   },
 });
-
-export function readinessRoutesDescribed(): Hono<AppEnv> {
-  const app = readinessRoutes();
-  describeRegistered(app, report);
-  return app;
-}

@@ -1,16 +1,9 @@
-/**
- * Contracts of the webhook settings and drills, the delivery log, replays and test events. The
- * handlers are in webhook.ts, given these contracts by webhookRoutesDescribed.
- */
+/** Contracts of the webhook settings and drills, the delivery log, replays and test events. */
 import { z } from 'zod';
-import type { Hono } from 'hono';
-import { BODY_ANSWERS, KEYED_ANSWERS, answers, json, okBody, requestHeaders } from '../contract/answers.js';
-import { defineRoute, describeRegistered } from '../contract/route.js';
-import type { AppEnv } from '../context.js';
-import { MAX_WEBHOOK_DELAY_SECONDS } from '../../domain/webhook-drills.js';
-import { deliveriesQuerySchema, webhookSchema, webhookTestSchema } from '../schemas.js';
-import { webhookRoutes } from './webhook.js';
-import { webhookStreamRoutes } from './webhook-stream/webhook-stream.index.js';
+import { MAX_WEBHOOK_DELAY_SECONDS } from '../../../domain/webhook-drills.js';
+import { BODY_ANSWERS, KEYED_ANSWERS, answers, json, okBody, requestHeaders } from '../../contract/answers.js';
+import { defineRoute } from '../../contract/route.js';
+import { deliveriesQuerySchema, webhookSchema, webhookTestSchema } from '../../schemas.js';
 
 const tag = 'Sandbox control';
 const url = z.string().nullable().meta({ description: 'Where state changes are POSTed; null is off' });
@@ -136,10 +129,3 @@ export const replay = defineRoute({
     ...KEYED_ANSWERS,
   },
 });
-
-export function webhookRoutesDescribed(): Hono<AppEnv> {
-  const app = webhookRoutes();
-  for (const route of [read, set, rotateSecret, sendTest, deliveries, replay]) describeRegistered(app, route);
-  app.route('/', webhookStreamRoutes());
-  return app;
-}

@@ -1,0 +1,21 @@
+/** The go-live readiness report's handler: the checklist of this merchant's integration (SPEC 16). */
+import { readinessOf } from '../../../services/readiness.js';
+import type { AppEnv } from '../../context.js';
+import type { RouteHandler } from '../../contract/route.js';
+import { ok } from '../../envelope.js';
+import type * as routes from './readiness.routes.js';
+
+export const report: RouteHandler<typeof routes.report, AppEnv> = async (c) => {
+  const { store, merchants, journal } = c.get('services');
+  const report = await readinessOf(store, await merchants.current(c.get('merchant')));
+  const open = report.checks.filter((check) => check.required && check.status !== 'pass').map((check) => check.id);
+  const description = report.ready
+    ? 'Ready for go-live: every required check passes.'
+    : `Not ready for go-live: ${open.length} required check${open.length === 1 ? '' : 's'} do${open.length === 1 ? 'es' : ''} not pass (${open.join(', ')}); each says what to do.`;
+  // The evidence is recorded with the journal: without it the report sees no request at all.
+  const off = journal.enabled ? '' : ' The journal is off on this sandbox (SANDBOX_JOURNAL=off), so no request of the integration was recorded: every check about requests reads as not tried.';
+  return ok(c, description + off, {
+    ready: report.ready,
+    checks: report.checks.map((check) => ({ id: check.id, title: check.title, status: check.status, required: check.required, evidence: check.evidence, advice: check.advice })),
+  });
+};
