@@ -1,5 +1,5 @@
 /** Unguessable identifiers: every id and secret carries at least 96 random bits (fault rule ids 72). */
-import { createHash, randomFillSync, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomFillSync, timingSafeEqual } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 /** Crockford-style: no I, L, O, U, so a code read aloud or typed is not misread. */
@@ -66,7 +66,19 @@ export const PAYMENT_TOKEN_PATTERN = /^ptok_[0-9A-Za-z_-]{32}$/;
  * random bits (the demo keys are published anyway), so a slow password hash buys nothing and
  * would cost every request.
  */
-export const apiKeyHash = (apiKey: string): string => createHash('sha256').update(apiKey).digest('hex');
+export function apiKeyHash(apiKey: string): string {
+  let digest = recentKeyHashes.get(apiKey);
+  if (digest === undefined) {
+    // Every request hashes its key: the keys of the last few hundred callers are hashed once (the
+    // map is emptied when full, so a flood of made-up keys costs a hash each, as without it).
+    if (recentKeyHashes.size >= RECENT_KEY_HASHES) recentKeyHashes.clear();
+    recentKeyHashes.set(apiKey, (digest = hash('sha256', apiKey, 'hex')));
+  }
+  return digest;
+}
+
+const RECENT_KEY_HASHES = 512;
+const recentKeyHashes = new Map<string, string>();
 
 /** Whether `given` is `expected`, in time independent of both (even of their lengths): their SHA-256 digests compared. */
 export function sameSecret(given: string, expected: string): boolean {
