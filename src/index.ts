@@ -209,6 +209,6 @@ export function isPostgresUrl(value: string): boolean {
 }
 
 export { Code };
-export type { SandboxConfig, Services, EnrollInput, RunningServer };
+export type { SandboxConfig, Services, EnrollInput, RunningServer, Logger };
 export { decodeEmvPayload, toEmvPayload, crc16CcittFalse } from './domain/emv.js';
 export { signBody, stringToSign } from './domain/signature.js';
