@@ -9,7 +9,10 @@ import { redactedUrl } from './store/unavailable.js';
 import { DEFAULT_STORAGE_LIMITS, MIB } from './store/storage-quota.js';
 import { isDriverWriteAfterClose } from './store/postgres-connection.js';
 import { pino } from 'pino';
-import type { Logger } from 'pino';
+import type { Logger as PinoLogger } from 'pino';
+import { terminal } from './command-output.js';
+import { errorFields, loggerOr } from './logger.js';
+import type { Logger } from './logger.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS } from './scenarios/defaults.js';
 import type { ReplayCommandOptions } from './scenarios/replay-command.js';
 import { drainDelayFromEnv } from './server/limits.js';
@@ -127,9 +130,11 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   const config = configFromEnv(process.env, options.host);
   const drainDelayMs = drainDelayFromEnv(process.env, options.host);
   const log = envChoice(process.env, 'SANDBOX_LOG', ['on', 'off']) === 'on' ? requestLogger() : undefined;
+  // The events an operator should see: through the request lines' logger, or on stderr without one.
+  const logger = loggerOr(log);
   // A hosted sandbox (admin token set) does not open the public demo keys unless asked to.
   const demos = envChoice(process.env, 'SANDBOX_DEMO_MERCHANTS', config.adminToken ? ['off', 'on'] : ['on', 'off']) === 'on';
-  if (postgresUrl) guardDriverWriteAfterClose();
+  if (postgresUrl) guardDriverWriteAfterClose(logger);
   const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, url: postgresUrl, seed: options.seed, config, log, processMetrics: true, demoMerchants: demos, repair: options.repair });
   const server = await sandbox.listen(options.port, options.host).catch(async (err: unknown) => {
     await sandbox.close().catch(() => {});
@@ -164,7 +169,7 @@ async function serveCommand(options: ServeOptions): Promise<void> {
       await sandbox.close();
     } catch (err) {
       // The log still holds every acknowledged change; the next start replays it.
-      console.error(`could not write the store snapshot (${err instanceof Error ? err.message : String(err)}); the write-ahead log keeps every change and the next start replays it`);
+      logger.error(errorFields(err), 'store snapshot not written at stop: the write-ahead log keeps every change and the next start replays it');
       log?.flush();
       process.exit(1);
     }
@@ -188,15 +193,16 @@ function listenError(err: unknown, port: number, host: string): Error {
 /**
  * Keeps the server up through the one uncaught error the PostgreSQL driver throws when the
  * database dies under load (see isDriverWriteAfterClose); any other uncaught error ends the
- * process as Node would (stack on stderr, exit code 1).
+ * process as Node would (exit code 1), said through the logger with its stack.
  */
-function guardDriverWriteAfterClose(): void {
+function guardDriverWriteAfterClose(logger: Logger): void {
   process.on('uncaughtException', (err) => {
     if (isDriverWriteAfterClose(err)) {
-      console.error('store: the PostgreSQL driver wrote to a connection already closed (the database went away); that connection is dropped');
+      logger.warn({}, 'store: the PostgreSQL driver wrote to a connection already closed (the database went away); that connection is dropped');
       return;
     }
-    console.error(err);
+    // The process ends: its stack is the one record of why (pino writes out what it buffered at exit).
+    logger.error({ ...errorFields(err), stack: err.stack }, 'uncaught error: the process ends');
     process.exit(1);
   });
 }
@@ -207,8 +213,8 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
-/** One JSON line per request on stdout (pino). */
-function requestLogger(): Logger {
+/** One JSON line per request, and per event an operator should see, on stdout (pino). */
+function requestLogger(): PinoLogger {
   return pino(
     {
       level: process.env.LOG_LEVEL ?? 'info',
@@ -230,7 +236,7 @@ function qrDecodeCommand(payload: string): void {
   }
   console.log(decoded.crcValid ? 'CRC: valid' : 'CRC: INVALID');
   if (decoded.paymentCode) console.log(`payment_code: ${decoded.paymentCode}`);
-  for (const error of decoded.errors) console.error(`error: ${error}`);
+  for (const error of decoded.errors) terminal.err(`error: ${error}`);
   if (!decoded.valid) process.exitCode = 1;
 }
 
@@ -250,7 +256,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--host <host>', 'address to listen on (0.0.0.0 for every interface, as a hosted sandbox needs)').env('HOST').default('127.0.0.1'))
     .addOption(new Option('-d, --data <file>', 'file of the file store').env('SANDBOX_DATA').default('data/sandbox.json'))
     .option('--memory', 'keep everything in memory (same as --store memory)', false)
-    .option('--repair', 'start on a damaged file store: drop what cannot be read, report it on stderr, keep <file>.damaged-<time> copies, fold the rest into a new snapshot', false)
+    .option('--repair', 'start on a damaged file store: drop what cannot be read, report it in the log, keep <file>.damaged-<time> copies, fold the rest into a new snapshot', false)
     .addOption(
       new Option('--store <store>', 'file, memory, or postgres://user:pass@host:port/db to share one sandbox between instances')
         .env('SANDBOX_STORE')
@@ -372,7 +378,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   } catch (err) {
     // Commander has printed its own message (usage errors), or nothing at all (--help, --version).
     if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : EXIT_CODES.couldNotRun);
-    console.error(err instanceof Error ? err.message : String(err));
+    terminal.err(err instanceof Error ? err.message : String(err));
     process.exit(EXIT_CODES.couldNotRun);
   }
 }

@@ -22,7 +22,8 @@ import { defaultConfig } from './services/config.js';
 import type { SandboxConfig } from './services/config.js';
 import { createServices, startScheduler } from './services/index.js';
 import { SandboxMetrics } from './services/metrics.js';
-import type { Logger } from 'pino';
+import { loggerOr } from './logger.js';
+import type { Logger } from './logger.js';
 import type { Services } from './services/index.js';
 import type { EnrollInput } from './services/merchants.js';
 import { FileStore } from './store/file-store.js';
@@ -35,7 +36,7 @@ export interface SandboxOptions {
   readonly store?: 'memory' | 'file' | 'postgres';
   /** The file of the file store; default data/sandbox.json. */
   readonly dataFile?: string;
-  /** Start the file store on damaged files: drop what cannot be read, say what on stderr, keep copies. */
+  /** Start the file store on damaged files: drop what cannot be read, say what through the logger, keep copies. */
   readonly repair?: boolean;
   /** The postgres:// or postgresql:// URL of the PostgreSQL store. */
   readonly url?: string;
@@ -48,7 +49,11 @@ export interface SandboxOptions {
   /** Run expiries and settlements in the background (default true). */
   readonly scheduler?: boolean;
   readonly config?: Partial<SandboxConfig>;
-  /** A pino logger for one JSON line per request; none by default (the CLI passes one). */
+  /**
+   * A logger (pino's, or anything with its debug/info/warn/error) for one JSON line per request
+   * and per event an operator should see; none by default (the CLI passes one): then the events
+   * alone go to stderr as JSON lines.
+   */
   readonly log?: Logger;
   /** Also export the process's own metrics (CPU, memory, event loop) at /metrics: once per process. */
   readonly processMetrics?: boolean;
@@ -110,7 +115,7 @@ export interface Sandbox {
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const config = defaultConfig({ ...(options.seed !== undefined ? { seed: options.seed } : {}), ...options.config });
-  const store = storeOf(options);
+  const store = storeOf(options, loggerOr(options.log));
   await store.open();
   const metrics = config.metrics ? new SandboxMetrics() : undefined;
   if (metrics && options.processMetrics) metrics.withProcessMetrics();
@@ -164,7 +169,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       return response;
     },
     async listen(port = 0, hostname) {
-      const server = await listen(app, port, hostname);
+      const server = await listen(app, port, hostname, {}, services.logger);
       servers.push(server);
       return server;
     },
@@ -189,11 +194,11 @@ function libraryBody<S extends z.ZodObject>(helper: string, schema: S, input: un
   return parsed.data;
 }
 
-function storeOf(options: SandboxOptions): Store {
-  if (options.store === 'file') return new FileStore({ dataFile: options.dataFile ?? 'data/sandbox.json', repair: options.repair === true });
+function storeOf(options: SandboxOptions, logger: Logger): Store {
+  if (options.store === 'file') return new FileStore({ dataFile: options.dataFile ?? 'data/sandbox.json', repair: options.repair === true, logger });
   if (options.store === 'postgres') {
     if (!options.url || !isPostgresUrl(options.url)) throw new Error('createSandbox({ store: "postgres" }) needs url: a postgres:// or postgresql:// URL of the database.');
-    return new PostgresStore({ url: options.url });
+    return new PostgresStore({ url: options.url, logger });
   }
   return new MemoryStore();
 }
@@ -204,6 +209,6 @@ export function isPostgresUrl(value: string): boolean {
 }
 
 export { Code };
-export type { SandboxConfig, Services, EnrollInput, RunningServer };
+export type { SandboxConfig, Services, EnrollInput, RunningServer, Logger };
 export { decodeEmvPayload, toEmvPayload, crc16CcittFalse } from './domain/emv.js';
 export { signBody, stringToSign } from './domain/signature.js';

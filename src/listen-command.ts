@@ -5,6 +5,7 @@
  * public URL. Reconnects by itself, with back-off, after the stream drops.
  */
 import { EXIT_CODES } from './cli.js';
+import { terminal } from './command-output.js';
 
 export interface ListenCommandOptions {
   readonly baseUrl: string;
@@ -45,7 +46,7 @@ class Refused extends Error {
 export async function listenCommand(options: ListenCommandOptions, stop: AbortSignal = stopSignal()): Promise<number> {
   const base = options.baseUrl.replace(/\/+$/, '');
   const paint = painter(options.color !== false && process.stdout.isTTY === true && !process.env.NO_COLOR);
-  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const say = terminal.out;
   let connectedOnce = false;
   for (let failures = 0; !stop.aborted; ) {
     try {
@@ -60,7 +61,7 @@ export async function listenCommand(options: ListenCommandOptions, stop: AbortSi
       if (stop.aborted) break;
       const message = err instanceof Error ? err.message : String(err);
       if ((err instanceof Refused && err.fatal) || !connectedOnce) {
-        console.error(`listen: ${message}`);
+        terminal.err(`listen: ${message}`);
         return EXIT_CODES.couldNotRun;
       }
       failures++;

@@ -1,6 +1,7 @@
 /** payreq-sandbox readiness: the go-live checklist of a merchant, for a terminal or CI (JUnit). */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { terminal } from './command-output.js';
 import type { CheckStatus, ReadinessCheck } from './domain/readiness.js';
 import { xmlEscape } from './scenarios/report-junit.js';
 
@@ -29,12 +30,12 @@ export async function readinessCommand(options: ReadinessCommandOptions): Promis
     const res = await fetch(url, { headers: { 'Service-Api-Key': options.key }, signal: AbortSignal.timeout(15_000) });
     const body = (await res.json()) as ReadinessAnswer;
     if (res.status !== 200 || !Array.isArray(body.checks)) {
-      console.error(`readiness: ${url} answered ${res.status}: ${body.description ?? 'no report'}`);
+      terminal.err(`readiness: ${url} answered ${res.status}: ${body.description ?? 'no report'}`);
       return 2;
     }
     answer = body;
   } catch (err) {
-    console.error(`readiness: could not read ${url} (${err instanceof Error ? err.message : String(err)})`);
+    terminal.err(`readiness: could not read ${url} (${err instanceof Error ? err.message : String(err)})`);
     return 2;
   }
   if (options.json) console.log(JSON.stringify(answer, null, 2));
@@ -44,7 +45,7 @@ export async function readinessCommand(options: ReadinessCommandOptions): Promis
       mkdirSync(dirname(options.junit), { recursive: true });
       writeFileSync(options.junit, junitOf(answer, options.baseUrl));
     } catch (err) {
-      console.error(`readiness: could not write the JUnit report ${options.junit} (${err instanceof Error ? err.message : String(err)})`);
+      terminal.err(`readiness: could not write the JUnit report ${options.junit} (${err instanceof Error ? err.message : String(err)})`);
       return 2;
     }
   }

@@ -8,6 +8,8 @@ import { createServer } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
 import type { Hono } from 'hono';
 import type { AppEnv } from './http/context.js';
+import { loggerOr } from './logger.js';
+import type { Logger } from './logger.js';
 import { capConnections } from './server/connection-caps.js';
 import { drainOnStop, HandlersInFlight } from './server/drain.js';
 import { checkedLimits, serverLimitsFromEnv } from './server/limits.js';
@@ -37,9 +39,9 @@ export interface RunningServer {
 
 /**
  * Listens for `app`. `limits` defaults to serverLimitsFromEnv(process.env); the fields given
- * override it.
+ * override it. `logger` hears of errors thrown before the app (the sandbox's, services.logger).
  */
-export function listen(app: Hono<AppEnv>, port: number, hostname?: string, limits: Partial<ServerLimits> = {}): Promise<RunningServer> {
+export function listen(app: Hono<AppEnv>, port: number, hostname?: string, limits: Partial<ServerLimits> = {}, logger: Logger = loggerOr(undefined)): Promise<RunningServer> {
   const settings = checkedLimits({ ...serverLimitsFromEnv(process.env), ...limits });
   const handlers = new HandlersInFlight();
   const fetch = handlers.wrap((request: Request, env: unknown) => app.fetch(request, env as Parameters<typeof app.fetch>[1]));
@@ -54,7 +56,7 @@ export function listen(app: Hono<AppEnv>, port: number, hostname?: string, limit
       // Node's check answers an empty 400; answerOddRequestsFirst answers it in the envelope.
       requireHostHeader: false,
     },
-    answerOddRequestsFirst(getRequestListener(fetch, { ...(hostname ? { hostname } : {}), errorHandler: answerRequestError }), allow),
+    answerOddRequestsFirst(getRequestListener(fetch, { ...(hostname ? { hostname } : {}), errorHandler: (err) => answerRequestError(err, logger) }), allow),
   );
   const connections = capConnections(server, settings);
   answerClientErrors(server, connections, settings);

@@ -8,6 +8,7 @@ import { Code } from '../domain/codes.js';
 import { SandboxError } from '../domain/errors.js';
 import type { ResponseCode } from '../domain/codes.js';
 import type { ErrorKind } from '../domain/errors.js';
+import { errorFields, logInternalError, loggerOr } from '../logger.js';
 import { StoreUnavailableError } from '../store/unavailable.js';
 import type { AppEnv } from './context.js';
 import { send } from './envelope.js';
@@ -47,16 +48,18 @@ export function answerError(err: Error, c: Context<AppEnv>): Response {
     return send(c, { code: Code.UNAVAILABLE, description: `The sandbox's database cannot be reached right now: ${outcome}.` }, { 'Retry-After': '2' });
   }
   if (err instanceof DroppedConnection) return new Response(null, { status: 599, headers: { [DROPPED_HEADER]: '1' } });
-  const where = `${c.req.method} ${new URL(c.req.url).pathname}`;
   // A client that hung up mid-body is not a sandbox fault: nobody reads this answer, and the journal says what happened.
   if (clientHungUp(err)) return send(c, { code: Code.INVALID, description: 'The client closed the connection before the request body arrived; nothing was changed.' });
+  // The services are set by the app's first layer; an error thrown before it still gets a logger.
+  const logger = loggerOr(c.get('services')?.logger);
+  const request = { request_id: c.get('requestId') ?? null, method: c.req.method, path: new URL(c.req.url).pathname };
   const storage = storageFailure(err);
   if (storage) {
-    console.error(`store write failed on ${where}: ${err.message}`);
+    logger.error({ ...request, ...errorFields(err) }, 'store write failed: the request changed nothing');
     return send(c, { code: Code.INTERNAL, description: `The sandbox could not write its data file (${storage}): nothing was changed. Free disk space or check the data directory, then retry.` });
   }
   // The cause goes to the server log only; the client gets the envelope, never a stack.
-  console.error(`internal error on ${where}:`, err.stack ?? err.message);
+  logInternalError(logger, err, request);
   return send(c, { code: Code.INTERNAL, description: 'Internal error in the sandbox: nothing was changed. Please report it with the request that caused it.' });
 }
 

@@ -1,6 +1,8 @@
 /** `payreq-sandbox replay`: runs the replay, prints the report, writes JUnit, answers the exit code. */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { terminal } from '../command-output.js';
+import type { CommandOutput } from '../command-output.js';
 import { replay, ReplayCouldNotRun } from './replay.js';
 import { formatFileResult, formatSummary } from './report-human.js';
 import { junitXml } from './report-junit.js';
@@ -19,18 +21,9 @@ export interface ReplayCommandOptions {
   readonly color?: boolean;
 }
 
-export interface CommandOutput {
-  out(text: string): void;
-  err(text: string): void;
-}
-
-const processOutput: CommandOutput = {
-  out: (text) => process.stdout.write(`${text}\n`),
-  err: (text) => process.stderr.write(`${text}\n`),
-};
 
 /** Answers the exit code: 0 when every file passed, 1 when one failed, 2 when the replay could not run or its report not be written. */
-export async function replayCommand(paths: readonly string[], options: ReplayCommandOptions = {}, output: CommandOutput = processOutput): Promise<number> {
+export async function replayCommand(paths: readonly string[], options: ReplayCommandOptions = {}, output: CommandOutput = terminal): Promise<number> {
   try {
     return await replayAndReport(paths, options, output);
   } catch (err) {

@@ -7,6 +7,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { RequestError } from '@hono/node-server';
 import { newRequestId } from '../domain/ids.js';
+import { logInternalError } from '../logger.js';
+import type { Logger } from '../logger.js';
 import { endWithAnswer, rawEnvelope } from './malformed-http.js';
 
 type RequestListener = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -60,16 +62,17 @@ export function answerOddRequests(server: Server, allow: string): void {
   });
 }
 
-/** The adapter's errorHandler: a Host or request target it could not make a URL of is a 400 in the envelope. */
-export function answerRequestError(err: unknown): Response {
-  const [status, description] = requestProblem(err);
-  return new Response(JSON.stringify({ code: status, description }), { status, headers: { 'Content-Type': JSON_TYPE, 'Request-Id': newRequestId() } });
+/** The adapter's errorHandler: a Host or request target it could not make a URL of is a 400 in the envelope; anything else is said through `logger`. */
+export function answerRequestError(err: unknown, logger: Logger): Response {
+  const requestId = newRequestId();
+  const [status, description] = requestProblem(err, () => logInternalError(logger, err, { request_id: requestId }, 'internal error before the app'));
+  return new Response(JSON.stringify({ code: status, description }), { status, headers: { 'Content-Type': JSON_TYPE, 'Request-Id': requestId } });
 }
 
-function requestProblem(err: unknown): [number, string] {
+function requestProblem(err: unknown, logInternal: () => void): [number, string] {
   if (!(err instanceof RequestError)) {
     // The cause goes to the server log only; the client gets the envelope, never a stack.
-    console.error('internal error before the app:', err instanceof Error ? (err.stack ?? err.message) : err);
+    logInternal();
     return [500, 'Internal error in the sandbox: nothing was changed. Please report it with the request that caused it.'];
   }
   if (err.message === 'Missing host header') return [400, NO_HOST];

@@ -21,13 +21,16 @@ import { PeopleGenerator } from './people.js';
 import { DrainState } from './drain-state.js';
 import { QrImageCache } from './qr-images.js';
 import type { SandboxMetrics } from './metrics.js';
-import type { Logger } from 'pino';
+import { errorFields, loggerOr } from '../logger.js';
+import type { Logger } from '../logger.js';
 
 /** Everything one sandbox instance runs on; the HTTP layer reaches it through the context. */
 export interface Services {
   readonly config: SandboxConfig;
-  /** One JSON line per request and per notable event; undefined logs nothing (the library's default). */
+  /** One JSON line per request; undefined writes none (the library's default, SANDBOX_LOG=off). */
   readonly log: Logger | undefined;
+  /** What an operator should see (failures, outages, repairs): `log` when given, else JSON lines on stderr (loggerOr). */
+  readonly logger: Logger;
   /** Undefined when SANDBOX_METRICS=off. */
   readonly metrics: SandboxMetrics | undefined;
   readonly store: Store;
@@ -67,12 +70,14 @@ const PLAIN_WIRE: WireFormat = {
 
 /** What a sandbox reports through: its logger and metrics (both optional). */
 export interface Observability {
+  /** Request lines and every event an operator should see; without it, the events alone go to stderr. */
   readonly log?: Logger | undefined;
   readonly metrics?: SandboxMetrics | undefined;
 }
 
 export function createServices(store: Store, config: SandboxConfig, clock?: Clock, wire: WireFormat = PLAIN_WIRE, observe: Observability = {}): Services {
   const { log, metrics } = observe;
+  const logger = loggerOr(log);
   const sandboxClock = new SandboxClock(clock);
   // Names and payers drawn from this sandbox's own generator: another sandbox's calls do not move its sequence.
   const people = new PeopleGenerator(config.seed);
@@ -80,7 +85,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
   const webhooks = new WebhookService(merchants, store.deliveries, wire.webhookBody, wire.json, config.webhookRetryDelaysMs, config.seed, config.webhookPrivateTargets, metrics, {
     ...STREAM_TIMING,
     heartbeatMs: config.streamHeartbeatMs,
-  });
+  }, logger);
   const payments = new PaymentService(store, merchants, config, people, webhooks.deliveriesFor, metrics);
   payments.onChange(webhooks.onPaymentChange);
   if (metrics) payments.onChange((_merchant, _payment, events) => metrics.countEvents(events));
@@ -90,6 +95,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
   return {
     config,
     log,
+    logger,
     metrics,
     store,
     merchants,
@@ -146,7 +152,7 @@ export function startScheduler(services: Services, everyMs = 1000): () => void {
         prunedAt = services.merchants.realNow();
         await pruneOldPayments(services);
         const idle = await services.merchants.deleteIdle();
-        if (idle.length > 0) services.log?.info({ payee_ids: idle }, `deleted ${idle.length} merchant(s) idle for ${services.config.merchantIdleDays} days`);
+        if (idle.length > 0) services.logger.info({ payee_ids: idle }, `deleted ${idle.length} merchant(s) idle for ${services.config.merchantIdleDays} days`);
       }
       for (const payeeId of await services.store.merchantsWithDueWork(services.merchants.realNow())) {
         const merchant = await services.store.merchant(payeeId);
@@ -154,7 +160,7 @@ export function startScheduler(services: Services, everyMs = 1000): () => void {
       }
     } catch (err) {
       // The store says once when its database goes away and comes back; a tick need not repeat it.
-      if (!(err instanceof StoreUnavailableError)) console.error('scheduler tick failed:', err instanceof Error ? err.message : err);
+      if (!(err instanceof StoreUnavailableError)) services.logger.error(errorFields(err), 'scheduler tick failed');
     } finally {
       running = false;
     }

@@ -3,6 +3,8 @@
  * told which merchants' listeners are here (renewed, so an instance that dies lets go within
  * LISTENER_HOLD_MS), and the streams of a merchant deleted meanwhile end.
  */
+import { errorFields } from '../logger.js';
+import type { Logger } from '../logger.js';
 import type { DeliveryLog } from '../store/delivery-log.js';
 import { StoreUnavailableError } from '../store/unavailable.js';
 import type { MerchantService } from './merchants.js';
@@ -22,6 +24,7 @@ export class ListenerUpkeep {
     private readonly listeners: () => WebhookListeners,
     private readonly log: DeliveryLog,
     private readonly merchants: MerchantService,
+    private readonly logger: Logger,
   ) {
     this.renewer = setInterval(() => {
       this.hold();
@@ -37,7 +40,7 @@ export class ListenerUpkeep {
     this.held = ids.length > 0;
     const now = this.merchants.realNow();
     this.log.holdListeners(ids, now, now + LISTENER_HOLD_MS).catch((err: unknown) => {
-      if (!(err instanceof StoreUnavailableError)) console.error('webhook listeners not recorded:', err instanceof Error ? err.message : err);
+      if (!(err instanceof StoreUnavailableError)) this.logger.error(errorFields(err), 'webhook listeners not recorded');
     });
   }
 

@@ -8,6 +8,8 @@
 import { SandboxError } from '../domain/errors.js';
 import { newDeliveryId, newEventId, newPaymentCode, newPaymentId, newPaymentToken } from '../domain/ids.js';
 import { isPrivateAddress } from '../domain/private-addresses.js';
+import { errorFields, loggerOr } from '../logger.js';
+import type { Logger } from '../logger.js';
 import { eventTypeOf, isDuplicated, NO_WEBHOOK_FAULTS, sampleEvent, WEBHOOK_EVENT_TYPES } from '../domain/webhook-drills.js';
 import type { WebhookFaults } from '../domain/webhook-drills.js';
 import type { Merchant } from '../domain/merchant.js';
@@ -77,6 +79,7 @@ export class WebhookService {
     allowPrivateTargets = true,
     private readonly metrics?: SandboxMetrics,
     streamTiming?: StreamTiming,
+    private readonly logger: Logger = loggerOr(undefined),
   ) {
     this.poller = setInterval(() => this.kick(), POLL_MS);
     this.poller.unref();
@@ -89,7 +92,7 @@ export class WebhookService {
       streamTiming,
       relay,
     );
-    this.upkeep = new ListenerUpkeep(() => this.listeners, log, merchants);
+    this.upkeep = new ListenerUpkeep(() => this.listeners, log, merchants, logger);
     this.guard = allowPrivateTargets ? undefined : { refuses: isPrivateAddress, resolve: systemResolver };
   }
 
@@ -275,7 +278,7 @@ export class WebhookService {
     }
     this.pumping = this.pump()
       .catch((err: unknown) => {
-        if (!(err instanceof StoreUnavailableError)) console.error('webhook delivery pass failed:', err instanceof Error ? err.message : err);
+        if (!(err instanceof StoreUnavailableError)) this.logger.error(errorFields(err), 'webhook delivery pass failed');
       })
       .finally(() => {
         this.pumping = null;
@@ -300,7 +303,7 @@ export class WebhookService {
       for (const delivery of claimed) {
         this.sending(delivery.payeeId, +1);
         void this.attempt(delivery)
-          .catch((err: unknown) => console.error('webhook delivery failed to record:', err instanceof Error ? err.message : err))
+          .catch((err: unknown) => this.logger.error({ delivery_id: delivery.id, payee_id: delivery.payeeId, ...errorFields(err) }, 'webhook delivery not recorded'))
           .finally(() => {
             this.sending(delivery.payeeId, -1);
             this.kick();

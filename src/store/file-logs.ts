@@ -13,6 +13,7 @@
 import type { AttemptOutcome, Delivery, DeliveryAttempt, DeliveryLog, MemoryDeliveryLog, MerchantPlaces } from './delivery-log.js';
 import type { JournalEntry, JournalFilter, JournalLog, MemoryJournalLog, NewJournalEntry } from './journal-log.js';
 import type { LogWriter } from './log-writer.js';
+import type { Logger } from '../logger.js';
 import { encodeRecord } from './store-records.js';
 import type { SeenRequest } from '../domain/readiness.js';
 import { MemoryIdempotencyKeys } from './idempotency-keys.js';
@@ -107,7 +108,7 @@ export class FileIdempotencyKeys implements IdempotencyKeys {
   readonly memory = new MemoryIdempotencyKeys();
   readonly part: PartFile<KeyRecord, { readonly payeeId: string; readonly v: AnsweredKey }>;
 
-  constructor(dataFile: string) {
+  constructor(dataFile: string, logger: Logger) {
     this.part = new PartFile(dataFile, {
       name: 'idempotency',
       recordProblem: (r) => (r.t === 'key' ? answeredKeyProblem(r) : r.t === 'clear' ? payeeProblem(r) : `has type t=${JSON.stringify(r.t)}, neither key nor clear`),
@@ -115,7 +116,7 @@ export class FileIdempotencyKeys implements IdempotencyKeys {
       apply: (r) => (r.t === 'key' ? this.memory.restore(r.payeeId, r.v) : void this.memory.clear(r.payeeId)),
       restore: (row) => this.memory.restore(row.payeeId, row.v),
       rows: () => Array.from(this.memory.answered(), ([payeeId, v]) => ({ payeeId, v })),
-    });
+    }, logger);
   }
 
   // A claim is never written: after a restart nobody runs it any more, so its retry must run (kept, it would answer "in progress").
@@ -149,7 +150,7 @@ export class FileReadinessLog implements ReadinessLog {
   readonly memory = new MemoryReadinessLog();
   readonly part: PartFile<EvidenceRecord, EvidenceRow>;
 
-  constructor(dataFile: string) {
+  constructor(dataFile: string, logger: Logger) {
     this.part = new PartFile(dataFile, {
       name: 'readiness',
       recordProblem: (r) =>
@@ -160,7 +161,7 @@ export class FileReadinessLog implements ReadinessLog {
       apply: (r) => (r.t === 'seen' ? this.memory.restore(r, r.replaced) : void this.memory.clear(r.payeeId)),
       restore: (row) => this.memory.restore(row),
       rows: () => [...this.memory.rows()],
-    });
+    }, logger);
   }
 
   async add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void> {

@@ -25,6 +25,8 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { Low } from 'lowdb';
+import { errorFields, loggerOr } from '../logger.js';
+import type { Logger } from '../logger.js';
 import { afterReset } from '../domain/merchant.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
@@ -56,8 +58,10 @@ export interface FileStoreOptions {
   readonly compactAfter?: number;
   /** Milliseconds, for the wait after a failed fold; tests move it by hand. */
   readonly clock?: () => number;
+  /** Where failed writes and folds, torn records skipped and repairs are said; loggerOr's default when not given. */
+  readonly logger?: Logger;
   /**
-   * Start on damaged files: drop what cannot be read (reported on stderr and in `repaired`),
+   * Start on damaged files: drop what cannot be read (reported through the logger and in `repaired`),
    * keep a copy of each damaged file (`<file>.damaged-<time>`), and fold the rest into a new snapshot.
    */
   readonly repair?: boolean;
@@ -91,14 +95,16 @@ export class FileStore implements Store {
   private closed = false;
   /** Merchants read at start with plain API keys (an earlier version): the files are rewritten without them. */
   private plainKeys = 0;
+  private readonly logger: Logger;
 
   constructor(private readonly options: FileStoreOptions) {
-    this.log = new LogWriter(options.dataFile, () => this.foldIfDue());
+    this.logger = loggerOr(options.logger);
+    this.log = new LogWriter(options.dataFile, () => this.foldIfDue(), this.logger);
     this.probe = new DataDirProbe(options.dataFile, () => this.now());
     this.journal = new FileJournalLog(new MemoryJournalLog(), this.log);
     this.deliveries = new FileDeliveryLog(new MemoryDeliveryLog(), this.log);
-    this.idempotency = new FileIdempotencyKeys(options.dataFile);
-    this.readiness = new FileReadinessLog(options.dataFile);
+    this.idempotency = new FileIdempotencyKeys(options.dataFile, this.logger);
+    this.readiness = new FileReadinessLog(options.dataFile, this.logger);
     this.snapshot = new Low<Snapshot>(new SnapshotFile<Snapshot>(options.dataFile, { checksumKey: CHECKSUM_KEY }), emptySnapshot());
   }
 
@@ -114,7 +120,7 @@ export class FileStore implements Store {
   async open(): Promise<void> {
     const file = this.options.dataFile;
     mkdirSync(path.dirname(file), { recursive: true });
-    const damage = new Damage(file, this.options.repair === true);
+    const damage = new Damage(file, this.options.repair === true, this.logger);
     const { snapshot, ...found } = await readSnapshot(file, damage);
     this.restore(snapshot);
     const segments = segmentsToReplay(this.log.segments(), snapshot.walSegment, found, this.log, damage);
@@ -130,7 +136,7 @@ export class FileStore implements Store {
     this.log.records = replayed;
     for (const part of this.parts()) {
       // Each part checks its own files (a dropped snapshot of one says nothing of the others); the report is one.
-      const found = new Damage(part.file, damage.repair);
+      const found = new Damage(part.file, damage.repair, this.logger);
       await part.open(found);
       damage.dropped.push(...found.dropped);
       for (const f of found.files) damage.files.add(f);
@@ -142,7 +148,10 @@ export class FileStore implements Store {
   /** A fold writes the snapshot from memory, where keys are hashed, and deletes the segments that held them in plain text. */
   private async foldAwayPlainKeys(): Promise<void> {
     await this.compact();
-    console.error(`${this.options.dataFile}: ${this.plainKeys} merchant record(s) of an earlier version held API keys in plain text; the store now keeps only their SHA-256 (snapshot rewritten, old log segments deleted).`);
+    this.logger.warn(
+      { file: this.options.dataFile, merchants: this.plainKeys },
+      'store hashed the plain-text API keys of an earlier version: it now keeps only their SHA-256 (snapshot rewritten, old log segments deleted)',
+    );
     this.plainKeys = 0;
   }
 
@@ -192,7 +201,7 @@ export class FileStore implements Store {
       // Whatever the snapshot did, every acknowledged change is already in the log.
       this.log.close();
       const failed = (await parts).find((r) => r.status === 'rejected');
-      if (failed) console.error(`store close: a part was not folded (its log keeps everything):`, failed.reason instanceof Error ? failed.reason.message : String(failed.reason));
+      if (failed) this.logger.warn(errorFields(failed.reason), 'store close: a part was not folded (its log keeps every change)');
     }
   }
 
@@ -336,7 +345,7 @@ export class FileStore implements Store {
     this.compact().catch((err: unknown) => {
       const waitMs = Math.min(Math.max(FOLD_RETRY_FIRST_MS, this.foldRetry.waitMs * 2), FOLD_RETRY_MOST_MS);
       this.foldRetry = { at: this.now() + waitMs, waitMs };
-      console.error(`store compaction failed (the log keeps every change; next try in ${waitMs / 1000} s):`, err instanceof Error ? err.message : String(err));
+      this.logger.error({ file: this.options.dataFile, ...errorFields(err), retry_in_s: waitMs / 1000 }, 'store compaction failed (the log keeps every change)');
     });
   }
 
@@ -376,11 +385,7 @@ export class FileStore implements Store {
       return `${file}.damaged-${stamp}`;
     });
     this.repaired = damage.dropped;
-    console.error(
-      `${this.options.dataFile}: started with --repair; dropped:\n  ${damage.dropped.join('\n  ')}\n` +
-        (copies.length > 0 ? `copies of the damaged files as they were: ${copies.join(', ')}\n` : '') +
-        'what was read is now folded into a new snapshot.',
-    );
+    this.logger.warn({ file: this.options.dataFile, dropped: damage.dropped, copies }, 'store started with --repair: it dropped what could not be read, kept copies of the damaged files, and folds what was read into a new snapshot');
     await Promise.all([this.compact(), ...this.parts().map((part) => part.compact())]);
   }
 

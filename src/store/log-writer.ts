@@ -21,6 +21,8 @@
  */
 import { closeSync, constants, ftruncateSync, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { errorFields, loggerOr } from '../logger.js';
+import type { Logger } from '../logger.js';
 import { encodeLogEnd } from './store-records.js';
 
 /** Why the last append failed (it did not land); cleared by the next append that lands. */
@@ -79,6 +81,7 @@ export class LogWriter {
     readonly dataFile: string,
     /** Told after every write that landed (the store decides there whether to fold). */
     private readonly afterWrite: () => void = () => undefined,
+    private readonly logger: Logger = loggerOr(undefined),
   ) {}
 
   get isOpen(): boolean {
@@ -216,7 +219,7 @@ export class LogWriter {
         this.flush();
       } catch (err) {
         // Already answered to every waiter; said here once for the operator.
-        console.error('store write failed; the changes of this turn were undone and refused:', err instanceof Error ? err.message : String(err));
+        this.logger.error({ file: this.dataFile, ...errorFields(err) }, 'store write failed: the changes of this turn were undone and refused');
       }
     });
     return batch;
@@ -254,7 +257,7 @@ export class LogWriter {
       writeSync(this.endFd, line, 0, line.length, 0);
       this.endFailed = false;
     } catch (err) {
-      if (!this.endFailed) console.error(`could not write ${this.endFile} (a start checks the log's length against it):`, err instanceof Error ? err.message : String(err));
+      if (!this.endFailed) this.logger.error({ file: this.endFile, ...errorFields(err) }, "store end marker not written (a start checks the log's length against it)");
       this.endFailed = true;
     }
   }

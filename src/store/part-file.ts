@@ -11,6 +11,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
+import { errorFields } from '../logger.js';
+import type { Logger } from '../logger.js';
 import { LogWriter } from './log-writer.js';
 import { SnapshotFile } from './snapshot-file.js';
 import { CHECKSUM_KEY, Damage, damagedSnapshot, replayLines, segmentsToReplay } from './store-files.js';
@@ -65,10 +67,11 @@ export class PartFile<R extends { readonly t: string }, Row> implements StorePar
   constructor(
     dataFile: string,
     private readonly content: PartContent<R, Row>,
+    private readonly logger: Logger,
     private readonly foldAfter = 1_000,
   ) {
     this.file = `${dataFile}.${content.name}`;
-    this.log = new LogWriter(this.file, () => this.foldIfDue());
+    this.log = new LogWriter(this.file, () => this.foldIfDue(), logger);
     this.snapshot = new SnapshotFile<PartSnapshot<Row>>(this.file, { checksumKey: CHECKSUM_KEY });
   }
 
@@ -136,7 +139,7 @@ export class PartFile<R extends { readonly t: string }, Row> implements StorePar
       if (this.compacting || !this.log.isOpen) return;
       this.compact().catch((err: unknown) => {
         this.foldRetryAt = performance.now() + FOLD_RETRY_MS;
-        console.error(`${this.file}: compaction failed (the log keeps everything; next try in ${FOLD_RETRY_MS / 1000} s):`, err instanceof Error ? err.message : String(err));
+        this.logger.error({ file: this.file, ...errorFields(err), retry_in_s: FOLD_RETRY_MS / 1000 }, 'store compaction failed (the log keeps every change)');
       });
     });
   }

@@ -9,6 +9,7 @@
  * too, saying that its outcome is unknown (it may have been sent).
  */
 import postgres from 'postgres';
+import type { Logger } from '../logger.js';
 import { StoreUnavailableError } from './unavailable.js';
 
 /** The pool, or a transaction of it. */
@@ -39,6 +40,8 @@ export class PostgresConnection {
     /** The URL with its password masked. */
     private readonly shownUrl: string,
     private readonly maxConnections: number,
+    /** Where the outages are said: one line when one starts, one when it ends. */
+    private readonly logger: Logger,
   ) {
     this.sql = this.pool();
   }
@@ -100,7 +103,7 @@ export class PostgresConnection {
     if (this.downSince !== null || this.closed) return;
     this.downSince = Date.now();
     this.downReason = reason;
-    console.error(`store: the database ${this.shownUrl} cannot be reached (${reason}); answering 503 and trying again every second`);
+    this.logger.error({ database: this.shownUrl, reason }, 'store: the database cannot be reached; answering 503 and trying again every second');
     this.probe = setInterval(() => void this.tryAgain(), PROBE_EVERY_MS);
     this.probe.unref();
   }
@@ -109,11 +112,11 @@ export class PostgresConnection {
   private noteLate(): void {
     if (this.lateSince !== null) return;
     this.lateSince = Date.now();
-    console.error(`store: the database ${this.shownUrl} does not answer within ${CALL_DEADLINE_MS / 1000} s; answering 503 for the calls it leaves unanswered`);
+    this.logger.error({ database: this.shownUrl, deadline_s: CALL_DEADLINE_MS / 1000 }, 'store: the database does not answer in time; answering 503 for the calls it leaves unanswered');
   }
 
   private answersAgain(): void {
-    console.error(`store: the database ${this.shownUrl} answers again after ${Math.round((Date.now() - this.lateSince!) / 1000)} s without answers`);
+    this.logger.warn({ database: this.shownUrl, silent_s: Math.round((Date.now() - this.lateSince!) / 1000) }, 'store: the database answers again');
     this.lateSince = null;
   }
 
@@ -136,7 +139,7 @@ export class PostgresConnection {
     const old = this.sql;
     this.sql = this.pool();
     void old.end({ timeout: 0 }).catch(() => undefined);
-    console.error(`store: the database ${this.shownUrl} is reachable again after ${Math.round((Date.now() - this.downSince) / 1000)} s`);
+    this.logger.warn({ database: this.shownUrl, down_s: Math.round((Date.now() - this.downSince) / 1000) }, 'store: the database is reachable again');
     this.downSince = null;
     if (this.probe) clearInterval(this.probe);
     this.probe = null;

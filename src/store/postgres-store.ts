@@ -14,6 +14,8 @@
  */
 import postgres from 'postgres';
 import { apiKeyHash } from '../domain/ids.js';
+import { loggerOr } from '../logger.js';
+import type { Logger } from '../logger.js';
 import { afterReset } from '../domain/merchant.js';
 import type { Merchant } from '../domain/merchant.js';
 import { isLive, isOpen, withMetadataText } from '../domain/payment.js';
@@ -45,6 +47,8 @@ export interface PostgresStoreOptions {
   readonly url: string;
   /** Connections this instance keeps open at most (default 10). */
   readonly maxConnections?: number;
+  /** Where the database going away and coming back, and failed trims, are said; loggerOr's default when not given. */
+  readonly logger?: Logger;
 }
 
 
@@ -74,8 +78,9 @@ export class PostgresStore implements Store {
 
   constructor(options: PostgresStoreOptions) {
     this.shownUrl = redactedUrl(options.url);
-    this.connection = new PostgresConnection(options.url, this.shownUrl, options.maxConnections ?? 10);
-    this.trims = new PostgresTrims((query) => this.run(query));
+    const logger = loggerOr(options.logger);
+    this.connection = new PostgresConnection(options.url, this.shownUrl, options.maxConnections ?? 10, logger);
+    this.trims = new PostgresTrims((query) => this.run(query), logger);
     const writer = new PostgresTurnWriter((query) => this.run(query), {
       journal: this.trims.counter(JOURNAL_TRIM_EVERY, trimJournal),
       evidence: this.trims.counter(EVIDENCE_TRIM_EVERY, trimEvidence),

@@ -6,7 +6,10 @@
  * a trim bounds the tables, not what is seen.
  */
 import type postgres from 'postgres';
+import { errorFields } from '../logger.js';
+import type { Logger } from '../logger.js';
 import type { Run } from './postgres-connection.js';
+import { StoreUnavailableError } from './unavailable.js';
 
 /** How often due trims run, and how many at most per run. */
 export const TRIM_RUN_EVERY_MS = 1_000;
@@ -27,7 +30,10 @@ export class PostgresTrims {
   private running: Promise<void> | null = null;
   private parts = 0;
 
-  constructor(private readonly run: Run) {
+  constructor(
+    private readonly run: Run,
+    private readonly logger: Logger,
+  ) {
     this.timer = setInterval(() => void this.runDue(TRIMS_PER_RUN), TRIM_RUN_EVERY_MS);
     this.timer.unref();
   }
@@ -64,7 +70,10 @@ export class PostgresTrims {
       for (const [key, { trim, payeeId }] of this.due) {
         if (done++ >= most) break;
         this.due.delete(key);
-        await this.run((sql) => trim(sql, payeeId)).catch(() => undefined);
+        await this.run((sql) => trim(sql, payeeId)).catch((err: unknown) => {
+          // The store says once when its database goes away; any other failure is a fault worth seeing.
+          if (!(err instanceof StoreUnavailableError)) this.logger.warn({ payee_id: payeeId, ...errorFields(err) }, 'store trim failed (the next rows added make it due again)');
+        });
       }
     })().finally(() => (this.running = null));
     return this.running;

@@ -13,6 +13,7 @@
  * marker: there a cut shows only where it tears a record, and a torn last record is skipped).
  */
 import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import type { Logger } from '../logger.js';
 import { SnapshotFile } from './snapshot-file.js';
 import type { SnapshotChecksum } from './snapshot-file.js';
 import { decodeLine, decodeLogEnd, hasChecksum, SNAPSHOT_FORMAT, SNAPSHOT_LISTS, snapshotProblem } from './store-records.js';
@@ -35,7 +36,14 @@ export class Damage {
   constructor(
     private readonly dataFile: string,
     readonly repair: boolean,
+    /** Where a torn last record skipped is said. */
+    readonly logger: Logger,
   ) {}
+
+  /** A torn last record, beyond what was acknowledged: skipped, and said (it is not damage). */
+  skippedTorn(file: string, line: number, start: number, end: number): void {
+    this.logger.warn({ file, line, from_byte: start, to_byte: end }, 'store skipped a torn last record: a write cut short by a crash and never acknowledged');
+  }
 
   /**
    * Refuses the start, or with repair notes `what` as dropped. `place` is "<file> <where>".
@@ -238,7 +246,7 @@ export function replayLines<R>(
       records++;
     } else if (verdict && newline === -1 && verdict.torn) {
       // Beyond what was acknowledged (a cut short of that is found below).
-      console.error(`${place}: skipped a torn last record (bytes ${start} to ${end}), a write cut short by a crash and never acknowledged`);
+      damage.skippedTorn(file, line, start, end);
     } else if (verdict) {
       damage.found(file, place, `${verdict.problem} (at byte ${start})`, verdict.lost);
     }

@@ -332,7 +332,9 @@ describe('PostgreSQL store under faults (real processes, fsync on)', () => {
 
       for (const text of [server.output(), refused.output, ...answers.map((a) => a.text)]) expect(text).not.toContain(PASSWORD);
       // One line when the outage starts (not one per failed request), the password masked.
-      expect(server.output()).toMatch(/store: the database postgres:\/\/carol:\*\*\*@\S+ cannot be reached/);
+      const outages = server.output().split('\n').filter((line) => line.includes('"msg":"store: the database cannot be reached'));
+      expect(outages).toHaveLength(1);
+      expect(JSON.parse(outages[0]!)).toMatchObject({ level: 50, database: expect.stringMatching(/^postgres:\/\/carol:\*\*\*@\S+$/) });
       expect(answers[0]!.text).toContain('carol:***@');
       expect(refused.code).not.toBe(0);
       expect(refused.output).toMatch(/cannot be reached/);

@@ -1,11 +1,8 @@
 /** The parts of src/server/odd-requests.ts that need no socket; each odd request over a real one is in test/e2e/odd-http.error.test.ts. */
 import { RequestError } from '@hono/node-server';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { answerRequestError, methodsServed } from '../../src/server/odd-requests.js';
-
-afterEach(() => {
-  vi.restoreAllMocks();
-});
+import { capturedLog, LEVEL } from '../support/log.js';
 
 describe('methodsServed', () => {
   it('lists each method a route serves once, sorted, HEAD with GET, never the middleware ALL', () => {
@@ -20,20 +17,32 @@ describe('answerRequestError', () => {
     ['Invalid host header', /The Host header is not a host name/],
     ['Invalid URL', /do not make a URL the sandbox serves \(Invalid URL\)/],
   ])('the adapter\'s "%s" is a 400 envelope with a Request-Id', async (message, description) => {
-    const res = answerRequestError(new RequestError(message));
+    const captured = capturedLog();
+    const res = answerRequestError(new RequestError(message), captured.log);
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(res.headers.get('request-id')).toMatch(/^req_/);
     expect(await res.json()).toEqual({ code: 400, description: expect.stringMatching(description) });
+    // A client's bad request is not the operator's problem.
+    expect(captured.lines).toEqual([]);
   });
 
-  it('anything else is a 500 that names no internals (the cause goes to the server log)', async () => {
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const res = answerRequestError(new TypeError('secret internals at /src/x.ts:1'));
+  it('anything else is a 500 that names no internals; the cause is one error line, its stack only at debug', async () => {
+    const captured = capturedLog();
+    const err = new TypeError('secret internals at /src/x.ts:1');
+    const res = answerRequestError(err, captured.log);
     expect(res.status).toBe(500);
     const text = await res.text();
     expect(text).not.toMatch(/TypeError|secret|src/);
     expect(JSON.parse(text)).toMatchObject({ code: 500 });
-    expect(logged).toHaveBeenCalled();
+    const requestId = res.headers.get('request-id');
+    expect(captured.lines).toEqual([
+      { level: LEVEL.error, time: expect.any(Number), request_id: requestId, err: 'secret internals at /src/x.ts:1', type: 'TypeError', msg: 'internal error before the app' },
+    ]);
+    expect(captured.text()).not.toContain(err.stack!.split('\n')[1]!.trim());
+
+    const debug = capturedLog('debug');
+    answerRequestError(err, debug.log);
+    expect(debug.lines[1]).toEqual({ level: LEVEL.debug, time: expect.any(Number), request_id: expect.stringMatching(/^req_/), stack: err.stack, msg: 'internal error before the app: its stack' });
   });
 });

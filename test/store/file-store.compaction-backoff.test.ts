@@ -6,15 +6,15 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { apiKeyHash } from '../../src/domain/ids.js';
 import { DEFAULT_SETTINGS } from '../../src/domain/merchant.js';
 import { FileStore } from '../../src/store/file-store.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
+import { capturedLog, LEVEL } from '../support/log.js';
 import { aPayment } from '../support/payments.js';
 
 afterAll(removeTempDirs);
-afterEach(() => vi.restoreAllMocks());
 
 let made = 0;
 function nextPayment() {
@@ -36,10 +36,10 @@ async function turns(n = 3): Promise<void> {
 async function foldingStore() {
   const dataFile = path.join(tempDir(), 's.json');
   const clock = { now: 1_000 };
-  const store = new FileStore({ dataFile, compactAfter: 10, clock: () => clock.now });
+  const captured = capturedLog();
+  const store = new FileStore({ dataFile, compactAfter: 10, clock: () => clock.now, logger: captured.log });
   await store.open();
-  const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-  const failures = () => errors.mock.calls.filter((args) => String(args[0]).startsWith('store compaction failed')).length;
+  const failures = () => captured.lines.filter((line) => line.msg === 'store compaction failed (the log keeps every change)').length;
   const creates = async (count: number) => {
     for (let i = 0; i < count; i++) await store.insertPayment(nextPayment());
     await turns();
@@ -52,16 +52,19 @@ async function foldingStore() {
     }
     await turns();
   };
-  return { dataFile, clock, store, failures, creates, saves };
+  return { dataFile, clock, store, failures, creates, saves, lines: captured.lines };
 }
 
 describe('FileStore: a fold that keeps failing backs off', () => {
   it('a fold that cannot rotate: one failure for 1,100 creates, then one try at 30 s, 60 s, 120 s ... 10 min; success resets', async () => {
-    const { dataFile, clock, store, failures, creates, saves } = await foldingStore();
+    const { dataFile, clock, store, failures, creates, saves, lines } = await foldingStore();
     // Rotating opens the next log segment: a directory in its place makes that fail (EISDIR).
     mkdirSync(`${dataFile}.wal.1`);
     await creates(1_100);
     expect(failures()).toBe(1);
+    expect(lines[0]).toEqual({
+      level: LEVEL.error, time: expect.any(Number), file: dataFile, err: expect.stringContaining(`${dataFile}.wal.1`), code: 'EISDIR', retry_in_s: 30, msg: 'store compaction failed (the log keeps every change)',
+    });
     expect(store.counters.compactions).toBe(0);
 
     let expected = 1;

@@ -11,6 +11,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { FileStore } from '../../src/store/file-store.js';
 import { copiesOf, crashedWith, M, numbered, refusal, repaired } from '../support/damaged-store.js';
 import { removeTempDirs, tempDir, walSegments } from '../support/files.js';
+import { capturedLog, LEVEL } from '../support/log.js';
 
 afterAll(removeTempDirs);
 afterEach(() => vi.restoreAllMocks());
@@ -43,8 +44,9 @@ describe('FileStore: a log cut short', () => {
     const { store, told } = await repaired(dataFile);
     expect(await store.countPayments(M)).toBe(45);
     expect(store.repaired).toEqual([`${segment} holds ${cut} bytes, but ${size} were written to it and acknowledged (${dataFile}.wal-end): it was cut after it was written: the records from byte ${cut} on are gone`]);
-    expect(told).toContain('--repair');
-    expect(told).toContain(store.repaired[0]);
+    expect(told.msg).toContain('--repair');
+    expect(told.copies).toEqual(copiesOf(segment!).map((copy) => path.join(path.dirname(segment!), copy)));
+    expect(told.dropped).toContain(store.repaired[0]);
     expect(copiesOf(segment!)).toHaveLength(1);
     // Repaired: folded into a new snapshot, so the next start needs no repair.
     expect(existsSync(segment!)).toBe(false);
@@ -78,11 +80,13 @@ describe('FileStore: a log cut short', () => {
     const [segment] = walSegments(dataFile);
     const size = statSync(segment!).size;
     appendFileSync(segment!, JSON.stringify({ t: 'payment', v: numbered(99) }).slice(0, 300));
-    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const store = new FileStore({ dataFile });
+    const captured = capturedLog();
+    const store = new FileStore({ dataFile, logger: captured.log });
     await store.open();
     expect(await store.countPayments(M)).toBe(3);
-    expect(errors.mock.calls.map((a) => a.join(' '))).toEqual([`${segment} line 4: skipped a torn last record (bytes ${size} to ${size + 300}), a write cut short by a crash and never acknowledged`]);
+    expect(captured.lines).toEqual([
+      { level: LEVEL.warn, time: expect.any(Number), file: segment, line: 4, from_byte: size, to_byte: size + 300, msg: 'store skipped a torn last record: a write cut short by a crash and never acknowledged' },
+    ]);
     await store.close();
   });
 });

@@ -28,6 +28,7 @@ const { DEFAULT_SETTINGS } = await import('../../src/domain/merchant.js');
 const { createSandbox } = await import('../../src/index.js');
 const { aPayment } = await import('../support/payments.js');
 const { DEMO_PAYEE, call, createPayment, expectEnvelope, manualClock } = await import('../support/http.js');
+const { capturedLog, LEVEL, STACK_TRACE } = await import('../support/log.js');
 
 function numbered(i: number) {
   const tag = String(i).padStart(8, '0');
@@ -89,7 +90,9 @@ describe('a failed log write', () => {
   });
 
   it('over HTTP, fails the create whose write failed and any answer of the same turn, then answers as before', async () => {
-    const sandbox = await createSandbox({ store: 'file', dataFile: path.join(dir, 'http.json'), clock: manualClock().clock, scheduler: false });
+    const captured = capturedLog();
+    const httpFile = path.join(dir, 'http.json');
+    const sandbox = await createSandbox({ store: 'file', dataFile: httpFile, clock: manualClock().clock, scheduler: false, log: captured.log });
     const { payment_id: paymentId } = await createPayment(sandbox);
     const before = await call(sandbox, 'GET', `/openapi/v1/payments/payment/${paymentId}`);
     expectEnvelope(before, 200);
@@ -104,6 +107,14 @@ describe('a failed log write', () => {
     expectEnvelope(status, 500);
     expect(status.body.description).toMatch(/could not write its data file.*retry/);
     expect(JSON.stringify(status.body)).not.toMatch(/ENOSPC|at .*\.ts/);
+
+    // The operator reads it in the log: once for the write, once for the change it refused (the read of the turn is answered by durable.ts); no stack.
+    const failed = { err: 'ENOSPC: no space left on device', code: 'ENOSPC' };
+    expect(captured.events()).toEqual([
+      { level: LEVEL.error, time: expect.any(Number), file: httpFile, ...failed, msg: 'store write failed: the changes of this turn were undone and refused' },
+      { level: LEVEL.error, time: expect.any(Number), request_id: created.headers.get('request-id'), method: 'POST', path: '/openapi/v1/payments/payment', ...failed, msg: 'store write failed: the request changed nothing' },
+    ]);
+    expect(captured.text()).not.toMatch(STACK_TRACE);
 
     // The journal says what the clients got.
     const journal = await call(sandbox, 'GET', '/sandbox/v1/requests?limit=2');

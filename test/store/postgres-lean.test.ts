@@ -10,7 +10,9 @@ import { DELIVERY_LOG_CAP } from '../../src/store/delivery-log.js';
 import type { Delivery } from '../../src/store/delivery-log.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { PostgresTrims, TRIMS_PER_RUN } from '../../src/store/postgres-trims.js';
+import { StoreUnavailableError } from '../../src/store/unavailable.js';
 import { freshDatabase } from '../support/databases.js';
+import { capturedLog, LEVEL } from '../support/log.js';
 import { aPayment } from '../support/payments.js';
 import { until } from '../support/until.js';
 
@@ -100,7 +102,7 @@ describe('PostgreSQL: the lean path', () => {
 
   it(`runs at most ${TRIMS_PER_RUN} due trims per timer run, the rest on the next`, async () => {
     const trimmed: string[] = [];
-    const trims = new PostgresTrims(async (query) => query(undefined as never));
+    const trims = new PostgresTrims(async (query) => query(undefined as never), capturedLog().log);
     try {
       const counter = trims.counter(2, async (_sql, payeeId) => trimmed.push(payeeId));
       for (let i = 0; i < TRIMS_PER_RUN + 4; i++) counter.note(`M${i}`, 2);
@@ -109,6 +111,24 @@ describe('PostgreSQL: the lean path', () => {
       expect(trimmed).toEqual(Array.from({ length: TRIMS_PER_RUN }, (_, i) => `M${i}`));
       await until(() => (trimmed.length > TRIMS_PER_RUN ? true : undefined), 'the second timer run');
       expect(trimmed.slice(TRIMS_PER_RUN)).toEqual(Array.from({ length: 4 }, (_, i) => `M${TRIMS_PER_RUN + i}`));
+    } finally {
+      trims.stop();
+    }
+  });
+
+  it('a trim that fails is said in one warn line (one lost to an outage is not: the store said that once)', async () => {
+    const captured = capturedLog();
+    const trims = new PostgresTrims(async (query) => query(undefined as never), captured.log);
+    try {
+      const counter = trims.counter(1, async (_sql, payeeId) => {
+        throw payeeId === 'M1' ? Object.assign(new Error('relation "journal" does not exist'), { code: '42P01' }) : new StoreUnavailableError('the database cannot be reached (ECONNREFUSED)', false);
+      });
+      counter.note('M1');
+      counter.note('M2');
+      await trims.runAll();
+      expect(captured.events()).toEqual([
+        { level: LEVEL.warn, time: expect.any(Number), payee_id: 'M1', err: 'relation "journal" does not exist', code: '42P01', msg: 'store trim failed (the next rows added make it due again)' },
+      ]);
     } finally {
       trims.stop();
     }

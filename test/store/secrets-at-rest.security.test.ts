@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import postgres from 'postgres';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { apiKeyHash } from '../../src/domain/ids.js';
 import { signBody } from '../../src/domain/signature.js';
 import { createSandbox } from '../../src/index.js';
@@ -20,6 +20,7 @@ import { FileStore } from '../../src/store/file-store.js';
 import { freshDatabase } from '../support/databases.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
 import { DEMO_KEY, call, createBody, expectEnvelope } from '../support/http.js';
+import { capturedLog, LEVEL } from '../support/log.js';
 
 afterAll(removeTempDirs);
 
@@ -135,12 +136,13 @@ describe('a file store written with plain keys (an earlier version)', () => {
     writeFileSync(`${dataFile}.wal.0`, `${JSON.stringify({ t: 'merchant', v: earlierMerchant('OLD-2', PLAIN_KEYS[1]!) })}\n`);
     expect(filesText(dataFile)).toContain(PLAIN_KEYS[1]);
 
-    const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const store = new FileStore({ dataFile });
+    const captured = capturedLog();
+    const store = new FileStore({ dataFile, logger: captured.log });
     await store.open();
-    const told = errors.mock.calls.map((args) => args.join(' ')).join('\n');
-    errors.mockRestore();
-    expect(told).toContain('2 merchant record(s) of an earlier version held API keys in plain text; the store now keeps only their SHA-256');
+    expect(captured.lines).toEqual([
+      { level: LEVEL.warn, time: expect.any(Number), file: dataFile, merchants: 2, msg: 'store hashed the plain-text API keys of an earlier version: it now keeps only their SHA-256 (snapshot rewritten, old log segments deleted)' },
+    ]);
+    for (const key of PLAIN_KEYS) expect(captured.text()).not.toContain(key);
     expect((await store.merchantByKey(PLAIN_KEYS[0]!))?.payeeId).toBe('OLD-1');
     expect((await store.merchantByKey(PLAIN_KEYS[1]!))?.payeeId).toBe('OLD-2');
     expect((await store.merchant('OLD-2'))?.apiKeyHashes).toEqual([apiKeyHash(PLAIN_KEYS[1]!)]);

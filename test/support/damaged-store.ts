@@ -1,10 +1,11 @@
 /** A file store made and damaged in-process, for the damage tests: its payments, a crash, a refused start, a repair. */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { expect, vi } from 'vitest';
+import { expect } from 'vitest';
 import type { Payment } from '../../src/domain/payment.js';
 import { FileStore } from '../../src/store/file-store.js';
 import { tempDir } from './files.js';
+import { capturedLog, LEVEL } from './log.js';
 import { aPayment } from './payments.js';
 
 export const M = 'DEMO-MERCHANT-1';
@@ -31,13 +32,15 @@ export async function refusal(dataFile: string): Promise<string> {
   return message;
 }
 
-export async function repaired(dataFile: string): Promise<{ store: FileStore; told: string }> {
-  const errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-  const store = new FileStore({ dataFile, repair: true });
+/** A start with repair; `told` is its line in the log, which says what it dropped and where the copies are. */
+export async function repaired(dataFile: string): Promise<{ store: FileStore; told: { msg: string; dropped: string[]; copies: string[] } }> {
+  const captured = capturedLog();
+  const store = new FileStore({ dataFile, repair: true, logger: captured.log });
   await store.open();
-  const told = errors.mock.calls.map((args) => args.join(' ')).join('\n');
-  errors.mockRestore();
-  return { store, told };
+  const told = captured.events().filter((line) => String(line.msg).startsWith('store started with --repair'));
+  expect(told).toHaveLength(1);
+  expect(told[0]).toEqual({ level: LEVEL.warn, time: expect.any(Number), file: dataFile, dropped: store.repaired, copies: expect.any(Array), msg: expect.stringContaining('--repair') });
+  return { store, told: told[0] as { msg: string; dropped: string[]; copies: string[] } };
 }
 
 export function copiesOf(file: string): string[] {

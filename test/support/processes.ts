@@ -11,7 +11,10 @@ export interface ServerProcess {
   readonly child: ChildProcess;
   readonly url: string;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** stdout and stderr as they came. */
   output(): string;
+  /** stderr alone. */
+  stderr(): string;
 }
 
 /** `args`: more options of serve (--repair). */
@@ -24,8 +27,12 @@ export async function startServer(dataFile: string, env: Record<string, string> 
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
+  let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => {
+    output += d.toString();
+    stderr += d.toString();
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in 20 s:\n${output}`)), 20_000);
@@ -43,7 +50,7 @@ export async function startServer(dataFile: string, env: Record<string, string> 
       reject(new Error(`server exited (code ${code}, signal ${signal}) before listening:\n${output}`));
     });
   });
-  return { child, url: `http://127.0.0.1:${port}`, exited, output: () => output };
+  return { child, url: `http://127.0.0.1:${port}`, exited, output: () => output, stderr: () => stderr };
 }
 
 /** Stops a server that a failed test left running. */
