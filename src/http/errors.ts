@@ -52,7 +52,7 @@ export function answerError(err: Error, c: Context<AppEnv>): Response {
   if (clientHungUp(err)) return send(c, { code: Code.INVALID, description: 'The client closed the connection before the request body arrived; nothing was changed.' });
   // The services are set by the app's first layer; an error thrown before it still gets a logger.
   const logger = loggerOr(c.get('services')?.logger);
-  const request = { request_id: c.get('requestId') ?? null, method: c.req.method, path: new URL(c.req.url).pathname };
+  const request = { request_id: c.get('record')?.id ?? null, method: c.req.method, path: new URL(c.req.url).pathname };
   const storage = storageFailure(err);
   if (storage) {
     logger.error({ ...request, ...errorFields(err) }, 'store write failed: the request changed nothing');

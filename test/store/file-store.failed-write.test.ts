@@ -98,17 +98,24 @@ describe('a failed log write', () => {
     expectEnvelope(before, 200);
 
     failNext.armed = true;
-    const [created, status] = await Promise.all([
-      call(sandbox, 'POST', '/openapi/v1/payments/payment', { body: { payee: DEMO_PAYEE, product_type: 'QR_DYNAMIC', merchant_ref_no: 'lost-1', amount: 10.5 } }),
-      call(sandbox, 'GET', `/openapi/v1/payments/payment/${paymentId}`),
-    ]);
+    // The status read starts once the create's change is in memory and its write pending: the same turn.
+    const store = sandbox.services.store;
+    const insert = store.insertPayment.bind(store);
+    let reading: ReturnType<typeof call> | undefined;
+    vi.spyOn(store, 'insertPayment').mockImplementationOnce((...args) => {
+      const written = insert(...args);
+      reading = call(sandbox, 'GET', `/openapi/v1/payments/payment/${paymentId}`);
+      return written;
+    });
+    const created = await call(sandbox, 'POST', '/openapi/v1/payments/payment', { body: { payee: DEMO_PAYEE, product_type: 'QR_DYNAMIC', merchant_ref_no: 'lost-1', amount: 10.5 } });
+    const status = await reading!;
     expectEnvelope(created, 500);
     expect(created.body.description).toMatch(/could not write its data file \(ENOSPC\): nothing was changed. Free disk space/);
     expectEnvelope(status, 500);
     expect(status.body.description).toMatch(/could not write its data file.*retry/);
     expect(JSON.stringify(status.body)).not.toMatch(/ENOSPC|at .*\.ts/);
 
-    // The operator reads it in the log: once for the write, once for the change it refused (the read of the turn is answered by durable.ts); no stack.
+    // The operator reads it in the log: once for the write, once for the change it refused (the read of the turn waits for the write in request-record.ts); no stack.
     const failed = { err: 'ENOSPC: no space left on device', code: 'ENOSPC' };
     expect(captured.events()).toEqual([
       { level: LEVEL.error, time: expect.any(Number), file: httpFile, ...failed, msg: 'store write failed: the changes of this turn were undone and refused' },

@@ -7,6 +7,7 @@
 import type { Context } from 'hono';
 import type { Merchant } from '../../domain/merchant.js';
 import { bodyToKeep } from '../../services/journal.js';
+import { errorFields } from '../../logger.js';
 import { StoreUnavailableError } from '../../store/unavailable.js';
 import type { AppEnv } from '../context.js';
 import { envelopeCodeOf } from '../envelope.js';
@@ -59,10 +60,7 @@ export async function journal(c: Context<AppEnv>, record: RequestRecord, merchan
 function lost(c: Context<AppEnv>, what: string): (err: unknown) => void {
   return (err) => {
     if (err instanceof StoreUnavailableError) return;
-    const reason = err instanceof Error ? err.message : String(err);
-    const log = c.get('services').log;
-    if (log) log.error({ err: reason, request_id: c.get('record').id }, `${what} lost`);
-    else console.error(`${what} lost:`, reason);
+    c.get('services').logger.error({ ...errorFields(err), request_id: c.get('record').id }, `${what} lost`);
   };
 }
 
