@@ -48,13 +48,13 @@ export class PostgresTurnWriter {
   journal(payeeId: string, entry: string, bytes: number, answer?: AnswerText): Promise<void> {
     const turn = this.current();
     const payee = JSON.stringify(payeeId);
-    if (answer === undefined) turn.journal.texts.push(`{"p":${payee},"e":${entry},"b":${bytes}}`);
+    if (answer === undefined) turn.journal.texts.push(`{"p":${payee},${field('e', entry)},"b":${bytes}}`);
     else {
       const ref = JSON.stringify(answer.ref);
-      turn.journal.texts.push(`{"p":${payee},"e":${entry},"b":${bytes},"a":${ref}}`);
+      turn.journal.texts.push(`{"p":${payee},${field('e', entry)},"b":${bytes},"a":${ref}}`);
       const key = `${payeeId}\0${answer.ref}`;
       // One row per name and statement: ON CONFLICT cannot meet a row its own statement inserted.
-      if (!turn.answers.has(key)) turn.answers.set(key, `{"p":${payee},"a":${ref},"t":${JSON.stringify(answer.text)},"b":${answer.bytes}}`);
+      if (!turn.answers.has(key)) turn.answers.set(key, `{"p":${payee},"a":${ref},${field('t', JSON.stringify(answer.text))},"b":${answer.bytes}}`);
     }
     turn.journal.payees.push(payeeId);
     return turn.written;
@@ -63,7 +63,7 @@ export class PostgresTurnWriter {
   /** Adds readiness evidence (JSON text of `bytes`, with its repeat key or null) to this turn's write. */
   evidence(payeeId: string, repeat: string | null, entry: string, bytes: number): Promise<void> {
     const turn = this.current();
-    turn.evidence.texts.push(`{"p":${JSON.stringify(payeeId)},"r":${JSON.stringify(repeat)},"e":${entry},"b":${bytes}}`);
+    turn.evidence.texts.push(`{"p":${JSON.stringify(payeeId)},"r":${JSON.stringify(repeat)},${field('e', entry)},"b":${bytes}}`);
     turn.evidence.payees.push(payeeId);
     return turn.written;
   }
@@ -86,18 +86,18 @@ export class PostgresTurnWriter {
       (sql) => sql`
         WITH j AS (
           INSERT INTO payreq_journal (payee_id, entry, bytes, answer_ref)
-          SELECT r.v->>'p', (r.v->'e')::text, (r.v->>'b')::int, r.v->>'a' FROM json_array_elements(${`[${journal.texts.join(',')}]`}::text::json) WITH ORDINALITY AS r(v, n)
+          SELECT r.v->>'p', coalesce(r.v->>'E', (r.v->'e')::text), (r.v->>'b')::int, r.v->>'a' FROM json_array_elements(${`[${journal.texts.join(',')}]`}::text::json) WITH ORDINALITY AS r(v, n)
           ORDER BY hashtext(r.v->>'p'), r.n
           RETURNING 1
         ), a AS (
           INSERT INTO payreq_answers (payee_id, ref, body, bytes)
-          SELECT r.v->>'p', r.v->>'a', (r.v->'t')::text, (r.v->>'b')::int FROM json_array_elements(${`[${[...answers.values()].join(',')}]`}::text::json) AS r(v)
+          SELECT r.v->>'p', r.v->>'a', coalesce(r.v->>'T', (r.v->'t')::text), (r.v->>'b')::int FROM json_array_elements(${`[${[...answers.values()].join(',')}]`}::text::json) AS r(v)
           WHERE (SELECT count(*) FROM j) >= 0
           ON CONFLICT (payee_id, ref) DO NOTHING
           RETURNING 1
         ), e AS (
           INSERT INTO payreq_readiness (payee_id, repeat_key, entry, bytes)
-          SELECT r.v->>'p', r.v->>'r', (r.v->'e')::text, (r.v->>'b')::int FROM json_array_elements(${`[${evidence.texts.join(',')}]`}::text::json) WITH ORDINALITY AS r(v, n)
+          SELECT r.v->>'p', r.v->>'r', coalesce(r.v->>'E', (r.v->'e')::text), (r.v->>'b')::int FROM json_array_elements(${`[${evidence.texts.join(',')}]`}::text::json) WITH ORDINALITY AS r(v, n)
           ORDER BY r.n
           RETURNING 1
         )
@@ -108,3 +108,12 @@ export class PostgresTurnWriter {
   }
 }
 
+
+/**
+ * A row's field `"key":json`; JSON holding a NUL (\u0000), which PostgreSQL refuses anywhere in a
+ * json value it takes apart (the whole turn would fail), goes as a string under the key in capitals
+ * instead, its text read back by ->> (the same JSON text, escape and all).
+ */
+function field(key: string, json: string): string {
+  return json.includes('\\u0000') ? `"${key.toUpperCase()}":${JSON.stringify(json)}` : `"${key}":${json}`;
+}
