@@ -65,6 +65,13 @@ describe('PostgreSQL: the journal', () => {
     expect(await count(a, `SELECT count(*)::int AS n FROM payreq_journal WHERE strpos(entry, 'payment_status') > 0`)).toBe(0);
   }, 30_000);
 
+  it("a request body holding a NUL is journaled, and does not take the turn's other entries with it", async () => {
+    const a = await store(await freshDatabase());
+    await Promise.all([a.journal.append('M1', { ...entry('/x'), requestBody: 'a\u0000b' }), a.journal.append('M2', entry('/y'))]);
+    expect((await a.journal.list('M1', { limit: 10 })).map((e) => e.requestBody)).toEqual(['a\u0000b']);
+    expect((await a.journal.list('M2', { limit: 10 })).map((e) => e.path)).toEqual(['/y']);
+  });
+
   it("a trim deleting an unreferenced text while another instance's turn refers to it again: the turn keeps the text", async () => {
     const url = await freshDatabase();
     const [a, b] = [await store(url), await store(url)];
