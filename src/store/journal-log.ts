@@ -27,7 +27,11 @@ export interface JournalEntry {
   readonly requestId?: string;
   /** The Idempotency-Key the request carried, if any (the readiness report follows retries by it). */
   readonly idempotencyKey?: string;
-  /** Names the answer text the store keeps once for every entry that answered it: a status read's `<payment id>@<version>`. */
+  /**
+   * Names the answer text the store keeps once for every entry that answered it: a status read's `<payment id>@<version>`.
+   * One name, one text: the in-process stores keep an entry whose text differs from the one kept under its name as
+   * an entry of its own; PostgreSQL, whose versions are final, shows the first text kept.
+   */
   readonly answerRef?: string;
 }
 

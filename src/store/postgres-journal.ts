@@ -41,11 +41,10 @@ export class PostgresJournalLog implements JournalLog {
   ) {}
 
   append(payeeId: string, entry: NewJournalEntry): Promise<void> {
+    if (entry.answerRef === undefined) return this.writer.journal(payeeId, JSON.stringify(entry), journalEntryBytes(entry));
     const { answerRef, responseBody, ...rest } = entry;
-    if (answerRef === undefined || responseBody === null) {
-      const own = answerRef === undefined ? entry : { ...rest, responseBody };
-      return this.writer.journal(payeeId, JSON.stringify(own), journalEntryBytes(own));
-    }
+    // No answer to refer to: kept as an entry of its own, as the in-process journal keeps it.
+    if (responseBody === null) return this.append(payeeId, { ...rest, responseBody });
     return this.writer.journal(payeeId, JSON.stringify(rest), journalEntryBytes(entry), { ref: answerRef, text: responseBody, bytes: answerTextBytes(responseBody) });
   }
 

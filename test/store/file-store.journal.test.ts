@@ -196,4 +196,18 @@ describe('FileStore: entries that refer to one answer text', () => {
     await afterStop.close();
     expect([occurrences(dir, 'text-of-version-1'), occurrences(dir, 'text-of-version-2')]).toEqual([1, 1]);
   }, 30_000);
+
+  it('an entry whose name is kept for another text (a version a failed write left to another change) keeps its own, after a restart too', async () => {
+    const dataFile = path.join(tempDir(), 's.json');
+    const first = await opened(dataFile);
+    const other = { ...statusRead(2, 1), responseBody: '{"code":200,"note":"the other change"}' };
+    for (const e of [statusRead(1, 1), other, statusRead(3, 1)]) await first.journal.append(M, e);
+    const bodies = [statusRead(3, 1).responseBody, other.responseBody, statusRead(1, 1).responseBody];
+    expect((await first.journal.list(M, { limit: 10 })).map((e) => e.responseBody)).toEqual(bodies);
+    await turn();
+    const second = await opened(dataFile);
+    expect((await second.journal.list(M, { limit: 10 })).map((e) => e.responseBody)).toEqual(bodies);
+    expect(await second.storageUsage(M)).toEqual(await first.storageUsage(M));
+    await second.close();
+  });
 });
