@@ -11,6 +11,7 @@
  * (part-file.ts): `<dataFile>.idempotency` and `<dataFile>.readiness`.
  */
 import type { AttemptOutcome, Delivery, DeliveryAttempt, DeliveryLog, MemoryDeliveryLog, MerchantPlaces } from './delivery-log.js';
+import { withoutAnswer } from './journal-log.js';
 import type { JournalEntry, JournalFilter, JournalLog, MemoryJournalLog, NewJournalEntry } from './journal-log.js';
 import type { LogWriter } from './log-writer.js';
 import type { Logger } from '../logger.js';
@@ -28,9 +29,10 @@ export class FileJournalLog implements JournalLog {
     private readonly log: LogWriter,
   ) {}
 
+  /** An entry that refers to an answer text written with an earlier entry is written without it. */
   async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
     const kept = this.memory.keep(payeeId, entry);
-    void this.log.ride(encodeRecord({ t: 'journal', payeeId, v: kept }));
+    void this.log.ride(encodeRecord({ t: 'journal', payeeId, v: kept.carriesAnswer ? kept.entry : withoutAnswer(kept.entry) }));
   }
 
   list(payeeId: string, filter: JournalFilter): Promise<JournalEntry[]> {

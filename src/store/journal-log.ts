@@ -3,7 +3,7 @@
  * below serves the memory store, and the file store in front of its files (file-logs.ts); a
  * shared store keeps the same entries in a table.
  */
-import { ByteTally, journalEntryBytes } from './storage-quota.js';
+import { answerTextBytes, ByteTally, journalEntryBytes } from './storage-quota.js';
 export interface JournalEntry {
   /**
    * The merchant's own count: 1, 2, 3... in the order its entries were kept, never shared with
@@ -27,9 +27,18 @@ export interface JournalEntry {
   readonly requestId?: string;
   /** The Idempotency-Key the request carried, if any (the readiness report follows retries by it). */
   readonly idempotencyKey?: string;
+  /**
+   * Names the answer text the store keeps once for every entry that answered it: a status read's `<payment id>@<version>`.
+   * One name, one text: the in-process stores keep an entry whose text differs from the one kept under its name as
+   * an entry of its own; PostgreSQL, whose versions are final, shows the first text kept.
+   */
+  readonly answerRef?: string;
 }
 
 export type NewJournalEntry = Omit<JournalEntry, 'id'>;
+
+/** An entry as a file or a table holds it: one that refers to its answer text kept with an earlier entry is without it. */
+export type StoredJournalEntry = Omit<JournalEntry, 'responseBody'> & { readonly responseBody?: string | null };
 
 export interface JournalFilter {
   readonly method?: string;
@@ -58,24 +67,44 @@ export function journalEntryMatches(e: JournalEntry, filter: JournalFilter): boo
   );
 }
 
-/** One merchant's entries, and the id of the last one it kept. */
+/** An answer text kept once per merchant, and how many of its entries refer to it. */
+interface KeptAnswer {
+  readonly text: string;
+  refs: number;
+}
+
+/** One merchant's entries, the answer texts they refer to, and the id of the last one it kept. */
 class Ring {
   private readonly items: (JournalEntry | undefined)[] = new Array(JOURNAL_CAP);
   /** The stored bytes of each entry (storage-quota.ts), beside it. */
   private readonly sizes: number[] = [];
+  readonly answers = new Map<string, KeptAnswer>();
   private next = 0;
   size = 0;
   lastId = 0;
 
-  /** Keeps `entry` of `bytes`; answers the bytes of the oldest entry it pushed out (0: none). */
+  /** Keeps `entry` of `bytes`; answers the bytes that went: the oldest entry it pushed out, and a text only that one referred to. */
   push(entry: JournalEntry, bytes: number): number {
     if (entry.id > this.lastId) this.lastId = entry.id;
-    const evicted = this.size < JOURNAL_CAP ? 0 : (this.sizes[this.next] ?? 0);
+    let freed = 0;
+    if (this.size === JOURNAL_CAP) {
+      freed = this.sizes[this.next] ?? 0;
+      const ref = this.items[this.next]?.answerRef;
+      if (ref !== undefined) freed += this.release(ref);
+    }
     this.sizes[this.next] = bytes;
     this.items[this.next] = entry;
     this.next = (this.next + 1) % JOURNAL_CAP;
     if (this.size < JOURNAL_CAP) this.size++;
-    return evicted;
+    return freed;
+  }
+
+  /** One entry fewer refers to `ref`; answers the bytes of its text when none does any more (the text goes). */
+  private release(ref: string): number {
+    const kept = this.answers.get(ref);
+    if (!kept || --kept.refs > 0) return 0;
+    this.answers.delete(ref);
+    return answerTextBytes(kept.text);
   }
 
   *newestFirst(): Generator<JournalEntry> {
@@ -87,12 +116,18 @@ class Ring {
   }
 }
 
+/** An entry as it is kept, and whether its stored form carries its answer text (false: it refers to one kept already). */
+export interface KeptEntry {
+  readonly entry: JournalEntry;
+  readonly carriesAnswer: boolean;
+}
+
 /** The journal of one process: a ring of entries per merchant. */
 export class MemoryJournalLog implements JournalLog {
   private readonly byMerchant = new Map<string, Ring>();
   /** Entries held, all merchants together. */
   size = 0;
-  /** Their stored bytes, per merchant (storage quota). */
+  /** Their stored bytes, per merchant (storage quota), answer texts included once. */
   readonly bytes = new ByteTally();
 
   async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
@@ -100,16 +135,14 @@ export class MemoryJournalLog implements JournalLog {
   }
 
   /** Keeps `entry` under the merchant's next id and answers it as kept. */
-  keep(payeeId: string, entry: NewJournalEntry): JournalEntry {
+  keep(payeeId: string, entry: NewJournalEntry): KeptEntry {
     const ring = this.ring(payeeId);
-    const kept: JournalEntry = { id: ring.lastId + 1, ...entry };
-    this.push(payeeId, ring, kept);
-    return kept;
+    return this.push(payeeId, ring, ring.lastId + 1, entry);
   }
 
-  /** Keeps an entry read back from a file, under the id it had. */
-  restore(payeeId: string, entry: JournalEntry): void {
-    this.push(payeeId, this.ring(payeeId), entry);
+  /** Keeps an entry read back from a file, under the id it had; one without its answer text gets the one kept for its answerRef. */
+  restore(payeeId: string, entry: StoredJournalEntry): void {
+    this.push(payeeId, this.ring(payeeId), entry.id, entry);
   }
 
   private ring(payeeId: string): Ring {
@@ -118,15 +151,30 @@ export class MemoryJournalLog implements JournalLog {
     return ring;
   }
 
-  private push(payeeId: string, ring: Ring, entry: JournalEntry): void {
+  private push(payeeId: string, ring: Ring, id: number, e: NewJournalEntry | StoredJournalEntry): KeptEntry {
     if (ring.size < JOURNAL_CAP) this.size++;
+    const answer = refer(ring.answers, e.answerRef, e.responseBody);
+    // The kept string itself, not an equal copy: memory holds the text once.
+    const entry: JournalEntry = answer ? { id, ...e, responseBody: answer.text } : ownAnswer(id, e);
+    const first = answer?.refs === 1;
     const bytes = journalEntryBytes(entry);
-    this.bytes.add(payeeId, bytes - ring.push(entry, bytes));
+    this.bytes.add(payeeId, bytes + (first ? answerTextBytes(answer.text) : 0) - ring.push(entry, bytes));
+    return { entry, carriesAnswer: answer === undefined || first };
   }
 
-  /** Every entry with its merchant, oldest first per merchant: restoring them in this order rebuilds the journal. */
-  *entries(): Generator<readonly [string, JournalEntry]> {
-    for (const [payeeId, ring] of this.byMerchant) for (const e of ring.oldestFirst()) yield [payeeId, e];
+  /** Every entry with its merchant, oldest first per merchant: restoring them in this order rebuilds the journal. An answer text goes with the first entry that refers to it. */
+  *entries(): Generator<readonly [string, StoredJournalEntry]> {
+    for (const [payeeId, ring] of this.byMerchant) {
+      const written = new Set<string>();
+      for (const e of ring.oldestFirst()) {
+        const ref = e.answerRef;
+        if (ref !== undefined && written.has(ref)) yield [payeeId, withoutAnswer(e)];
+        else {
+          if (ref !== undefined) written.add(ref);
+          yield [payeeId, e];
+        }
+      }
+    }
   }
 
   async list(payeeId: string, filter: JournalFilter): Promise<JournalEntry[]> {
@@ -148,4 +196,37 @@ export class MemoryJournalLog implements JournalLog {
     this.size -= size;
     return size;
   }
+}
+
+/**
+ * The text kept for `ref`, now referred to once more (kept as `body` when none was: refs 1); undefined
+ * when the entry keeps its own answer: no ref, no answer, or another text kept under that name (a
+ * ref may name two answers, as on the file store a version a failed write left to another change).
+ * A body undefined is an entry read back without its text: it refers to the one kept.
+ */
+function refer(answers: Map<string, KeptAnswer>, ref: string | undefined, body: string | null | undefined): KeptAnswer | undefined {
+  if (ref === undefined || body === null) return undefined;
+  const kept = answers.get(ref);
+  if (kept) {
+    if (body !== undefined && body !== kept.text) return undefined;
+    kept.refs++;
+    return kept;
+  }
+  if (body === undefined) return undefined;
+  const fresh = { text: body, refs: 1 };
+  answers.set(ref, fresh);
+  return fresh;
+}
+
+/** An entry that keeps its own answer (none when its text was lost: a line a repair dropped). */
+function ownAnswer(id: number, e: NewJournalEntry | StoredJournalEntry): JournalEntry {
+  if (e.answerRef === undefined) return { id, ...e, responseBody: e.responseBody ?? null };
+  const { answerRef: _ref, ...own } = e;
+  return { id, ...own, responseBody: own.responseBody ?? null };
+}
+
+/** The stored form of an entry whose answer text is kept with an earlier one. */
+export function withoutAnswer(e: JournalEntry): StoredJournalEntry {
+  const { responseBody: _body, ...rest } = e;
+  return rest;
 }

@@ -1,18 +1,35 @@
-/** The request journal of the PostgreSQL store: a table every instance shares. */
+/**
+ * The request journal of the PostgreSQL store: a table every instance shares. An entry that
+ * refers to an answer text (answerRef) is written without it; the text is kept once per merchant
+ * and name in payreq_answers, written in the entry's statement and joined back in when read.
+ */
 import type postgres from 'postgres';
 import type { JournalEntry, JournalFilter, JournalLog, NewJournalEntry } from './journal-log.js';
 import { JOURNAL_CAP, journalEntryMatches } from './journal-log.js';
 import type { Run } from './postgres-connection.js';
+import { JOURNAL_ID_LOCK } from './postgres-schema.js';
+import type { TrimCounter } from './postgres-trims.js';
 import type { PostgresTurnWriter } from './postgres-turn.js';
+import { answerTextBytes, journalEntryBytes } from './storage-quota.js';
 
 /** A merchant's journal is trimmed to the cap after this many appends of this instance (postgres-trims.ts). */
 export const JOURNAL_TRIM_EVERY = 50;
 
-/** Deletes the merchant's entries older than its newest JOURNAL_CAP. */
-export function trimJournal(sql: postgres.Sql, payeeId: string): Promise<unknown> {
-  return sql`
+/**
+ * Deletes the merchant's entries older than its newest JOURNAL_CAP, then the answer texts no entry
+ * refers to any more, under the merchant's journal lock: a turn that refers to a text holds that
+ * lock when it writes it (postgres-turn.ts), so the delete either sees its entry or goes first.
+ */
+export async function trimJournal(sql: postgres.Sql, payeeId: string): Promise<void> {
+  await sql`
     DELETE FROM payreq_journal WHERE payee_id = ${payeeId} AND entry_id < (
       SELECT entry_id FROM payreq_journal WHERE payee_id = ${payeeId} ORDER BY entry_id DESC OFFSET ${JOURNAL_CAP - 1} LIMIT 1)`;
+  await sql.begin((tx) => [
+    tx`SELECT pg_advisory_xact_lock(${JOURNAL_ID_LOCK}::int, hashtext(${payeeId}))`,
+    tx`
+      DELETE FROM payreq_answers a WHERE a.payee_id = ${payeeId}
+        AND NOT EXISTS (SELECT 1 FROM payreq_journal j WHERE j.payee_id = ${payeeId} AND j.answer_ref = a.ref)`,
+  ]);
 }
 
 /** Entries go through the turn writer (postgres-turn.ts): a turn's entries and evidence in one statement. */
@@ -20,33 +37,42 @@ export class PostgresJournalLog implements JournalLog {
   constructor(
     private readonly store: { run: Run },
     private readonly writer: PostgresTurnWriter,
+    private readonly trims: TrimCounter,
   ) {}
 
   append(payeeId: string, entry: NewJournalEntry): Promise<void> {
-    return this.writer.journal(payeeId, JSON.stringify(entry));
+    if (entry.answerRef === undefined) return this.writer.journal(payeeId, JSON.stringify(entry), journalEntryBytes(entry));
+    const { answerRef, responseBody, ...rest } = entry;
+    // No answer to refer to: kept as an entry of its own, as the in-process journal keeps it.
+    if (responseBody === null) return this.append(payeeId, { ...rest, responseBody });
+    return this.writer.journal(payeeId, JSON.stringify(rest), journalEntryBytes(entry), { ref: answerRef, text: responseBody, bytes: answerTextBytes(responseBody) });
   }
 
   /** Filtered here, like the in-process journal, over the newest JOURNAL_CAP entries (what the journal holds). */
   list(payeeId: string, filter: JournalFilter): Promise<JournalEntry[]> {
     return this.store.run(async (sql) => {
       const out: JournalEntry[] = [];
-      const rows = await sql<{ id: string; entry: string }[]>`
-        SELECT entry_id AS id, entry FROM payreq_journal WHERE payee_id = ${payeeId} ORDER BY entry_id DESC LIMIT ${JOURNAL_CAP}`;
+      const rows = await sql<{ id: string; entry: string; ref: string | null; answer: string | null }[]>`
+        SELECT j.entry_id AS id, j.entry, j.answer_ref AS ref, a.body AS answer
+        FROM payreq_journal j LEFT JOIN payreq_answers a ON a.payee_id = j.payee_id AND a.ref = j.answer_ref
+        WHERE j.payee_id = ${payeeId} ORDER BY j.entry_id DESC LIMIT ${JOURNAL_CAP}`;
       for (const row of rows) {
         const entry: JournalEntry = { id: Number(row.id), ...(JSON.parse(row.entry) as NewJournalEntry) };
         if (!journalEntryMatches(entry, filter)) continue;
-        out.push(entry);
+        out.push(row.ref === null ? entry : { ...entry, answerRef: row.ref, responseBody: row.answer === null ? null : (JSON.parse(row.answer) as string) });
         if (out.length >= filter.limit) break;
       }
       return out;
     });
   }
 
+  /** The answer texts only its entries referred to go with the merchant's next trim, in the background. */
   clear(payeeId: string): Promise<number> {
     return this.store.run(async (sql) => {
       const [row] = await sql<{ n: number }[]>`
         WITH gone AS (DELETE FROM payreq_journal WHERE payee_id = ${payeeId} RETURNING id)
         SELECT least(count(*), ${JOURNAL_CAP})::int AS n FROM gone`;
+      this.trims.due(payeeId);
       return row?.n ?? 0;
     });
   }

@@ -10,6 +10,7 @@ import type { Run } from './postgres-connection.js';
 import type { PostgresTurnWriter } from './postgres-turn.js';
 import { collapseRepeats, READINESS_CAP } from './readiness-log.js';
 import type { ReadinessLog } from './readiness-log.js';
+import { evidenceBytes } from './storage-quota.js';
 
 /** A merchant's evidence is trimmed after this many entries of this instance. */
 export const EVIDENCE_TRIM_EVERY = 50;
@@ -39,7 +40,7 @@ export class PostgresReadinessLog implements ReadinessLog {
   ) {}
 
   add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void> {
-    return this.writer.evidence(payeeId, repeat, JSON.stringify(seen));
+    return this.writer.evidence(payeeId, repeat, JSON.stringify(seen), evidenceBytes(seen));
   }
 
   /** Every row of the merchant (the trim keeps them near the cap), collapsed as the in-process log collapses them. */

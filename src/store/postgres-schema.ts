@@ -7,12 +7,12 @@
 import type postgres from 'postgres';
 
 /** The schema this code reads and writes; a database with a newer one is refused. */
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /** Key of the advisory lock held while migrating ('payreq' in ASCII). */
 const MIGRATION_LOCK = 0x7061797265710000n;
 /** First key of the per-merchant locks that number journal entries ('jrnl'); the two-key space is apart from MIGRATION_LOCK's. */
-const JOURNAL_ID_LOCK = 0x6a726e6c;
+export const JOURNAL_ID_LOCK = 0x6a726e6c;
 
 const MIGRATIONS: readonly string[] = [
   // 1: merchants, keys, payments, journal, webhook deliveries, idempotency keys, rate-limit windows.
@@ -170,6 +170,22 @@ const MIGRATIONS: readonly string[] = [
     at bigint NOT NULL,
     PRIMARY KEY (delivery_id, attempt)
   );
+  `,
+  // answers: a journal entry refers to an answer text kept once per merchant (a status read's
+  // `<payment id>@<version>`) instead of copying it; each entry and piece of evidence carries the
+  // bytes it counts (storage-quota.ts), worked out by the instance that wrote it. Rows of earlier
+  // versions have none: they count the bytes of their text, as before.
+  `
+  CREATE TABLE payreq_answers (
+    payee_id text NOT NULL,
+    ref      text NOT NULL,
+    -- The text as a JSON string: it may hold what a text column cannot (a NUL).
+    body     text NOT NULL,
+    bytes    integer NOT NULL,
+    PRIMARY KEY (payee_id, ref)
+  );
+  ALTER TABLE payreq_journal ADD COLUMN answer_ref text, ADD COLUMN bytes integer;
+  ALTER TABLE payreq_readiness ADD COLUMN bytes integer;
   `,
 ];
 

@@ -30,6 +30,7 @@ import { JOURNAL_TRIM_EVERY, PostgresJournalLog, trimJournal } from './postgres-
 import { PostgresRateWindows } from './postgres-rate-windows.js';
 import { EVIDENCE_TRIM_EVERY, PostgresReadinessLog, trimEvidence } from './postgres-readiness.js';
 import { PostgresTrims } from './postgres-trims.js';
+import type { TrimCounter } from './postgres-trims.js';
 import { PostgresTurnWriter } from './postgres-turn.js';
 import { migrate } from './postgres-schema.js';
 import type { RateWindows } from './rate-windows.js';
@@ -75,17 +76,20 @@ export class PostgresStore implements Store {
   private readonly keyedReads: PostgresKeyedReads;
   /** The bounded tables' trims, run in the background (postgres-trims.ts). */
   readonly trims: PostgresTrims;
+  /** The journal's: also deletes the answer texts no entry refers to any more. */
+  private readonly journalTrims: TrimCounter;
 
   constructor(options: PostgresStoreOptions) {
     this.shownUrl = redactedUrl(options.url);
     const logger = loggerOr(options.logger);
     this.connection = new PostgresConnection(options.url, this.shownUrl, options.maxConnections ?? 10, logger);
     this.trims = new PostgresTrims((query) => this.run(query), logger);
+    this.journalTrims = this.trims.counter(JOURNAL_TRIM_EVERY, trimJournal);
     const writer = new PostgresTurnWriter((query) => this.run(query), {
-      journal: this.trims.counter(JOURNAL_TRIM_EVERY, trimJournal),
+      journal: this.journalTrims,
       evidence: this.trims.counter(EVIDENCE_TRIM_EVERY, trimEvidence),
     });
-    this.journal = new PostgresJournalLog(this, writer);
+    this.journal = new PostgresJournalLog(this, writer, this.journalTrims);
     this.rateWindows = new PostgresRateWindows(this);
     this.deliveries = new PostgresDeliveryLog(this, this.trims);
     this.idempotency = new PostgresIdempotencyKeys(this, this.trims);
@@ -327,7 +331,7 @@ export class PostgresStore implements Store {
         if (fresh) await writeMerchant(tx, fresh);
         return erased;
       }),
-    ) as Promise<number>;
+    ).finally(() => this.journalTrims.due(payeeId)) as Promise<number>;
   }
 
   /** One transaction: everything of the merchant, then its row (its keys go with it: ON DELETE CASCADE). */
@@ -348,7 +352,7 @@ export class PostgresStore implements Store {
         await tx`DELETE FROM payreq_merchants WHERE payee_id = ${payeeId}`;
         return { payments, journalEntries, deliveries };
       }),
-    ) as Promise<MerchantErasure | undefined>;
+    ).finally(() => this.journalTrims.due(payeeId)) as Promise<MerchantErasure | undefined>;
   }
 
   prunePayments(payeeId: string, createdBefore: number): Promise<number> {

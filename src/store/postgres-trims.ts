@@ -18,9 +18,10 @@ export const TRIMS_PER_RUN = 16;
 /** Deletes what a part's cap leaves out of one merchant's rows. */
 export type Trim = (sql: postgres.Sql, payeeId: string) => Promise<unknown>;
 
-/** One part's counter: `note` after rows were added. */
+/** One part's counter: `note` after rows were added; `due` when the merchant's trim should run at the next run whatever the count (rows were erased). */
 export interface TrimCounter {
   note(payeeId: string, added?: number): void;
+  due(payeeId: string): void;
 }
 
 export class PostgresTrims {
@@ -42,13 +43,17 @@ export class PostgresTrims {
   counter(every: number, trim: Trim): TrimCounter {
     const part = this.parts++;
     const added = new Map<string, number>();
+    const due = (payeeId: string) => {
+      added.delete(payeeId);
+      this.due.set(`${part}\0${payeeId}`, { trim, payeeId });
+    };
     return {
       note: (payeeId, rows = 1) => {
         const n = (added.get(payeeId) ?? 0) + rows;
         if (n < every) return void added.set(payeeId, n);
-        added.delete(payeeId);
-        this.due.set(`${part}\0${payeeId}`, { trim, payeeId });
+        due(payeeId);
       },
+      due,
     };
   }
 

@@ -5,15 +5,29 @@
  * only, set by the statement itself): both are records of requests, which a database crash may
  * cut short by its last moments, unlike payments. Each caller waits for its turn's write, so a
  * read through any instance after an answer shows it (SPEC 20).
+ *
+ * An answer text journal entries refer to goes in the same statement, once per merchant and name
+ * (ON CONFLICT DO NOTHING: kept already), after the turn's entries: by then the statement holds
+ * their merchants' journal locks, which the trim that deletes unreferenced texts takes too
+ * (postgres-journal.ts), so a text an entry of this turn refers to is never deleted under it.
  */
 import type { Run } from './postgres-connection.js';
 import type { TrimCounter } from './postgres-trims.js';
 
-/** Each part's rows as JSON objects' text (`{"p":payee,"r":repeat,"e":entry}`), joined into one JSON array per part when written: no escaping per row. */
+/** Each part's rows as JSON objects' text (`{"p":payee,"r":repeat,"e":entry,"b":bytes}`), joined into one JSON array per part when written: no escaping per row. */
 interface Turn {
   readonly journal: Rows;
   readonly evidence: Rows;
+  /** Answer texts, once per merchant and name (keys: payee NUL ref). */
+  readonly answers: Map<string, string>;
   readonly written: Promise<void>;
+}
+
+/** An answer text journal entries refer to, kept once per merchant: its name, its text and the bytes it counts. */
+export interface AnswerText {
+  readonly ref: string;
+  readonly text: string;
+  readonly bytes: number;
 }
 
 interface Rows {
@@ -30,18 +44,26 @@ export class PostgresTurnWriter {
     private readonly trims: { readonly journal: TrimCounter; readonly evidence: TrimCounter },
   ) {}
 
-  /** Adds a journal entry (JSON text) to this turn's write; resolves once it is written. */
-  journal(payeeId: string, entry: string): Promise<void> {
+  /** Adds a journal entry (JSON text, of `bytes`; with the answer text it refers to, if any) to this turn's write; resolves once it is written. */
+  journal(payeeId: string, entry: string, bytes: number, answer?: AnswerText): Promise<void> {
     const turn = this.current();
-    turn.journal.texts.push(`{"p":${JSON.stringify(payeeId)},"e":${entry}}`);
+    const payee = JSON.stringify(payeeId);
+    if (answer === undefined) turn.journal.texts.push(`{"p":${payee},${field('e', entry)},"b":${bytes}}`);
+    else {
+      const ref = JSON.stringify(answer.ref);
+      turn.journal.texts.push(`{"p":${payee},${field('e', entry)},"b":${bytes},"a":${ref}}`);
+      const key = `${payeeId}\0${answer.ref}`;
+      // One row per name and statement: ON CONFLICT cannot meet a row its own statement inserted.
+      if (!turn.answers.has(key)) turn.answers.set(key, `{"p":${payee},"a":${ref},${field('t', JSON.stringify(answer.text))},"b":${answer.bytes}}`);
+    }
     turn.journal.payees.push(payeeId);
     return turn.written;
   }
 
-  /** Adds readiness evidence (JSON text, with its repeat key or null) to this turn's write. */
-  evidence(payeeId: string, repeat: string | null, entry: string): Promise<void> {
+  /** Adds readiness evidence (JSON text of `bytes`, with its repeat key or null) to this turn's write. */
+  evidence(payeeId: string, repeat: string | null, entry: string, bytes: number): Promise<void> {
     const turn = this.current();
-    turn.evidence.texts.push(`{"p":${JSON.stringify(payeeId)},"r":${JSON.stringify(repeat)},"e":${entry}}`);
+    turn.evidence.texts.push(`{"p":${JSON.stringify(payeeId)},"r":${JSON.stringify(repeat)},${field('e', entry)},"b":${bytes}}`);
     turn.evidence.payees.push(payeeId);
     return turn.written;
   }
@@ -50,24 +72,32 @@ export class PostgresTurnWriter {
     if (this.turn) return this.turn;
     const journal: Rows = { texts: [], payees: [] };
     const evidence: Rows = { texts: [], payees: [] };
-    const written = new Promise<void>((resolve, reject) => setImmediate(() => this.write(journal, evidence).then(resolve, reject)));
-    return (this.turn = { journal, evidence, written });
+    const answers = new Map<string, string>();
+    const written = new Promise<void>((resolve, reject) => setImmediate(() => this.write(journal, evidence, answers).then(resolve, reject)));
+    return (this.turn = { journal, evidence, answers, written });
   }
 
-  private async write(journal: Rows, evidence: Rows): Promise<void> {
+  private async write(journal: Rows, evidence: Rows, answers: Map<string, string>): Promise<void> {
     this.turn = null;
     // Journal rows in the order of the merchants' locks (then as added), so two instances' turns never wait on each other in a
-    // cycle (a trigger numbers them per merchant, postgres-schema.ts); set_config(..., true) holds until this statement's commit.
+    // cycle (a trigger numbers them per merchant, postgres-schema.ts); answer texts only after them (the WHERE reads j whole);
+    // set_config(..., true) holds until this statement's commit.
     await this.run(
       (sql) => sql`
         WITH j AS (
-          INSERT INTO payreq_journal (payee_id, entry)
-          SELECT r.v->>'p', (r.v->'e')::text FROM json_array_elements(${`[${journal.texts.join(',')}]`}::text::json) WITH ORDINALITY AS r(v, n)
+          INSERT INTO payreq_journal (payee_id, entry, bytes, answer_ref)
+          SELECT r.v->>'p', coalesce(r.v->>'E', (r.v->'e')::text), (r.v->>'b')::int, r.v->>'a' FROM json_array_elements(${`[${journal.texts.join(',')}]`}::text::json) WITH ORDINALITY AS r(v, n)
           ORDER BY hashtext(r.v->>'p'), r.n
           RETURNING 1
+        ), a AS (
+          INSERT INTO payreq_answers (payee_id, ref, body, bytes)
+          SELECT r.v->>'p', r.v->>'a', coalesce(r.v->>'T', (r.v->'t')::text), (r.v->>'b')::int FROM json_array_elements(${`[${[...answers.values()].join(',')}]`}::text::json) AS r(v)
+          WHERE (SELECT count(*) FROM j) >= 0
+          ON CONFLICT (payee_id, ref) DO NOTHING
+          RETURNING 1
         ), e AS (
-          INSERT INTO payreq_readiness (payee_id, repeat_key, entry)
-          SELECT r.v->>'p', r.v->>'r', (r.v->'e')::text FROM json_array_elements(${`[${evidence.texts.join(',')}]`}::text::json) WITH ORDINALITY AS r(v, n)
+          INSERT INTO payreq_readiness (payee_id, repeat_key, entry, bytes)
+          SELECT r.v->>'p', r.v->>'r', coalesce(r.v->>'E', (r.v->'e')::text), (r.v->>'b')::int FROM json_array_elements(${`[${evidence.texts.join(',')}]`}::text::json) WITH ORDINALITY AS r(v, n)
           ORDER BY r.n
           RETURNING 1
         )
@@ -78,3 +108,12 @@ export class PostgresTurnWriter {
   }
 }
 
+
+/**
+ * A row's field `"key":json`; JSON holding a NUL (\u0000), which PostgreSQL refuses anywhere in a
+ * json value it takes apart (the whole turn would fail), goes as a string under the key in capitals
+ * instead, its text read back by ->> (the same JSON text, escape and all).
+ */
+function field(key: string, json: string): string {
+  return json.includes('\\u0000') ? `"${key.toUpperCase()}":${JSON.stringify(json)}` : `"${key}":${json}`;
+}

@@ -11,7 +11,7 @@
  * the same entries in a table (postgres-readiness.ts).
  */
 import type { SeenRequest } from '../domain/readiness.js';
-import { ByteTally, recordBytes } from './storage-quota.js';
+import { ByteTally, evidenceBytes } from './storage-quota.js';
 
 /**
  * Entries kept per merchant; the oldest go first. Measured: an entry is ~400 bytes of JSON (a
@@ -64,7 +64,7 @@ export function collapseRepeats<T extends { readonly repeat: string | null }>(ro
 /** One merchant's evidence by id, oldest first (a Map keeps insertion order), and its runs. */
 class MerchantEvidence {
   readonly kept = new Map<number, SeenRequest>();
-  /** The stored bytes of each kept entry, counted once when it is kept (a status poll replaces one on every read). */
+  /** The stored bytes of each kept entry (storage-quota.ts), beside it. */
   private readonly sizes = new Map<number, number>();
   readonly runs = new RepeatRuns();
 
@@ -75,7 +75,7 @@ class MerchantEvidence {
 
   put(id: number, seen: SeenRequest, replaced: number | null): void {
     if (replaced !== null) this.remove(replaced);
-    const size = recordBytes(seen);
+    const size = evidenceBytes(seen);
     this.bytes.add(this.payeeId, size - (this.sizes.get(id) ?? 0));
     this.kept.set(id, seen);
     this.sizes.set(id, size);

@@ -3,8 +3,11 @@
  *
  * - What counts: everything a merchant makes the sandbox keep: its payments (with history and
  *   metadata), journal entries, webhook deliveries, idempotency keys with their answers, and
- *   readiness evidence. Each record counts the UTF-8 bytes of its JSON text as the store keeps it
- *   (a payment: its document; a journal entry: the entry without its id, as the table holds it).
+ *   readiness evidence. A payment, a delivery and a key count the UTF-8 bytes of their text as the
+ *   store keeps it. A journal entry and a piece of evidence, written on every request, count the
+ *   UTF-8 bytes of their texts plus a fixed allowance for their numbers and flags (recordTextBytes):
+ *   the same figure on every store, and no record written out a second time to count it. An answer
+ *   text that journal entries refer to (answerRef) counts once while referred to, its entries without it.
  * - When a write is refused: only a create. It is refused when the sandbox's records with it
  *   would pass the budget, or the merchant's would pass its quota. Journal, deliveries, keys and
  *   evidence are never refused: they keep their newest within their count caps, and what they
@@ -42,9 +45,46 @@ export function recordBytes(record: unknown): number {
   return textBytes(JSON.stringify(record));
 }
 
-/** A journal entry is kept without its id where ids are the table's (PostgreSQL): it counts so everywhere. */
-export function journalEntryBytes(entry: { readonly id: number }): number {
-  return recordBytes({ ...entry, id: undefined });
+/** Counted for a journal entry's numbers, flags and field names, whatever they hold (about what its JSON spends on them). */
+export const JOURNAL_ENTRY_ALLOWANCE = 160;
+/** Counted for a piece of readiness evidence's numbers, flags and field names. */
+export const EVIDENCE_ALLOWANCE = 240;
+
+/** A record counted from its texts: their UTF-8 bytes, plus `allowance` for everything else it holds. */
+export function recordTextBytes(allowance: number, texts: readonly (string | null | undefined)[]): number {
+  let bytes = allowance;
+  for (const text of texts) if (typeof text === 'string') bytes += Buffer.byteLength(text, 'utf8');
+  return bytes;
+}
+
+/** The texts of a journal entry as a store keeps it. */
+interface JournalEntryTexts {
+  readonly method: string;
+  readonly path: string;
+  readonly requestBody: string | null;
+  readonly responseBody?: string | null;
+  readonly fault: string | null;
+  readonly warnings: readonly string[];
+  readonly requestId?: string;
+  readonly idempotencyKey?: string;
+  readonly answerRef?: string;
+}
+
+/** A journal entry: its texts, the answer only when it keeps it itself (one that refers to it counts the reference: answerTextBytes counts the text once). */
+export function journalEntryBytes(e: JournalEntryTexts): number {
+  let bytes = recordTextBytes(JOURNAL_ENTRY_ALLOWANCE, [e.method, e.path, e.requestBody, e.answerRef ?? e.responseBody, e.fault, e.requestId, e.idempotencyKey]);
+  for (const warning of e.warnings) bytes += textBytes(warning);
+  return bytes;
+}
+
+/** An answer text kept once for the journal entries that refer to it. */
+export function answerTextBytes(text: string): number {
+  return textBytes(text);
+}
+
+/** A piece of readiness evidence: its texts. */
+export function evidenceBytes(s: { readonly ref: string; readonly method: string; readonly path: string; readonly fault: string | null; readonly idempotencyKey: string | null; readonly merchantRefNo: string | null; readonly bodyDigest: string | null; readonly paymentId: string | null; readonly paymentStatus: string | null }): number {
+  return recordTextBytes(EVIDENCE_ALLOWANCE, [s.ref, s.method, s.path, s.fault, s.idempotencyKey, s.merchantRefNo, s.bodyDigest, s.paymentId, s.paymentStatus]);
 }
 
 /** An idempotency key: the key, the digest of its request and the answer once there is one. */

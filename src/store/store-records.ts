@@ -13,7 +13,7 @@ import { apiKeyHash } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import type { Delivery } from './delivery-log.js';
-import type { JournalEntry } from './journal-log.js';
+import type { StoredJournalEntry } from './journal-log.js';
 
 export const SNAPSHOT_FORMAT = 'payreq-sandbox/1';
 
@@ -24,7 +24,7 @@ export interface Snapshot {
   merchants: Merchant[];
   payments: Payment[];
   /** Oldest first per merchant; absent from snapshots of earlier versions. */
-  journal?: { payeeId: string; entry: JournalEntry }[];
+  journal?: { payeeId: string; entry: StoredJournalEntry }[];
   /** Oldest first per merchant; absent from snapshots of earlier versions. */
   deliveries?: Delivery[];
 }
@@ -34,7 +34,7 @@ export type LogRecord =
   | { readonly t: 'payment'; readonly v: Payment }
   | { readonly t: 'reset'; readonly payeeId: string }
   | { readonly t: 'prune'; readonly payeeId: string; readonly createdBefore: number }
-  | { readonly t: 'journal'; readonly payeeId: string; readonly v: JournalEntry }
+  | { readonly t: 'journal'; readonly payeeId: string; readonly v: StoredJournalEntry }
   | { readonly t: 'journal-clear'; readonly payeeId: string }
   /** A delivery as it now is: added, or replaced by id (an attempt, a resend). */
   | { readonly t: 'delivery'; readonly v: Delivery }
@@ -206,7 +206,8 @@ function paymentProblem(p: unknown): string | undefined {
 
 function journalEntryProblem(e: unknown): string | undefined {
   if (!isObject(e)) return `is ${kindOf(e)}, not a journal entry`;
-  return Number.isSafeInteger(e.id) && typeof e.method === 'string' && typeof e.path === 'string' ? undefined : 'is a journal entry without its id, method or path';
+  if (!(Number.isSafeInteger(e.id) && typeof e.method === 'string' && typeof e.path === 'string')) return 'is a journal entry without its id, method or path';
+  return e.answerRef === undefined || typeof e.answerRef === 'string' ? undefined : 'is a journal entry whose answerRef is not a text';
 }
 
 const DELIVERY_STATES: readonly unknown[] = ['pending', 'delivered', 'failed'];

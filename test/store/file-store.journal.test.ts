@@ -3,10 +3,14 @@
  * rebuilt at start from the log and from the snapshot, bounded as in memory (500 entries and
  * 200 deliveries per merchant), attempts, resends and clears included.
  */
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Delivery } from '../../src/store/delivery-log.js';
 import { FileStore } from '../../src/store/file-store.js';
+import { MemoryStore } from '../../src/store/memory-store.js';
 import type { NewJournalEntry } from '../../src/store/journal-log.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
 import { aPayment } from '../support/payments.js';
@@ -121,6 +125,89 @@ describe('FileStore: the journal and the deliveries survive a restart, bounded',
     expect(await second.deliveries.list(M, 10)).toEqual([]);
     expect((await second.journal.list('THIRD', { limit: 10 })).map((e) => e.id)).toEqual([1]);
     expect((await second.deliveries.claimDue(10_000, 1, 10)).map((d) => d.id)).toEqual(['dlv_2']);
+    await second.close();
+  });
+});
+
+/** A status read of pay_1 at `version`, whose entry refers to the answer text of that version. */
+function statusRead(i: number, version: number): NewJournalEntry {
+  return { ...entry(i), path: '/openapi/v1/payments/payment/pay_1', responseBody: JSON.stringify({ code: 200, note: `text-of-version-${version}:${'ü'.repeat(300)}` }), answerRef: `pay_1@${version}` };
+}
+
+const BUILT_FILE_STORE = fileURLToPath(new URL('../../dist/store/file-store.js', import.meta.url));
+
+/** Appends the entries of `entriesFile` to a file store in a process of its own, folding after the first `foldAfter`; prints "written". */
+const WRITER = `
+  const [, storeModule, dataFile, entriesFile, foldAfter] = process.argv;
+  const { FileStore } = await import(storeModule);
+  const { readFileSync } = await import('node:fs');
+  const store = new FileStore({ dataFile });
+  await store.open();
+  const entries = JSON.parse(readFileSync(entriesFile, 'utf8'));
+  for (const [i, e] of entries.entries()) {
+    await store.journal.append('${M}', e);
+    if (i + 1 === Number(foldAfter)) await store.compact();
+  }
+  await new Promise((resolve) => setImmediate(resolve));
+  await store.pendingWrites();
+  console.log('written');
+  setInterval(() => undefined, 60_000);
+`;
+
+/** How many times `marker` occurs in the store's files. */
+function occurrences(dir: string, marker: string): number {
+  return readdirSync(dir).reduce((n, f) => n + readFileSync(path.join(dir, f), 'utf8').split(marker).length - 1, 0);
+}
+
+describe('FileStore: entries that refer to one answer text', () => {
+  it('after a SIGKILL, keep every entry and its text, written once: in the snapshot, or the log line of its first entry', async () => {
+    if (!existsSync(BUILT_FILE_STORE)) throw new Error(`${BUILT_FILE_STORE} is missing: run npm run build first`);
+    const dir = tempDir();
+    const dataFile = path.join(dir, 's.json');
+    // Version 1 read before and after the fold, version 2 only after it; every seventh entry a plain one.
+    const written = Array.from({ length: 80 }, (_, i) => (i % 7 === 6 ? entry(i) : statusRead(i, i < 40 || i % 3 === 0 ? 1 : 2)));
+    const entriesFile = path.join(tempDir(), 'entries.json');
+    writeFileSync(entriesFile, JSON.stringify(written));
+    const child = spawn(process.execPath, ['--input-type=module', '-e', WRITER, BUILT_FILE_STORE, dataFile, entriesFile, '40'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.stdout!.on('data', (d: Buffer) => d.toString().includes('written') && resolve());
+        void exited.then(() => reject(new Error('the writer exited before it wrote')));
+      });
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    expect([occurrences(dir, 'text-of-version-1'), occurrences(dir, 'text-of-version-2')]).toEqual([1, 1]);
+
+    const expected = new MemoryStore();
+    for (const e of written) await expected.journal.append(M, e);
+    const afterKill = await opened(dataFile);
+    const kept = await afterKill.journal.list(M, { limit: 100 });
+    expect(kept.map((e) => e.responseBody)).toEqual(written.map((e) => e.responseBody).reverse());
+    expect(kept).toEqual(await expected.journal.list(M, { limit: 100 }));
+    expect((await afterKill.storageUsage(M)).merchantBytes).toBe((await expected.storageUsage(M)).merchantBytes);
+    await afterKill.close();
+
+    // A stop folds everything into the snapshot: each text once there.
+    const afterStop = await opened(dataFile);
+    expect(await afterStop.journal.list(M, { limit: 100 })).toEqual(kept);
+    await afterStop.close();
+    expect([occurrences(dir, 'text-of-version-1'), occurrences(dir, 'text-of-version-2')]).toEqual([1, 1]);
+  }, 30_000);
+
+  it('an entry whose name is kept for another text (a version a failed write left to another change) keeps its own, after a restart too', async () => {
+    const dataFile = path.join(tempDir(), 's.json');
+    const first = await opened(dataFile);
+    const other = { ...statusRead(2, 1), responseBody: '{"code":200,"note":"the other change"}' };
+    for (const e of [statusRead(1, 1), other, statusRead(3, 1)]) await first.journal.append(M, e);
+    const bodies = [statusRead(3, 1).responseBody, other.responseBody, statusRead(1, 1).responseBody];
+    expect((await first.journal.list(M, { limit: 10 })).map((e) => e.responseBody)).toEqual(bodies);
+    await turn();
+    const second = await opened(dataFile);
+    expect((await second.journal.list(M, { limit: 10 })).map((e) => e.responseBody)).toEqual(bodies);
+    expect(await second.storageUsage(M)).toEqual(await first.storageUsage(M));
     await second.close();
   });
 });

@@ -14,9 +14,12 @@ import type { Delivery } from '../../src/store/delivery-log.js';
 import { FileStore } from '../../src/store/file-store.js';
 import { IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT, IDEMPOTENCY_KEYS_PER_MERCHANT } from '../../src/store/idempotency-keys.js';
 import { JOURNAL_CAP } from '../../src/store/journal-log.js';
+import type { NewJournalEntry } from '../../src/store/journal-log.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
+import { JOURNAL_TRIM_EVERY } from '../../src/store/postgres-journal.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { READINESS_CAP } from '../../src/store/readiness-log.js';
+import { answerTextBytes, journalEntryBytes } from '../../src/store/storage-quota.js';
 import type { Store } from '../../src/store/store.js';
 import { freshDatabase } from '../support/databases.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
@@ -35,7 +38,22 @@ async function settled(store: Store): Promise<void> {
   if (store instanceof PostgresStore) await store.trims.runAll();
 }
 
-const entry = (i: number) => ({ at: i, method: 'GET', path: `/p/${i}`, alias: false, status: 200, code: 200, requestBody: null, responseBody: null, latencyMs: 1, fault: null, warnings: [] });
+const entry = (i: number): NewJournalEntry => ({ at: i, method: 'GET', path: `/p/${i}`, alias: false, status: 200, code: 200, requestBody: null, responseBody: null, latencyMs: 1, fault: null, warnings: [] });
+
+/** The answer text of a status read of `version`, long enough that a copy per entry would show. */
+const statusText = (version: number) => JSON.stringify({ code: 200, description: 'OK', payment_id: 'pay_1', version, note: 'ü'.repeat(600) });
+/** A status read of pay_1 at `version`, answered with its status text, which the entry refers to. */
+const statusRead = (i: number, version: number): NewJournalEntry => ({ ...entry(i), path: '/openapi/v1/payments/payment/pay_1', responseBody: statusText(version), answerRef: `pay_1@${version}` });
+
+/** What the merchant's journal and its answer texts count (the journal is the only part these tests fill). */
+const used = async (store: Store) => (await store.storageUsage('M1')).merchantBytes;
+const bytesOf = (entries: readonly NewJournalEntry[]) => entries.reduce((sum, e) => sum + journalEntryBytes(e), 0);
+
+/** Rows of the PostgreSQL table of answer texts (other stores: undefined). */
+async function answerRows(store: Store): Promise<number | undefined> {
+  if (!(store instanceof PostgresStore)) return undefined;
+  return store.run(async (sql) => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM payreq_answers`)[0]!.n);
+}
 
 function delivery(i: number): Delivery {
   return {
@@ -119,6 +137,69 @@ describe.each(KINDS)('the store parts contract: %s', (_kind, make) => {
     expect(refs.at(-1)).toBe(`req-${READINESS_CAP + 80}`);
     expect(refs[0]).toBe(`req-${READINESS_CAP + 80 - READINESS_CAP + 1}`);
   }, 60_000);
+
+  it('keeps one answer text for many status reads of one version; the journal shows every body', async () => {
+    const written: NewJournalEntry[] = [];
+    for (let i = 0; i < 60; i++) written.push(i % 10 === 9 ? entry(i) : statusRead(i, i < 30 ? 1 : 2));
+    for (let i = 0; i < 60; i += 20) await Promise.all(written.slice(i, i + 20).map((e) => store.journal.append('M1', e)));
+    await settled(store);
+    const list = await store.journal.list('M1', { limit: 100 });
+    expect(list.map((e) => e.responseBody)).toEqual(written.map((e) => e.responseBody).reverse());
+    expect(list.map((e) => e.path)).toEqual(written.map((e) => e.path).reverse());
+    // Two texts, each counted once; the entries without them.
+    expect(await used(store)).toBe(bytesOf(written) + answerTextBytes(statusText(1)) + answerTextBytes(statusText(2)));
+    expect(await answerRows(store)).toBeOneOf([undefined, 2]);
+  });
+
+  it('an entry with a name but no answer keeps none, and the next one with an answer keeps it', async () => {
+    const bare = { ...statusRead(1, 1), responseBody: null };
+    await store.journal.append('M1', bare);
+    await store.journal.append('M1', statusRead(2, 1));
+    await settled(store);
+    expect((await store.journal.list('M1', { limit: 10 })).map((e) => e.responseBody)).toEqual([statusText(1), null]);
+    expect(await used(store)).toBe(bytesOf([{ ...bare, answerRef: undefined }, statusRead(2, 1)]) + answerTextBytes(statusText(1)));
+  });
+
+  it(`frees an answer text once the ${JOURNAL_CAP}-entry cap has pushed out every entry that refers to it`, async () => {
+    for (let i = 0; i < 5; i++) await store.journal.append('M1', statusRead(i, 1));
+    await store.journal.append('M1', statusRead(5, 2));
+    const plain = Array.from({ length: JOURNAL_CAP - 1 }, (_, i) => entry(10 + i));
+    for (let i = 0; i < plain.length; i += 50) await Promise.all(plain.slice(i, i + 50).map((e) => store.journal.append('M1', e)));
+    await settled(store);
+    // pay_1@1's entries are gone and its text with them; pay_1@2's one entry is the oldest kept.
+    expect(await used(store)).toBe(bytesOf([statusRead(5, 2), ...plain]) + answerTextBytes(statusText(2)));
+    expect((await store.journal.list('M1', { limit: JOURNAL_CAP })).at(-1)!.responseBody).toBe(statusText(2));
+    expect(await answerRows(store)).toBeOneOf([undefined, 1]);
+    // PostgreSQL trims a merchant's journal after every JOURNAL_TRIM_EVERY appends: enough of them to make its trim due.
+    const more = Array.from({ length: JOURNAL_TRIM_EVERY }, (_, i) => entry(9_000 + i));
+    for (const e of more) await store.journal.append('M1', e);
+    await settled(store);
+    expect(await used(store)).toBe(bytesOf([...plain, ...more].slice(-JOURNAL_CAP)));
+    expect(await answerRows(store)).toBeOneOf([undefined, 0]);
+    // A read of that version again keeps its text again.
+    await store.journal.append('M1', statusRead(10_000, 1));
+    await settled(store);
+    expect((await store.journal.list('M1', { limit: 1 }))[0]!.responseBody).toBe(statusText(1));
+  }, 60_000);
+
+  it('frees answer texts when the journal is cleared, the merchant reset or deleted', async () => {
+    const before = await used(store);
+    await store.journal.append('M1', statusRead(1, 1));
+    await settled(store);
+    expect(await used(store)).toBeGreaterThan(before + answerTextBytes(statusText(1)));
+    expect(await store.journal.clear('M1')).toBe(1);
+    await settled(store);
+    expect([await used(store), await answerRows(store)]).toEqual([0, store instanceof PostgresStore ? 0 : undefined]);
+    await store.journal.append('M1', statusRead(2, 1));
+    await store.resetMerchant('M1');
+    await settled(store);
+    expect([await used(store), await answerRows(store)]).toEqual([0, store instanceof PostgresStore ? 0 : undefined]);
+    await store.journal.append('M1', statusRead(3, 1));
+    await store.deleteMerchant('M1');
+    await settled(store);
+    expect([await used(store), await answerRows(store)]).toEqual([0, store instanceof PostgresStore ? 0 : undefined]);
+    expect(await store.journal.list('M1', { limit: 10 })).toEqual([]);
+  });
 
   it('collapses a polling run to its first and last read', async () => {
     await store.readiness.add('M1', seen(0), null);

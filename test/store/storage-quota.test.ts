@@ -13,7 +13,7 @@ import type { NewJournalEntry } from '../../src/store/journal-log.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { migrate } from '../../src/store/postgres-schema.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
-import { recordBytes } from '../../src/store/storage-quota.js';
+import { answerTextBytes, evidenceBytes, journalEntryBytes, recordBytes } from '../../src/store/storage-quota.js';
 import type { StorageLimits } from '../../src/store/storage-quota.js';
 import type { Store } from '../../src/store/store.js';
 import { freshDatabase } from '../support/databases.js';
@@ -53,6 +53,12 @@ const KINDS: readonly [string, () => Promise<Store>][] = [
 ];
 
 const LOTS = Number.MAX_SAFE_INTEGER;
+
+/** Whatever the store defers (PostgreSQL's background trims) done. */
+async function settled(store: Store): Promise<void> {
+  await store.pendingWrites();
+  if (store instanceof PostgresStore) await store.trims.runAll();
+}
 
 describe.each(KINDS)('storage counted in bytes: %s', (_kind, make) => {
   let store: Store;
@@ -103,8 +109,8 @@ describe.each(KINDS)('storage counted in bytes: %s', (_kind, make) => {
     const p = payment('M1');
     for (let i = 0; i < 5; i++) await store.journal.append('M1', entry(i));
     for (let i = 0; i < 3; i++) await store.readiness.add('M1', seen(i), null);
-    // A journal entry counts without its id (the table holds it in a column); evidence as its JSON text.
-    const expected = [0, 1, 2, 3, 4].reduce((sum, i) => sum + recordBytes(entry(i)), 0) + [0, 1, 2].reduce((sum, i) => sum + recordBytes(seen(i)), 0);
+    // A journal entry and evidence count their texts plus a fixed allowance, the same on every store.
+    const expected = [0, 1, 2, 3, 4].reduce((sum, i) => sum + journalEntryBytes(entry(i)), 0) + [0, 1, 2].reduce((sum, i) => sum + evidenceBytes(seen(i)), 0);
     expect(await used('M1')).toBe(expected);
     // Room for the payment without them, not with them.
     const limits: StorageLimits = { merchantBytes: recordBytes(p) + expected - 1, sandboxBytes: LOTS };
@@ -113,7 +119,25 @@ describe.each(KINDS)('storage counted in bytes: %s', (_kind, make) => {
     await store.journal.append('M1', entry(5));
     await store.readiness.add('M1', seen(5), null);
     expect((await store.journal.list('M1', { limit: 10 })).length).toBe(6);
-    expect(await used('M1')).toBe(expected + recordBytes(entry(5)) + recordBytes(seen(5)));
+    expect(await used('M1')).toBe(expected + journalEntryBytes(entry(5)) + evidenceBytes(seen(5)));
+  });
+
+  it('journal entries that refer to one answer text count it once, each entry without it; a clear gives it back', async () => {
+    const text = JSON.stringify({ code: 200, payment_status: 'P', note: 'é'.repeat(1000) });
+    const read = (i: number): NewJournalEntry => ({ ...entry(i), method: 'GET', requestBody: null, responseBody: text, answerRef: 'pay_1@1' });
+    for (let i = 0; i < 20; i++) await store.journal.append('M1', read(i));
+    await store.journal.append('M2', read(0));
+    await settled(store);
+    const one = journalEntryBytes(read(0));
+    expect(one).toBeLessThan(answerTextBytes(text));
+    const entries = Array.from({ length: 20 }, (_, i) => journalEntryBytes(read(i))).reduce((a, b) => a + b);
+    expect(await used('M1')).toBe(entries + answerTextBytes(text));
+    // Each merchant keeps its own.
+    expect(await used('M2')).toBe(one + answerTextBytes(text));
+    await store.journal.clear('M1');
+    await settled(store);
+    expect(await used('M1')).toBe(0);
+    expect(await used('M2')).toBe(one + answerTextBytes(text));
   });
 
   it('idempotency answers and webhook deliveries count toward the quota', async () => {
