@@ -49,11 +49,15 @@ function track(child) {
   return exited;
 }
 
-/** Environment of a server under test: the sandbox's own variables are cleared so defaults apply. */
+/**
+ * Environment of a server under test: the sandbox's own variables are cleared so defaults apply,
+ * but for the storage quota: at 7,000 creates a second the demo merchant would pass its 64 MB
+ * within a run and answer 402s. The quota is still counted on every create; only its size is raised.
+ */
 function serverEnv(extra = {}) {
   const env = { ...process.env };
   for (const name of Object.keys(env)) if (name.startsWith('SANDBOX_') || name === 'PUBLIC_BASE_URL' || name === 'PORT' || name === 'NODE_ENV') delete env[name];
-  return { ...env, ...extra };
+  return { ...env, SANDBOX_MERCHANT_STORAGE_MB: '4096', SANDBOX_STORAGE_MB: '8192', ...extra };
 }
 
 /**
