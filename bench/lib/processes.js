@@ -51,13 +51,14 @@ function track(child) {
 
 /**
  * Environment of a server under test: the sandbox's own variables are cleared so defaults apply,
- * but for the storage quota: at 7,000 creates a second the demo merchant would pass its 64 MB
- * within a run and answer 402s. The quota is still counted on every create; only its size is raised.
+ * but for two per-merchant bounds one bench merchant passes at full speed: its 64 MB storage quota
+ * (402s within a run of 7,000 creates a second) and its 1 MiB a second of request bodies (429s
+ * past ~5,000 creates a second). Both are still counted on every create; only their sizes are raised.
  */
 function serverEnv(extra = {}) {
   const env = { ...process.env };
   for (const name of Object.keys(env)) if (name.startsWith('SANDBOX_') || name === 'PUBLIC_BASE_URL' || name === 'PORT' || name === 'NODE_ENV') delete env[name];
-  return { ...env, SANDBOX_MERCHANT_STORAGE_MB: '4096', SANDBOX_STORAGE_MB: '8192', ...extra };
+  return { ...env, SANDBOX_MERCHANT_STORAGE_MB: '4096', SANDBOX_STORAGE_MB: '8192', SANDBOX_MERCHANT_BODY_KB_PER_SECOND: '1048576', ...extra };
 }
 
 /**
