@@ -43,7 +43,7 @@ import { MemoryRateWindows } from './rate-windows.js';
 import { SnapshotFile } from './snapshot-file.js';
 import type { InsertResult, KeyedPayment, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
 import { clearMerchantParts, countMerchantParts } from './store.js';
-import { recordBytes, storageRefusal, tallyUsage } from './storage-quota.js';
+import { storageRefusal, tallyUsage, textBytes } from './storage-quota.js';
 import type { StorageLimits, StorageUsage } from './storage-quota.js';
 import { CHECKSUM_KEY, Damage, emptySnapshot, readSnapshot, replaySegment, segmentsToReplay } from './store-files.js';
 import { encodeRecord, keysHashed, SNAPSHOT_FORMAT } from './store-records.js';
@@ -217,10 +217,11 @@ export class FileStore implements Store {
   async insertPayment(payment: Payment, outbox: readonly Delivery[] = [], limits?: StorageLimits): Promise<InsertResult> {
     const conflict = this.index.insertConflict(payment);
     if (conflict) return conflict;
-    const bytes = recordBytes(payment);
+    const line = encodeRecord({ t: 'payment', v: payment });
+    const bytes = paymentBytesOf(line);
     const refused = limits && storageRefusal(this.usage(payment.payeeId), bytes, limits);
     if (refused) return refused;
-    await this.writePayment(payment, undefined, outbox, bytes);
+    await this.writePayment(payment, undefined, outbox, line);
     return 'inserted';
   }
 
@@ -235,8 +236,9 @@ export class FileStore implements Store {
    * Group commit: the change is in memory at once (a second create in the same turn sees its
    * merchant_ref_no), and in the log, with its deliveries, at the end of the turn.
    */
-  private async writePayment(payment: Payment, previous: Payment | undefined, outbox: readonly Delivery[], bytes?: number): Promise<void> {
-    let lines = encodeRecord({ t: 'payment', v: payment });
+  private async writePayment(payment: Payment, previous: Payment | undefined, outbox: readonly Delivery[], line = encodeRecord({ t: 'payment', v: payment })): Promise<void> {
+    const bytes = paymentBytesOf(line);
+    let lines = line;
     for (const d of outbox) lines += encodeRecord({ t: 'delivery', v: d });
     // The deliveries go to memory once the change is written: a change undone by a failed write sends nothing.
     const written = this.log.change(lines, 1 + outbox.length, () => this.index.unapplyPayment(payment, previous), () => this.deliveries.memory.add(outbox));
@@ -408,4 +410,11 @@ export class FileStore implements Store {
 
 function recordsIn(s: Snapshot): number {
   return s.merchants.length + s.payments.length + (s.journal?.length ?? 0) + (s.deliveries?.length ?? 0);
+}
+
+/** A payment's line is its document in a fixed frame: the document's bytes (storage-quota.ts) are the line's less the frame's, with no second JSON.stringify. */
+const PAYMENT_FRAME_BYTES = encodeRecord({ t: 'payment', v: null as unknown as Payment }).length - 'null'.length;
+
+function paymentBytesOf(line: string): number {
+  return textBytes(line) - PAYMENT_FRAME_BYTES;
 }
