@@ -36,7 +36,7 @@ export function printTable(results) {
     console.log(row([`${f.label}${f.rounds > 1 ? ' *' : ''}`, num(f.startupMs), '', '', '', '', num(f.rssMB), num(f.peakMB), ''], widths));
   }
   printPostgres(figures);
-  console.log('\ntargets (issue 5; issue 9: PostgreSQL)');
+  console.log('\ntargets (SPEC 20: the lean request path; issues 5, 9 and 10)');
   for (const t of targets) {
     const value =
       t.value === null ? '-' : t.unit === 'x' ? `${t.value.toFixed(2)} x` : `${num(t.value, (t.unit === 'ms' || t.unit === 'KB') && t.value < 100 ? 1 : 0)} ${t.unit}`;
