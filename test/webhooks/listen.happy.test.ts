@@ -114,6 +114,21 @@ describe.each(EACH_STORE)('the webhook stream on the %s store', (_store, make) =
     expect([status('webhook'), status('webhook-duplicate')]).toEqual(['pass', 'pass']);
   });
 
+  it('a delivery the listener answers 500, with no URL set, fails the readiness check webhook instead of reading as not tried', async () => {
+    const { m, open, create, deliveries } = await setUp();
+    const s = await open();
+    await s.next('hello');
+    await create('stream-refused');
+    const event = await s.next('delivery');
+    expect((await answer(sandbox, m.apiKey, { delivery_id: event.delivery_id, attempt: 1, status: 500, latency_ms: 1, error: null })).status).toBe(200);
+    await until(async () => ((await deliveries())[0]?.attempts.length === 1 ? true : undefined), 'the refused attempt recorded');
+    const report = await call(sandbox, 'GET', '/sandbox/v1/readiness', { key: m.apiKey });
+    const webhook = report.body.checks.find((c: { id: string }) => c.id === 'webhook');
+    expect(webhook.status).toBe('fail');
+    expect(webhook.title).toMatch(/payreq-sandbox listen/);
+    await s.close();
+  });
+
   it('a draining instance ends its streams, so a stop does not wait for them', async () => {
     const { m, open } = await setUp();
     const s = await open();
