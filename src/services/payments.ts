@@ -72,7 +72,8 @@ export class PaymentService {
     }
     const magic = MAGIC_AMOUNTS[input.amountMinor];
     if (magic?.fault === 'error=500') throw new SandboxError('injected_internal_error', 'Injected fault: amount 900.01 makes create answer 500 and store nothing (a sandbox magic value).');
-    if (magic?.fault === 'error=503') throw new SandboxError('injected_unavailable', 'Injected fault: amount 900.02 makes create answer 503 and store nothing (a sandbox magic value).');
+    // With Retry-After, as an injected error=503 answers: a client rehearsing a 503 can honour it.
+    if (magic?.fault === 'error=503') throw new SandboxError('injected_unavailable', 'Injected fault: amount 900.02 makes create answer 503 and store nothing (a sandbox magic value); retry after 1 s (see Retry-After).', {}, 1);
 
     // A duplicate merchant_ref_no is found by the insert itself (the store's unique index), not by a read before it.
     if (!(await this.store.belowPaymentCap(merchant.payeeId, this.config.maxPaymentsPerMerchant))) {

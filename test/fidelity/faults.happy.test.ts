@@ -81,6 +81,8 @@ describe('Sandbox-Fault header, in-process', () => {
       const body = createBody({ amount });
       const res = await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', body));
       expect(res.status).toBe(status);
+      // 503 carries Retry-After as an injected error=503 does; 500 does not.
+      expect(res.headers.get('retry-after')).toBe(status === 503 ? '1' : null);
       expect(await countByRef(sandbox, body.merchant_ref_no as string)).toBe(0);
     }
   });
