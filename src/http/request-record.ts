@@ -80,6 +80,8 @@ export class RequestRecord {
     try {
       await pending;
     } catch {
+      // Hono's setter copies the old answer's headers onto a new one (Idempotent-Replayed, Location...): the 500 is alone.
+      c.res = undefined;
       c.res = send(c, {
         code: Code.INTERNAL,
         description: 'The sandbox could not write its data file, so the changes made at the same moment were undone and this answer may not hold: retry the request.',

@@ -32,7 +32,10 @@ export class FileJournalLog implements JournalLog {
   /** An entry that refers to an answer text written with an earlier entry is written without it. */
   async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
     const kept = this.memory.keep(payeeId, entry);
-    void this.log.ride(encodeRecord({ t: 'journal', payeeId, v: kept.carriesAnswer ? kept.entry : withoutAnswer(kept.entry) }));
+    const written = this.log.ride(encodeRecord({ t: 'journal', payeeId, v: kept.carriesAnswer ? kept.entry : withoutAnswer(kept.entry) }));
+    const { answerRef, responseBody } = kept.entry;
+    // A lost line takes the text with it: the next entry that refers to it carries it again.
+    if (kept.carriesAnswer && answerRef !== undefined && responseBody !== null) written.catch(() => this.memory.unwritten(payeeId, answerRef, responseBody));
   }
 
   list(payeeId: string, filter: JournalFilter): Promise<JournalEntry[]> {

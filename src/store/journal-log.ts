@@ -71,6 +71,8 @@ export function journalEntryMatches(e: JournalEntry, filter: JournalFilter): boo
 interface KeptAnswer {
   readonly text: string;
   refs: number;
+  /** Whether an entry carrying it went to the file; false again when that line was lost (unwritten). */
+  carried: boolean;
 }
 
 /** One merchant's entries, the answer texts they refer to, and the id of the last one it kept. */
@@ -159,7 +161,15 @@ export class MemoryJournalLog implements JournalLog {
     const first = answer?.refs === 1;
     const bytes = journalEntryBytes(entry);
     this.bytes.add(payeeId, bytes + (first ? answerTextBytes(answer.text) : 0) - ring.push(entry, bytes));
-    return { entry, carriesAnswer: answer === undefined || first };
+    const carries = answer === undefined || !answer.carried;
+    if (answer) answer.carried = true;
+    return { entry, carriesAnswer: carries };
+  }
+
+  /** The line that carried `ref`'s text `text` was lost (a failed write): the next entry that refers to it carries it. */
+  unwritten(payeeId: string, ref: string, text: string): void {
+    const kept = this.byMerchant.get(payeeId)?.answers.get(ref);
+    if (kept?.text === text) kept.carried = false;
   }
 
   /** Every entry with its merchant, oldest first per merchant: restoring them in this order rebuilds the journal. An answer text goes with the first entry that refers to it. */
@@ -213,7 +223,7 @@ function refer(answers: Map<string, KeptAnswer>, ref: string | undefined, body: 
     return kept;
   }
   if (body === undefined) return undefined;
-  const fresh = { text: body, refs: 1 };
+  const fresh = { text: body, refs: 1, carried: false };
   answers.set(ref, fresh);
   return fresh;
 }
