@@ -67,10 +67,12 @@ export const PAYMENT_TOKEN_PATTERN = /^ptok_[0-9A-Za-z_-]{32}$/;
  * would cost every request.
  */
 export function apiKeyHash(apiKey: string): string {
+  // Every request hashes its key: the keys of the last few hundred callers are hashed once (the
+  // map is emptied when full, so a flood of made-up keys costs a hash each, as without it). Only
+  // key-sized ones are kept (ours have 43 characters): a made-up 16 KB header is hashed, not held.
+  if (apiKey.length > CACHED_KEY_LENGTH) return hash('sha256', apiKey, 'hex');
   let digest = recentKeyHashes.get(apiKey);
   if (digest === undefined) {
-    // Every request hashes its key: the keys of the last few hundred callers are hashed once (the
-    // map is emptied when full, so a flood of made-up keys costs a hash each, as without it).
     if (recentKeyHashes.size >= RECENT_KEY_HASHES) recentKeyHashes.clear();
     recentKeyHashes.set(apiKey, (digest = hash('sha256', apiKey, 'hex')));
   }
@@ -78,6 +80,7 @@ export function apiKeyHash(apiKey: string): string {
 }
 
 const RECENT_KEY_HASHES = 512;
+const CACHED_KEY_LENGTH = 128;
 const recentKeyHashes = new Map<string, string>();
 
 /** Whether `given` is `expected`, in time independent of both (even of their lengths): their SHA-256 digests compared. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { newApiKey, newPayeeId, newPaymentCode, newPaymentId, newPaymentToken, newSigningSalt, PAYMENT_ID_PATTERN, PAYMENT_TOKEN_PATTERN } from '../../src/domain/ids.js';
+import { createHash } from 'node:crypto';
+import { apiKeyHash, newApiKey, newPayeeId, newPaymentCode, newPaymentId, newPaymentToken, newSigningSalt, PAYMENT_ID_PATTERN, PAYMENT_TOKEN_PATTERN } from '../../src/domain/ids.js';
 
 const N = 2000;
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -61,5 +62,20 @@ describe.each(KINDS)('$name', (kind) => {
 describe('payment_code is easy to read aloud', () => {
   it('never uses I, L, O or U', () => {
     for (let i = 0; i < N; i++) expect(newPaymentCode()).not.toMatch(/[ILOU]/);
+  });
+});
+
+describe('apiKeyHash', () => {
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+  it('is the SHA-256 of the key, the first time and when the key was seen before, for a key of any length', () => {
+    const keys = [newApiKey(), newApiKey(), 'x'.repeat(128), 'y'.repeat(129), 'é'.repeat(16_000)];
+    for (let round = 0; round < 2; round++) for (const key of keys) expect(apiKeyHash(key)).toBe(sha256(key));
+  });
+
+  it('stays right past the number of keys it remembers', () => {
+    const keys = Array.from({ length: 1_200 }, () => newApiKey());
+    for (const key of keys) apiKeyHash(key);
+    for (const key of keys) expect(apiKeyHash(key)).toBe(sha256(key));
   });
 });
