@@ -5,24 +5,9 @@ import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { apiKeyHash } from '../../src/domain/ids.js';
 
-/** The next append writes only part of its line, then fails as a full disk would. */
-const failNext = { armed: false };
+vi.mock('node:fs', async (importOriginal) => (await import('../support/failing-writes.js')).fsFailingOnCue(importOriginal));
 
-vi.mock('node:fs', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs')>();
-  return {
-    ...real,
-    writeSync: (fd: number, buffer: Uint8Array, offset?: number) => {
-      if (failNext.armed) {
-        failNext.armed = false;
-        real.writeSync(fd, buffer, offset ?? 0, 20);
-        throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
-      }
-      return real.writeSync(fd, buffer, offset);
-    },
-  };
-});
-
+const { failNext } = await import('../support/failing-writes.js');
 const { FileStore } = await import('../../src/store/file-store.js');
 const { DEFAULT_SETTINGS } = await import('../../src/domain/merchant.js');
 const { createSandbox } = await import('../../src/index.js');
