@@ -65,7 +65,7 @@ export class RequestRecord {
 
   /**
    * No answer leaves before the changes it may have read are written (the file store commits in
-   * groups). The wait is made once, by whichever part asks first (an Idempotency-Key keeping its
+   * groups): those of its one payment for a create or a status read, else any pending. The wait is made once, by whichever part asks first (an Idempotency-Key keeping its
    * answer, a held fault, the end of the request): a later wait would be for a newer batch, one
    * this answer never read. When that write fails, its changes are undone, so the answer (which
    * may show them) becomes a 500 that says so.
@@ -75,7 +75,10 @@ export class RequestRecord {
   }
 
   private async waitForWrite(c: Context<AppEnv>): Promise<void> {
-    const pending = c.get('services').store.pendingWrites();
+    const { store } = c.get('services');
+    // A create or a status read shows its one payment: it waits for that payment's write alone.
+    const shown = this.answered?.paymentId;
+    const pending = shown === undefined ? store.pendingWrites() : store.pendingWriteOf(shown);
     if (!pending) return;
     try {
       await pending;

@@ -84,6 +84,8 @@ export class FileStore implements Store {
   repaired: readonly string[] = [];
   private readonly index = new MemoryIndex();
   private readonly queues = new MerchantQueues();
+  /** The payments changed in the pending batch (pendingWriteOf); replaced when another batch opens. */
+  private changed: { batch: Promise<void> | undefined; ids: Set<string> } = { batch: undefined, ids: new Set() };
   private readonly log: LogWriter;
   private readonly probe: DataDirProbe;
   private readonly snapshot: Low<Snapshot>;
@@ -242,6 +244,9 @@ export class FileStore implements Store {
     for (const d of outbox) lines += encodeRecord({ t: 'delivery', v: d });
     // The deliveries go to memory once the change is written: a change undone by a failed write sends nothing.
     const written = this.log.change(lines, 1 + outbox.length, () => this.index.unapplyPayment(payment, previous), () => this.deliveries.memory.add(outbox));
+    // One batch is pending at a time: the payments it changed, for pendingWriteOf.
+    if (this.changed.batch !== written) this.changed = { batch: written, ids: new Set() };
+    this.changed.ids.add(payment.id);
     this.index.applyPayment(payment, bytes);
     await written;
   }
@@ -298,6 +303,11 @@ export class FileStore implements Store {
 
   pendingWrites(): Promise<void> | undefined {
     return this.log.pending();
+  }
+
+  pendingWriteOf(paymentId: string): Promise<void> | undefined {
+    const pending = this.log.pending();
+    return pending !== undefined && pending === this.changed.batch && this.changed.ids.has(paymentId) ? pending : undefined;
   }
 
   /** Folds the log into a new snapshot and deletes the folded segments. */

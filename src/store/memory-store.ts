@@ -101,4 +101,8 @@ export class MemoryStore extends MemoryIndex implements Store {
   pendingWrites(): Promise<void> | undefined {
     return undefined;
   }
+
+  pendingWriteOf(): Promise<void> | undefined {
+    return undefined;
+  }
 }

@@ -308,6 +308,10 @@ export class PostgresStore implements Store {
     return undefined;
   }
 
+  pendingWriteOf(): Promise<void> | undefined {
+    return undefined;
+  }
+
   /** The merchant's payments as counted and its other records summed now; the sandbox's a few seconds old. */
   async storageUsage(payeeId: string): Promise<StorageUsage> {
     const [payments, parts, sandboxBytes] = await Promise.all([this.storage.paymentBytes(payeeId), this.storage.partsBytes(payeeId), this.storage.sandboxBytes()]);

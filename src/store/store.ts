@@ -113,6 +113,12 @@ export interface Store {
    */
   pendingWrites(): Promise<void> | undefined;
   /**
+   * Like pendingWrites, for one payment: the write of its last change while that write is
+   * pending, otherwise undefined. An answer that shows only that payment waits for this alone: a
+   * batch of other payments' changes, made after it read, is not one it may have read.
+   */
+  pendingWriteOf(paymentId: string): Promise<void> | undefined;
+  /**
    * Erases the merchant's payments, journal, readiness evidence, idempotency keys, webhook
    * deliveries and fault rules and sets its clock back to real time, together (one transaction
    * where the store has them); its keys and settings stay. Answers how many payments went.

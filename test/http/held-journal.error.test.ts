@@ -18,16 +18,18 @@ afterAll(() => sandbox.close());
 describe('a timeout fault over a write that fails', () => {
   it('answers the 500 at once, holds nothing, and journals the 500', async () => {
     const { store } = sandbox.services;
-    const saved = store.pendingWrites;
+    const saved = { all: store.pendingWrites, one: store.pendingWriteOf };
     let failed = 0;
-    // The first write the request waits for fails, as a full disk would make it.
+    // The first write the request waits for fails, as a full disk would make it (a create waits for its payment's).
+    const failOnce = (wait: () => Promise<void> | undefined) => {
+      if (failed++ > 0) return wait();
+      const failing = Promise.reject(new Error('ENOSPC'));
+      failing.catch(() => undefined);
+      return failing;
+    };
     Object.assign(store, {
-      pendingWrites: () => {
-        if (failed++ > 0) return saved.call(store);
-        const failing = Promise.reject(new Error('ENOSPC'));
-        failing.catch(() => undefined);
-        return failing;
-      },
+      pendingWrites: () => failOnce(() => saved.all.call(store)),
+      pendingWriteOf: (id: string) => failOnce(() => saved.one.call(store, id)),
     });
     try {
       const res = await sandbox.fetch(
@@ -42,7 +44,7 @@ describe('a timeout fault over a write that fails', () => {
       expectEnvelope(answer, 500);
       expect(answer.body.description).toMatch(/could not write its data file/);
     } finally {
-      Object.assign(store, { pendingWrites: saved });
+      Object.assign(store, { pendingWrites: saved.all, pendingWriteOf: saved.one });
     }
     expect(failed).toBeGreaterThan(0);
     expect(sandbox.services.held.count(DEMO_PAYEE)).toBe(0);

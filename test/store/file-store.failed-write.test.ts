@@ -74,7 +74,7 @@ describe('a failed log write', () => {
     expect((await again.payment(DEMO_PAYEE, numbered(0).id))?.payer?.id).toBe('bob');
   });
 
-  it('over HTTP, fails the create whose write failed and any answer of the same turn, then answers as before', async () => {
+  it('over HTTP, fails the create whose write failed and an answer of the same turn that may show it; a status read of another payment stands', async () => {
     const captured = capturedLog();
     const httpFile = path.join(dir, 'http.json');
     const sandbox = await createSandbox({ store: 'file', dataFile: httpFile, clock: manualClock().clock, scheduler: false, log: captured.log });
@@ -83,24 +83,29 @@ describe('a failed log write', () => {
     expectEnvelope(before, 200);
 
     failNext.armed = true;
-    // The status read starts once the create's change is in memory and its write pending: the same turn.
+    // The reads start once the create's change is in memory and its write pending: the same turn.
     const store = sandbox.services.store;
     const insert = store.insertPayment.bind(store);
+    let listing: ReturnType<typeof call> | undefined;
     let reading: ReturnType<typeof call> | undefined;
     vi.spyOn(store, 'insertPayment').mockImplementationOnce((...args) => {
       const written = insert(...args);
-      reading = call(sandbox, 'GET', `/openapi/v1/payments/payment/${paymentId}`);
+      listing = call(sandbox, 'GET', '/sandbox/v1/payments', { headers: { 'Request-Id': 'list-1' } });
+      reading = call(sandbox, 'GET', `/openapi/v1/payments/payment/${paymentId}`, { headers: { 'Request-Id': 'status-1' } });
       return written;
     });
     const created = await call(sandbox, 'POST', '/openapi/v1/payments/payment', { body: { payee: DEMO_PAYEE, product_type: 'QR_DYNAMIC', merchant_ref_no: 'lost-1', amount: 10.5 } });
-    const status = await reading!;
+    const [list, status] = [await listing!, await reading!];
     expectEnvelope(created, 500);
     expect(created.body.description).toMatch(/could not write its data file \(ENOSPC\): nothing was changed. Free disk space/);
-    expectEnvelope(status, 500);
-    expect(status.body.description).toMatch(/could not write its data file.*retry/);
-    expect(JSON.stringify(status.body)).not.toMatch(/ENOSPC|at .*\.ts/);
+    // The list may show the payment whose write failed: it is a 500 too.
+    expectEnvelope(list, 500);
+    expect(list.body.description).toMatch(/could not write its data file.*retry/);
+    expect(JSON.stringify(list.body)).not.toMatch(/ENOSPC|at .*\.ts/);
+    // The status read shows only its own payment, which the failed write did not touch: it stands.
+    expect([status.status, status.text]).toEqual([before.status, before.text]);
 
-    // The operator reads it in the log: once for the write, once for the change it refused (the read of the turn waits for the write in request-record.ts); no stack.
+    // The operator reads it in the log: once for the write, once for the change it refused (the list of the turn waits for the write in request-record.ts); no stack.
     const failed = { err: 'ENOSPC: no space left on device', code: 'ENOSPC' };
     expect(captured.events()).toEqual([
       { level: LEVEL.error, time: expect.any(Number), file: httpFile, ...failed, msg: 'store write failed: the changes of this turn were undone and refused' },
@@ -109,8 +114,9 @@ describe('a failed log write', () => {
     expect(captured.text()).not.toMatch(STACK_TRACE);
 
     // The journal says what the clients got.
-    const journal = await call(sandbox, 'GET', '/sandbox/v1/requests?limit=2');
-    expect(journal.body.requests.map((e: { status: number }) => e.status)).toEqual([500, 500]);
+    const journal = await call(sandbox, 'GET', '/sandbox/v1/requests?limit=3');
+    const got = Object.fromEntries(journal.body.requests.map((e: { request_id: string; status: number }) => [e.request_id, e.status]));
+    expect(got).toEqual({ [created.headers.get('request-id')!]: 500, 'list-1': 500, 'status-1': 200 });
 
     // Nothing of the failed create was kept; the same merchant_ref_no is free; status reads as before.
     const retried = await call(sandbox, 'POST', '/openapi/v1/payments/payment', { body: { payee: DEMO_PAYEE, product_type: 'QR_DYNAMIC', merchant_ref_no: 'lost-1', amount: 10.5 } });
