@@ -75,7 +75,7 @@ export async function applyCommittedFault(c: Context<AppEnv>, fault: 'timeout' |
   // The write failed and was undone (its 500 replaced the answer): with nothing committed, that 500 is the truth.
   if (record.responseBody !== answer) return c.res;
   // Journaled now, as held: an integration that gave up sees it through any instance (SPEC 19).
-  if (fault === 'timeout') await record.journalHeld(c);
+  if (fault === 'timeout') await record.journalOnce(c, true);
   const socket = socketOf(c);
   if (fault === 'drop') {
     if (!socket) throw new DroppedConnection();

@@ -40,17 +40,21 @@ export class RequestRecord {
   keepCommittedAnswer: (() => Promise<void>) | undefined;
   /** The merchant whose journal keeps this request (a keyed request, the journal on). */
   journalTo: Merchant | undefined;
-  /** The request's one journal entry and evidence, once begun: a held answer's entry is this one, never a second. */
-  journaling: Promise<void> | undefined;
+  /** The request's one journal entry and evidence, once begun (journalOnce). */
+  private journaling: Promise<void> | undefined;
   private written: Promise<void> | undefined;
 
   constructor(sentId: string | undefined) {
     this.id = sentId !== undefined && CLIENT_REQUEST_ID.test(sentId) ? sentId : newRequestId();
   }
 
-  /** Journals the request at once, as held: a timeout calls it once the change is committed (SPEC 19). */
-  journalHeld(c: Context<AppEnv>): Promise<void> | undefined {
-    return this.journalTo && (this.journaling ??= journal(c, this, this.journalTo, true));
+  /**
+   * Journals the request once, if its merchant's journal keeps it: as answered, or (`held`) at once
+   * as held, which a timeout does once the change is committed (SPEC 19); a held answer's entry is
+   * its one entry, never a second.
+   */
+  journalOnce(c: Context<AppEnv>, held: boolean): Promise<void> | undefined {
+    return this.journalTo && (this.journaling ??= journal(c, this, this.journalTo, held));
   }
 
   /** Notes a fault applied to this request, after any noted before it. */
@@ -91,9 +95,4 @@ export class RequestRecord {
       });
     }
   }
-}
-
-/** This request's record (set by the outermost layer). */
-export function recordOf(c: Context<AppEnv>): RequestRecord {
-  return c.get('record');
 }

@@ -84,8 +84,6 @@ export class FileStore implements Store {
   repaired: readonly string[] = [];
   private readonly index = new MemoryIndex();
   private readonly queues = new MerchantQueues();
-  /** The payments changed in the pending batch (pendingWriteOf); replaced when another batch opens. */
-  private changed: { batch: Promise<void> | undefined; ids: Set<string> } = { batch: undefined, ids: new Set() };
   private readonly log: LogWriter;
   private readonly probe: DataDirProbe;
   private readonly snapshot: Low<Snapshot>;
@@ -243,10 +241,7 @@ export class FileStore implements Store {
     let lines = line;
     for (const d of outbox) lines += encodeRecord({ t: 'delivery', v: d });
     // The deliveries go to memory once the change is written: a change undone by a failed write sends nothing.
-    const written = this.log.change(lines, 1 + outbox.length, () => this.index.unapplyPayment(payment, previous), () => this.deliveries.memory.add(outbox));
-    // One batch is pending at a time: the payments it changed, for pendingWriteOf.
-    if (this.changed.batch !== written) this.changed = { batch: written, ids: new Set() };
-    this.changed.ids.add(payment.id);
+    const written = this.log.change(lines, 1 + outbox.length, () => this.index.unapplyPayment(payment, previous), () => this.deliveries.memory.add(outbox), payment.id);
     this.index.applyPayment(payment, bytes);
     await written;
   }
@@ -306,8 +301,7 @@ export class FileStore implements Store {
   }
 
   pendingWriteOf(paymentId: string): Promise<void> | undefined {
-    const pending = this.log.pending();
-    return pending !== undefined && pending === this.changed.batch && this.changed.ids.has(paymentId) ? pending : undefined;
+    return this.log.pendingOf(paymentId);
   }
 
   /** Folds the log into a new snapshot and deletes the folded segments. */

@@ -54,6 +54,8 @@ interface Batch {
   riders: number;
   readonly undo: (() => void)[];
   readonly landed: (() => void)[];
+  /** What the batch's changes change, as their callers name it (a payment id): for `pendingOf`. */
+  readonly keys: Set<string>;
   readonly written: Promise<void>;
   readonly resolve: () => void;
   readonly reject: (err: unknown) => void;
@@ -129,14 +131,16 @@ export class LogWriter {
   /**
    * Appends `lines` (`records` records) at the end of the turn; answers that write. `landed`
    * runs as soon as it lands, before anything else can happen (a fold then sees its effect).
+   * `key` names what the change changes, for `pendingOf`.
    */
-  change(lines: string, records: number, undo: () => void, landed?: () => void): Promise<void> {
+  change(lines: string, records: number, undo: () => void, landed?: () => void, key?: string): Promise<void> {
     const batch = this.current();
     batch.text += lines;
     batch.changes += records;
     batch.changeBytes += Buffer.byteLength(lines);
     batch.undo.push(undo);
     if (landed) batch.landed.push(landed);
+    if (key !== undefined) batch.keys.add(key);
     return batch.written;
   }
 
@@ -158,6 +162,11 @@ export class LogWriter {
   /** The write of the pending batch, while it holds a change. */
   pending(): Promise<void> | undefined {
     return this.batch && this.batch.changes > 0 ? this.batch.written : undefined;
+  }
+
+  /** The write of the pending batch, while it holds a change given `key`. */
+  pendingOf(key: string): Promise<void> | undefined {
+    return this.batch?.keys.has(key) ? this.batch.written : undefined;
   }
 
   /** Writes the pending batch; on failure undoes its changes in memory, refuses its waiters and throws. */
@@ -311,5 +320,5 @@ function newBatch(): Batch {
   });
   // Nobody may be waiting (a change whose caller gave up, a journal entry); a failure is logged where it happens.
   written.catch(() => undefined);
-  return { text: '', changes: 0, changeBytes: 0, riders: 0, undo: [], landed: [], written, resolve, reject };
+  return { text: '', changes: 0, changeBytes: 0, riders: 0, undo: [], landed: [], keys: new Set(), written, resolve, reject };
 }

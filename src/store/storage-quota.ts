@@ -53,7 +53,7 @@ export const EVIDENCE_ALLOWANCE = 240;
 /** A record counted from its texts: their UTF-8 bytes, plus `allowance` for everything else it holds. */
 export function recordTextBytes(allowance: number, texts: readonly (string | null | undefined)[]): number {
   let bytes = allowance;
-  for (const text of texts) if (typeof text === 'string') bytes += Buffer.byteLength(text, 'utf8');
+  for (const text of texts) if (typeof text === 'string') bytes += textBytes(text);
   return bytes;
 }
 

@@ -18,7 +18,6 @@ import { RequestRecord } from '../request-record.js';
 import { ignoredFaultHeader } from '../sandbox/faults/fault-header.js';
 import { HEALTH_ROUTES } from '../service/service.routes.js';
 import type { RouteCheck } from './auth.js';
-import { journal } from './journal.js';
 import { longPathRefusal } from './path-length.js';
 
 export function everyRequest(services: Services, isRouted: RouteCheck) {
@@ -35,7 +34,7 @@ export function everyRequest(services: Services, isRouted: RouteCheck) {
 
     await record.untilWritten(c);
     // The journal records what the client gets, which depends on that write.
-    if (record.journalTo) await (record.journaling ??= journal(c, record, record.journalTo, false));
+    await record.journalOnce(c, false);
     // Envelopes carry both already (sendText); touching c.res.headers would rebuild the light response.
     if (record.responseBody === undefined) noteOnOtherAnswer(c.res, record.id, ignored);
     observe(c, services, record);
