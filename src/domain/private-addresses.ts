@@ -22,7 +22,7 @@ export function isPrivateAddress(address: string): boolean {
 }
 
 /** The 16 bytes of a valid IPv6 address (a trailing dotted quad included). */
-function ipv6Bytes(address: string): number[] {
+export function ipv6Bytes(address: string): number[] {
   let text = address.toLowerCase();
   const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (quad) {

@@ -6,16 +6,19 @@ export interface ServerLimits {
   readonly headersTimeoutMs: number;
   /** From a request's first byte to the end of its body; then 408. */
   readonly requestTimeoutMs: number;
+  /** After its headers and a 2 s grace, a body must arrive at least this fast on average (bytes a second); then 408. */
+  readonly bodyMinBytesPerSecond: number;
   /** How long an idle keep-alive connection is kept between requests. */
   readonly keepAliveTimeoutMs: number;
   /**
    * Connections at once; beyond it the oldest connection with no request in progress of the
-   * client address holding the most connections is closed for the new one, or the new one is
-   * closed when every connection is busy.
+   * client holding the most connections is closed for the new one; when none is idle, one still
+   * uploading of a client over its share (this cap ÷ the clients holding connections) is closed
+   * for a client under it; else the new one is closed.
    */
   readonly maxConnections: number;
   /**
-   * Connections at once from one client address; beyond it the client's oldest connection
+   * Connections at once from one client (an IPv4 address, an IPv6 /64); beyond it the client's oldest connection
    * with no request in progress (idle, or still sending its headers) is closed for the new
    * one, or the new one is closed when all are busy.
    */
@@ -26,7 +29,9 @@ export interface ServerLimits {
 
 /**
  * Headers take one packet from any real client: 10 s is generous on a bad mobile link and
- * bounds a slowloris. A whole request (bodies are at most 64 KiB) in 30 s is ~2 KB/s. Keep-alive
+ * bounds a slowloris. A whole request (bodies are at most 64 KiB) in 30 s is ~2 KB/s; a body
+ * below 1 KiB/s (a 64 KiB body in a minute, an 8 KiB one in 10 s) is a connection held, not a
+ * slow link. Keep-alive
  * 5 s is Node's default (behind a load balancer set it above the balancer's idle timeout).
  * 4096 connections cost well under 100 MB; 256 per client is above any browser or load
  * generator the sandbox meets, and below what lets one address fill the server.
@@ -34,6 +39,7 @@ export interface ServerLimits {
 export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
+  bodyMinBytesPerSecond: 1024,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 4096,
   maxConnectionsPerClient: 256,
@@ -43,6 +49,7 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
 const ENV_NAMES: Record<keyof ServerLimits, string> = {
   headersTimeoutMs: 'SANDBOX_HEADERS_TIMEOUT_MS',
   requestTimeoutMs: 'SANDBOX_REQUEST_TIMEOUT_MS',
+  bodyMinBytesPerSecond: 'SANDBOX_BODY_MIN_BYTES_PER_SECOND',
   keepAliveTimeoutMs: 'SANDBOX_KEEPALIVE_TIMEOUT_MS',
   maxConnections: 'SANDBOX_MAX_CONNECTIONS',
   maxConnectionsPerClient: 'SANDBOX_MAX_CONNECTIONS_PER_CLIENT',

@@ -111,6 +111,7 @@ describe('slow and idle clients', () => {
     expect(DEFAULT_SERVER_LIMITS).toEqual({
       headersTimeoutMs: 10_000,
       requestTimeoutMs: 30_000,
+      bodyMinBytesPerSecond: 1024,
       keepAliveTimeoutMs: 5_000,
       maxConnections: 4096,
       maxConnectionsPerClient: 256,
@@ -123,12 +124,13 @@ describe('slow and idle clients', () => {
       serverLimitsFromEnv({
         SANDBOX_HEADERS_TIMEOUT_MS: '5000',
         SANDBOX_REQUEST_TIMEOUT_MS: '0',
+        SANDBOX_BODY_MIN_BYTES_PER_SECOND: '0',
         SANDBOX_KEEPALIVE_TIMEOUT_MS: '65000',
         SANDBOX_MAX_CONNECTIONS: '100',
         SANDBOX_MAX_CONNECTIONS_PER_CLIENT: '10',
         SANDBOX_SHUTDOWN_GRACE_MS: '25000',
       }),
-    ).toEqual({ headersTimeoutMs: 5000, requestTimeoutMs: 0, keepAliveTimeoutMs: 65000, maxConnections: 100, maxConnectionsPerClient: 10, shutdownGraceMs: 25000 });
+    ).toEqual({ headersTimeoutMs: 5000, requestTimeoutMs: 0, bodyMinBytesPerSecond: 0, keepAliveTimeoutMs: 65000, maxConnections: 100, maxConnectionsPerClient: 10, shutdownGraceMs: 25000 });
     // Behind a proxy every connection has the proxy's address: no per-client cap unless asked.
     expect(serverLimitsFromEnv({ SANDBOX_TRUST_PROXY: '1' }).maxConnectionsPerClient).toBe(0);
     expect(serverLimitsFromEnv({ SANDBOX_TRUST_PROXY: '1', SANDBOX_MAX_CONNECTIONS_PER_CLIENT: '50' }).maxConnectionsPerClient).toBe(50);
