@@ -88,12 +88,14 @@ const MAX_DRAIN_DELAY_MS = 600_000;
 
 /**
  * SANDBOX_DRAIN_DELAY_MS: how long a stop by signal keeps serving, /readyz answering 503, before
- * it stops accepting. 5 s by default beyond loopback (a balancer checking every second or two
- * takes the instance out by then), 0 on loopback, where no balancer stands in front.
+ * it stops accepting. 5 s by default beyond loopback or behind proxies (SANDBOX_TRUST_PROXY of 1
+ * or more: a balancer checking every second or two takes the instance out by then, also one on
+ * this machine reaching it over loopback), else 0: on loopback alone no balancer stands in front.
  */
 export function drainDelayFromEnv(env: NodeJS.ProcessEnv, host: string): number {
   const text = env.SANDBOX_DRAIN_DELAY_MS;
-  if (text === undefined || text === '') return isLoopbackHost(host) ? 0 : 5000;
+  const behindProxy = Number(env.SANDBOX_TRUST_PROXY ?? '0') >= 1;
+  if (text === undefined || text === '') return isLoopbackHost(host) && !behindProxy ? 0 : 5000;
   if (!/^\d+$/.test(text) || Number(text) > MAX_DRAIN_DELAY_MS) {
     throw new Error(`SANDBOX_DRAIN_DELAY_MS must be a whole number of milliseconds from 0 to ${MAX_DRAIN_DELAY_MS} (how long a stopping instance keeps serving while a balancer takes it out; 0 stops at once), got ${text}`);
   }
