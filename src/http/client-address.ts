@@ -7,7 +7,7 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context } from 'hono';
-import { ipv6Bytes } from '../domain/private-addresses.js';
+import { ipv6Bytes, isMapped } from '../domain/private-addresses.js';
 import type { AppEnv } from './context.js';
 
 /**
@@ -20,7 +20,7 @@ export function clientNetwork(address: string): string {
   if (isIPv4(plain)) return plain;
   if (!isIPv6(plain)) return address;
   const b = ipv6Bytes(plain);
-  if (b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff) return b.slice(12).join('.');
+  if (isMapped(b)) return b.slice(12).join('.');
   const words = [0, 2, 4, 6].map((i) => ((b[i]! << 8) | b[i + 1]!).toString(16));
   return `${words.join(':')}::/64`;
 }
