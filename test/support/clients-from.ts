@@ -44,7 +44,7 @@ export function exchangeFrom(port: number, from: string, request: string, { host
 export interface Attack {
   /** The answers attackers' connections got before they closed (status 0: closed without one). */
   readonly answers: RawReply[];
-  /** Connections opened so far, the first ones included. */
+  /** Connection attempts so far, reconnections included. */
   opened(): number;
   /** Connections open right now. */
   open(): number;
@@ -61,24 +61,34 @@ export function holdConnections(port: number, addresses: readonly string[], perA
   const live = new Set<Socket>();
   let opened = 0;
   let stopped = false;
-  const hold = (from: string) => {
+  /** Opens a connection from `from`, and once it is connected the next of `more` (one at a time per address: a burst of thousands would overflow the listen backlog). */
+  const hold = (from: string, more = 0) => {
     if (stopped) return;
     opened += 1;
+    let followed = false;
+    // The next one once this one is connected, or refused.
+    const next = () => {
+      if (followed || more <= 0) return;
+      followed = true;
+      hold(from, more - 1);
+    };
     const socket = connect({ port, host, localAddress: from }, () => {
       if (request) socket.write(request);
+      next();
     });
     live.add(socket);
     let text = '';
     socket.on('data', (d: Buffer) => (text += d.toString('latin1')));
     socket.on('error', () => {});
     socket.on('close', () => {
+      next();
       live.delete(socket);
       answers.push(parseReply(text, true));
       // A persistent attacker: a little later, as a script looping on connect would.
       if (!stopped && reconnectMs >= 0) setTimeout(() => hold(from), reconnectMs);
     });
   };
-  for (const from of addresses) for (let i = 0; i < perAddress; i++) hold(from);
+  for (const from of addresses) hold(from, perAddress - 1);
   return {
     answers,
     opened: () => opened,
