@@ -58,11 +58,15 @@ export class RequestRecord {
     this.id = sentId !== undefined && CLIENT_REQUEST_ID.test(sentId) ? sentId : newRequestId();
   }
 
+  /** Milliseconds since arrival, to 0.1 ms: a completed answer's latency. */
+  sinceArrivalMs(): number {
+    return Math.round((performance.now() - this.startedAt) * 10) / 10;
+  }
+
   /** Completes the record with its answer, once: the pipeline knows its answer once. */
-  complete(answer: Omit<CompletedAnswer, 'latencyMs'>): CompletedAnswer {
+  complete(answer: CompletedAnswer): CompletedAnswer {
     if (this.completed) throw new Error(`request ${this.id} was completed twice`);
-    const latencyMs = Math.round((performance.now() - this.startedAt) * 10) / 10;
-    return (this.completed = { ...answer, latencyMs });
+    return (this.completed = answer);
   }
 
   /** The answer, once completed. */

@@ -23,6 +23,7 @@ export function completeRecord(c: Context<AppEnv>, record: RequestRecord, cut: C
   const warnings = warningsOf(c);
   return record.complete({
     status: cut ?? c.res.status,
+    latencyMs: record.sinceArrivalMs(),
     route: routePatternOf(c),
     requestBody: requestBodyOf(c) ?? null,
     responseBody: envelope?.text ?? null,

@@ -114,7 +114,7 @@ describe('the journal, the evidence, the log line and the metrics read one compl
 describe('RequestRecord', () => {
   it('is completed once: a second answer for the same request is refused', () => {
     const record = new RequestRecord('r-1', 'GET', '/x');
-    const answer = { status: 200, route: '/x', requestBody: null, responseBody: null, answerRef: undefined, answered: null, fault: null, warnings: [], keyedBy: undefined, payeeId: null };
+    const answer = { status: 200, latencyMs: 1, route: '/x', requestBody: null, responseBody: null, answerRef: undefined, answered: null, fault: null, warnings: [], keyedBy: undefined, payeeId: null };
     expect(record.answer).toBeUndefined();
     const completed = record.complete(answer);
     expect(record.answer).toBe(completed);
