@@ -38,10 +38,10 @@ export function everyRequest(services: Services, isRouted: RouteCheck) {
 
     await record.untilWritten(c);
     const faults = committedFaultsOf(c);
-    if (faults === undefined) return answered(c, services, record, undefined, ignored);
+    if (faults === undefined) return completeAndRead(c, services, record, undefined, ignored);
     try {
       const cut = await spoilCommittedAnswer(c, faults);
-      await answered(c, services, record, cut, ignored);
+      await completeAndRead(c, services, record, cut, ignored);
       if (cut) c.res = await cutAnswer(c, cut);
     } finally {
       releaseHeldPlaces(faults);
@@ -50,7 +50,7 @@ export function everyRequest(services: Services, isRouted: RouteCheck) {
 }
 
 /** Completes the record; its journal entry, evidence, metrics and log line read it. */
-async function answered(c: Context<AppEnv>, services: Services, record: RequestRecord, cut: Cut | undefined, ignored: string | undefined): Promise<void> {
+async function completeAndRead(c: Context<AppEnv>, services: Services, record: RequestRecord, cut: Cut | undefined, ignored: string | undefined): Promise<void> {
   const answer = completeRecord(c, record, cut);
   // The journal records what the client gets, which depends on the write waited for.
   if (answer.keyedBy && services.journal.enabled) await journal(c, record, answer, answer.keyedBy);
