@@ -337,8 +337,16 @@ export function buildProgram(): Command {
     )
     .action(async (paths: string[], options: ReplayCommandOptions & { json?: boolean }) => {
       // Loaded only for this command: the runner and its YAML parser add ~150 ms to every start-up.
-      const { replayCommand } = await import('./scenarios/replay-command.js');
-      process.exitCode = await replayCommand(paths, options.json ? { ...options, reporter: 'json' } : options);
+      const { INTERRUPTED_EXIT_CODE, replayCommand } = await import('./scenarios/replay-command.js');
+      // Ctrl-C reports what ran (summary, --junit) and exits 130; a second one exits at once.
+      const interrupt = new AbortController();
+      const onInterrupt = () => (interrupt.signal.aborted ? process.exit(INTERRUPTED_EXIT_CODE) : interrupt.abort());
+      process.on('SIGINT', onInterrupt);
+      const code = await replayCommand(paths, { ...options, ...(options.json ? { reporter: 'json' as const } : {}), signal: interrupt.signal });
+      process.off('SIGINT', onInterrupt);
+      // Files cut short may still hold the event loop: the report is out, so the process ends here.
+      if (code === INTERRUPTED_EXIT_CODE) process.exit(code);
+      process.exitCode = code;
     });
 
   return program;
