@@ -11,6 +11,8 @@ import { isDriverWriteAfterClose } from './store/postgres-connection.js';
 import { pino } from 'pino';
 import type { Logger as PinoLogger } from 'pino';
 import { terminal } from './command-output.js';
+import { stopWhenLauncherEnds } from './launcher.js';
+import { environmentHelp } from './serve-environment.js';
 import { errorFields, loggerOr } from './logger.js';
 import type { Logger } from './logger.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS } from './scenarios/defaults.js';
@@ -179,6 +181,8 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // Started through npx or npm start: stopped when that npm is (see launcher.ts).
+  stopWhenLauncherEnds(() => void stop('npm (the launcher) ended'));
 }
 
 /** A readable message for a port that cannot be listened on, instead of Node's bare code. */
@@ -263,12 +267,14 @@ export function buildProgram(): Command {
         .default('file'),
     )
     .addOption(new Option('--seed <n>', 'seed of generated names and fault randomness').default(42).argParser(wholeNumber('--seed', 0)))
+    .addHelpText('after', environmentHelp())
     // serve is the default command, so a mistyped command arrives here as an argument.
     .allowExcessArguments(true)
     .action((options: ServeOptions, command: Command) => {
       const [unknown] = command.args;
       if (unknown !== undefined) {
-        command.error(`error: unknown command '${unknown}': the commands are serve, replay, readiness, listen, qr decode and dev-postgres (payreq-sandbox --help).`, { exitCode: EXIT_CODES.couldNotRun });
+        terminal.err(unknownCommandText(program, unknown));
+        throw new CommanderError(EXIT_CODES.couldNotRun, 'payreq-sandbox.unknownCommand', `unknown command '${unknown}'`);
       }
       return serveCommand(options);
     });
@@ -352,6 +358,24 @@ export function buildProgram(): Command {
   return program;
 }
 
+/**
+ * A mistyped command: commander's own message and "Did you mean" (a program without a default
+ * command gives them; ours has serve as default, so a probe with the same commands is asked),
+ * then a short usage, not serve's help.
+ */
+function unknownCommandText(program: Command, word: string): string {
+  let said = '';
+  const probe = new Command(program.name()).exitOverride().configureOutput({ writeErr: (text) => (said += text), writeOut: () => {} });
+  for (const command of program.commands) probe.command(command.name());
+  try {
+    probe.parse([word], { from: 'user' });
+  } catch {
+    // The probe's unknown-command error: its text is in `said`.
+  }
+  const names = program.commands.map((c) => (c.name() === 'serve' ? 'serve (the default)' : c.name()));
+  return `${said.trim()}\n\nUsage: ${program.name()} [command] [options]\nCommands: ${names.join(', ')}\n${program.name()} --help says what each does; ${program.name()} <command> --help, its options.`;
+}
+
 function httpUrl(value: string): string {
   let url: URL;
   try {
@@ -381,8 +405,15 @@ function quietOnClosedPipes(): void {
 /** The command line: runs the command argv names; a usage error or one that stops the command before it runs exits 2. */
 export async function main(argv: readonly string[]): Promise<void> {
   quietOnClosedPipes();
+  const program = buildProgram();
+  // A mistyped command (its options after it, too) is not serve's business: commander would pass it to serve, the default.
+  const [first] = argv.slice(2);
+  if (first !== undefined && !first.startsWith('-') && first !== 'help' && !program.commands.some((c) => c.name() === first)) {
+    terminal.err(unknownCommandText(program, first));
+    process.exit(EXIT_CODES.couldNotRun);
+  }
   try {
-    await buildProgram().parseAsync(argv);
+    await program.parseAsync(argv);
   } catch (err) {
     // Commander has printed its own message (usage errors), or nothing at all (--help, --version).
     if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : EXIT_CODES.couldNotRun);
