@@ -9,7 +9,7 @@ import type { KeyedPayment, MerchantChange, MerchantErasure, Store } from '../st
 import { sandboxFull } from '../store/storage-quota.js';
 import type { SandboxClock } from './clock.js';
 import type { SandboxConfig } from './config.js';
-import { canonicalJson } from '../domain/signature.js';
+import { canonicalJson } from '../domain/canonical-json.js';
 import type { PeopleGenerator } from './people.js';
 import { sandboxFullError } from './storage-refusals.js';
 
