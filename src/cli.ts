@@ -13,6 +13,7 @@ import type { Logger as PinoLogger } from 'pino';
 import { terminal } from './command-output.js';
 import { stopWhenLauncherEnds } from './launcher.js';
 import { environmentHelp } from './serve-environment.js';
+import { unknownCommandText } from './unknown-command.js';
 import { errorFields, loggerOr } from './logger.js';
 import type { Logger } from './logger.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS } from './scenarios/defaults.js';
@@ -356,24 +357,6 @@ export function buildProgram(): Command {
     });
 
   return program;
-}
-
-/**
- * A mistyped command: commander's own message and "Did you mean" (a program without a default
- * command gives them; ours has serve as default, so a probe with the same commands is asked),
- * then a short usage, not serve's help.
- */
-function unknownCommandText(program: Command, word: string): string {
-  let said = '';
-  const probe = new Command(program.name()).exitOverride().configureOutput({ writeErr: (text) => (said += text), writeOut: () => {} });
-  for (const command of program.commands) probe.command(command.name());
-  try {
-    probe.parse([word], { from: 'user' });
-  } catch {
-    // The probe's unknown-command error: its text is in `said`.
-  }
-  const names = program.commands.map((c) => (c.name() === 'serve' ? 'serve (the default)' : c.name()));
-  return `${said.trim()}\n\nUsage: ${program.name()} [command] [options]\nCommands: ${names.join(', ')}\n${program.name()} --help says what each does; ${program.name()} <command> --help, its options.`;
 }
 
 function httpUrl(value: string): string {
