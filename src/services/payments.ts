@@ -264,7 +264,7 @@ export class PaymentService {
   private payAction(merchant: Merchant, p: Payment, options: PayOptions): PaymentAction {
     const payer: Payer = options.payer !== undefined ? this.people.payerFor(options.payer) : (p.payer ?? this.people.generatedPayer(merchant, p));
     const paidCurrency = options.paidCurrency ?? p.currency;
-    if (!findCurrency(paidCurrency)) throw SandboxError.invalid(`paid_currency_code ${JSON.stringify(paidCurrency)} is not a supported currency; see the README for the list.`);
+    if (!findCurrency(paidCurrency)) throw SandboxError.invalid(`paid_currency_code ${JSON.stringify(paidCurrency)} is not a supported currency; the currency table in docs/public-api.md lists the supported ones.`);
     const paidAmountMinor = convertMinorUnits(p.amountMinor, p.currency, paidCurrency, this.config.rates);
     if (paidAmountMinor === undefined || paidAmountMinor > MAX_AMOUNT_MINOR) {
       throw SandboxError.invalid(`No conversion from ${p.currency} to ${paidCurrency} fits the amount limits of the sandbox.`);
