@@ -1,6 +1,6 @@
 /**
  * The dashboard's toolbar and filters in a real headless Chromium: settle all, advance the clock,
- * the status filter, the journal's own-reads checkbox and Clear, auto-refresh, and Reset behind its confirm.
+ * the status filter, the journal's own-reads checkbox and Clear, live updates, and Reset behind its confirm.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -86,7 +86,7 @@ describe('dashboard toolbar in Chromium', () => {
 
     await page.locator('#advance-seconds').fill('7200');
     await page.locator('#advance').click();
-    await expect.poll(() => page.locator('#message').textContent()).toContain('Clock moved forward 7200 s');
+    await expect.poll(() => page.locator('#golive-message').textContent()).toContain('Clock moved forward 7200 s');
     await expect.poll(() => page.locator('#clock').textContent()).toContain('(+7200 s)');
     await row(page, pending).locator('[data-status="E"]').waitFor();
 
@@ -100,18 +100,18 @@ describe('dashboard toolbar in Chromium', () => {
     await expect.poll(() => clockReads.count()).toBe(0);
 
     await page.locator('#clear-journal').click();
-    await expect.poll(() => page.locator('#message').textContent()).toMatch(/Erased \d+ journaled requests?\./);
+    await expect.poll(() => page.locator('#journal-message').textContent()).toMatch(/Erased \d+ journaled requests?\./);
     await expect.poll(() => page.locator('#journal').textContent()).not.toContain('/openapi/v1/payments/payment');
     expect(problems).toEqual([]);
     await page.close();
   });
 
-  it('refreshes every 5 s when asked, and resets the merchant only once confirmed', async () => {
+  it('shows new payments within 3 s with live updates on (the default), and resets the merchant only once confirmed', async () => {
     const problems: string[] = [];
     const page = await openDashboard(problems);
-    await page.locator('#auto-refresh').check();
+    expect(await page.locator('#live').isChecked()).toBe(true);
     const later = await createPayment();
-    await page.clock.runFor(5_000);
+    await page.clock.runFor(3_000);
     await row(page, later).waitFor();
 
     page.once('dialog', (dialog) => void dialog.dismiss());
