@@ -81,7 +81,7 @@ export function WebhooksPanel() {
     <section class="panel" id="webhooks-panel" aria-labelledby="webhooks-heading">
       <h2 id="webhooks-heading">Webhooks</h2>
       <div id="webhook-state"></div>
-      <form id="webhook-form" class="filters">
+      <form id="webhook-form" class="filters" novalidate>
         <div class="field grow">
           <label for="webhook-url">Webhook URL</label>
           <input id="webhook-url" type="url" placeholder="https://example.test/hooks/payreq" maxlength={2048} autocomplete="off" aria-describedby="webhook-url-error" />
@@ -99,7 +99,7 @@ export function WebhooksPanel() {
       </form>
       <div id="webhook-secret"></div>
       <div id="webhook-message" aria-live="polite"></div>
-      <form id="drills-form" class="filters">
+      <form id="drills-form" class="filters" novalidate>
         <div class="field">
           <label for="drill-duplicate">Duplicate probability</label>
           <input id="drill-duplicate" type="number" min="0" max="1" step="0.1" value="0" />
@@ -117,7 +117,7 @@ export function WebhooksPanel() {
           Save drills
         </button>
       </form>
-      <form id="webhook-test-form" class="filters">
+      <form id="webhook-test-form" class="filters" novalidate>
         <div class="field">
           <label for="webhook-test-type">Test event</label>
           <select id="webhook-test-type">

@@ -21,7 +21,7 @@ export function PaymentsPanel() {
           Payments <span class="count" id="payments-count"></span>
         </span>
       </h2>
-      <form id="payment-search" class="filters" role="search">
+      <form id="payment-search" class="filters" novalidate role="search">
         <div class="field grow">
           <label for="search">Search</label>
           <input id="search" type="search" placeholder="payment_id, merchant_ref_no or payer" maxlength={64} autocomplete="off" />
@@ -93,7 +93,7 @@ export function JournalPanel() {
           Request log <span class="count" id="journal-count"></span>
         </span>
       </h2>
-      <form id="journal-filter" class="filters">
+      <form id="journal-filter" class="filters" novalidate>
         <div class="field">
           <label for="journal-status">Status</label>
           <input id="journal-status" inputmode="numeric" placeholder="e.g. 401" maxlength={3} autocomplete="off" />
@@ -127,7 +127,7 @@ export function GoLivePanel() {
           Clock and go-live <span class="count" id="readiness-verdict"></span>
         </span>
       </h2>
-      <form id="advance-form" class="filters">
+      <form id="advance-form" class="filters" novalidate>
         <div class="field">
           <label for="advance-seconds">Advance the sandbox clock by (seconds)</label>
           <input type="number" id="advance-seconds" value="900" min="1" step="1" />

@@ -170,3 +170,28 @@ describe('10,000 payments', () => {
   });
 });
 
+
+describe('GET /sandbox/v1/payments/{id}: the actions its state allows', () => {
+  const offered = async (id: string) => {
+    const answer = await call(each.sandbox, 'GET', `/sandbox/v1/payments/${id}`);
+    expectEnvelope(answer, 200);
+    const actions = answer.body.actions as { action: string; allowed: boolean; refusal: string | null }[];
+    return { allowed: actions.filter((a) => a.allowed).map((a) => a.action), refused: Object.fromEntries(actions.filter((a) => !a.allowed).map((a) => [a.action, a.refusal])) };
+  };
+
+  it('offers what the transition table allows, and for the rest the 402 the API would answer', async () => {
+    const { payment_id } = await createPayment(each.sandbox);
+    const open = await offered(payment_id);
+    expect(open.allowed).toEqual(['pickup', 'pay', 'fail', 'expire', 'cancel']);
+    const voidAnswer = await call(each.sandbox, 'POST', `/openapi/v1/payments/payment/${payment_id}/void`, { body: { reason: 'try' } });
+    expectEnvelope(voidAnswer, 402);
+    expect(open.refused.void).toBe(voidAnswer.body.description);
+
+    await control(each.sandbox, payment_id, 'pay');
+    expect((await offered(payment_id)).allowed).toEqual(['settle', 'void']);
+    await control(each.sandbox, payment_id, 'settle');
+    const settled = await offered(payment_id);
+    expect(settled.allowed).toEqual([]);
+    expect(settled.refused.void).toContain('already settled');
+  });
+});
