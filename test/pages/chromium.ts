@@ -51,12 +51,13 @@ export async function launchChromium(): Promise<Chromium> {
   };
 }
 
-/** A full-page screenshot at the page's viewport, named for what it shows. */
-export async function shot(page: Page, name: string): Promise<void> {
+/** A screenshot of the viewport (1280x800 or 375x812), scrolled to `at` (a selector) when given, named for what it shows. */
+export async function shot(page: Page, name: string, at?: string): Promise<void> {
   if (!SHOTS) return;
   mkdirSync(SHOTS, { recursive: true });
+  if (at) await page.locator(at).first().evaluate((node) => (node as unknown as { scrollIntoView(o: object): void }).scrollIntoView({ block: 'start' }));
   const { width } = page.viewportSize() ?? DESKTOP;
-  await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`), fullPage: true });
+  await page.screenshot({ path: join(SHOTS, `${name}-${width}.png`) });
 }
 
 /** Nothing on the page is wider than the viewport: no sideways scrolling. */

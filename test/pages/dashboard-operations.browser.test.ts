@@ -90,7 +90,7 @@ describe('webhooks', () => {
 
     await delivery.locator('button[data-action="resend"]').click();
     await expect.poll(() => hook.received.filter((r) => r.body.event_id === eventId).length, { timeout: 10_000 }).toBe(2);
-    await shot(desk, 'dashboard-webhooks');
+    await shot(desk, 'dashboard-webhooks', '#webhooks-panel');
 
     await desk.locator('#webhook-rotate').click();
     await expect.poll(async () => (await desk.locator('#webhook-secret pre').textContent()) !== secret).toBe(true);
@@ -139,10 +139,10 @@ describe('request log', () => {
     // Full width: the bodies take the table's width, not a column's.
     expect(await width(signed, '[data-body="request"] pre')).toBeGreaterThan(0.9 * (await width(signed, '#journal table')));
     expect(await signed.locator('#journal img').count()).toBe(0);
-    await shot(signed, 'dashboard-journal');
+    await shot(signed, 'dashboard-journal', '#journal-panel');
     await signed.setViewportSize(PHONE);
     expect(await scrollsSideways(signed)).toBe(false);
-    await shot(signed, 'dashboard-journal');
+    await shot(signed, 'dashboard-journal', '#journal tr.detail-row');
     await signed.close();
 
     await desk.locator('#journal-path').fill('/openapi/v1/payments/payment');
@@ -172,7 +172,7 @@ describe('faults', () => {
     const rule = desk.locator('#fault-rules li.rule');
     expect(await rule.textContent()).toContain('* /openapi/v1/payments/payment/*/cancel');
     expect(await rule.textContent()).toContain('Sandbox-Fault: error=503');
-    await shot(desk, 'dashboard-faults');
+    await shot(desk, 'dashboard-faults', '#faults-panel');
     // A rule the API refuses (a control path never fires) answers its 400 in place.
     await desk.locator('#fault-path').fill('/sandbox/v1/payments');
     await desk.locator('#fault-form button[type=submit]').click();
@@ -199,7 +199,7 @@ describe('clock and go-live', () => {
     const xml = readFileSync((await download.path())!, 'utf8');
     expect(xml).toContain('<testsuites name="payreq-sandbox readiness"');
     expect(xml).toContain('<testcase name="create" classname="readiness"');
-    await shot(desk, 'dashboard-golive');
+    await shot(desk, 'dashboard-golive', '#golive-panel');
   });
 });
 
@@ -212,6 +212,25 @@ describe('live', () => {
     const created = (await (await post('/openapi/v1/payments/payment', createBody())).json()) as { payment_id: string };
     await desk.locator(`tr[data-payment-id="${created.payment_id}"]`).waitFor({ timeout: 10_000 });
     await desk.locator(`#deliveries li.delivery:has-text("payment.created")`).waitFor({ timeout: 10_000 });
+    // The payment's own detail lists its deliveries.
+    await desk.locator(`tr[data-payment-id="${created.payment_id}"] button[data-action="open"]`).click();
+    await desk.locator('#detail-deliveries li.delivery').waitFor();
+    expect(await desk.locator('#detail-deliveries').textContent()).toContain('payment.created');
+  });
+
+  it('fits a 375 px phone with every panel filled: nothing scrolls sideways', async () => {
+    await post('/sandbox/v1/faults', { match: { method: 'POST', path: '/openapi/v1/payments/payment' }, fault: 'latency=1', probability: 0.5, times: 3 });
+    const phone = await chromium.newPage(PHONE);
+    await openDashboard(phone, server.url, DEMO_KEY);
+    await phone.locator('#deliveries li.delivery').first().waitFor();
+    await phone.locator('#deliveries li.delivery summary').first().click();
+    await phone.locator('#fault-rules li.rule').waitFor();
+    await phone.locator('#readiness li.check').first().waitFor();
+    expect(await scrollsSideways(phone)).toBe(false);
+    for (const [name, at] of [['webhooks', '#webhooks-panel'], ['deliveries', '#deliveries'], ['faults', '#faults-panel'], ['golive', '#golive-panel'], ['create', '#create-panel']] as const) {
+      await shot(phone, `dashboard-${name}`, at);
+    }
+    await phone.close();
   });
 });
 

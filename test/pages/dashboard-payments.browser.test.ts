@@ -76,7 +76,7 @@ describe('payments: empty, search, filter, pages', () => {
     expect(await desk.locator('#payments-count').textContent()).toBe('41–45 of 45');
     await desk.locator('#payments-newer').click();
     await expect.poll(() => rowIds(desk)).toEqual(newest.slice(20, 40));
-    await shot(desk, 'dashboard-payments');
+    await shot(desk, 'dashboard-payments', '#payments-panel');
 
     const search = async (text: string) => {
       await desk.locator('#search').fill(text);
@@ -103,7 +103,7 @@ describe('payments: empty, search, filter, pages', () => {
     await openDashboard(phone, server.url, DEMO_KEY);
     await expect.poll(() => rows(phone).count()).toBe(20);
     expect(await scrollsSideways(phone)).toBe(false);
-    await shot(phone, 'dashboard-payments');
+    await shot(phone, 'dashboard-payments', '#payments-panel');
     await phone.close();
   });
 });
@@ -137,7 +137,7 @@ describe('payment detail', () => {
     expect(await desk.locator('.timeline li').evaluateAll((lis) => lis.map((li) => (li as unknown as { dataset: { event: string } }).dataset.event))).toEqual(['created', 'paid']);
     expect(await desk.locator('[data-absent="cancel"]').textContent()).toContain('use void');
     expect(await pwned(desk)).toBeUndefined();
-    await shot(desk, 'dashboard-detail');
+    await shot(desk, 'dashboard-detail', '#detail-panel');
 
     // Voided behind the page's back: its Void answers the 402 in place and changes nothing.
     await fetch(`${server.url}/openapi/v1/payments/payment/${p.payment_id}/void`, { method: 'POST', headers: { 'Service-Api-Key': DEMO_KEY, 'Content-Type': 'application/json' }, body: '{"reason":"elsewhere"}' });
@@ -154,7 +154,7 @@ describe('payment detail', () => {
     await phone.locator('#payments-body button[data-action="open"]').first().click();
     await phone.locator('#detail [data-field="payment_id"]').waitFor();
     expect(await scrollsSideways(phone)).toBe(false);
-    await shot(phone, 'dashboard-detail');
+    await shot(phone, 'dashboard-detail', '#detail-panel');
     await phone.close();
   });
 });
@@ -195,7 +195,7 @@ describe('create a payment from the form', () => {
     expect(curl).not.toContain(DEMO_KEY);
     expect(await statusOf(answer.payment_id)).toBe('A');
     await expect.poll(() => desk.locator('#detail [data-field="payment_id"]').textContent()).toBe(answer.payment_id);
-    await shot(desk, 'dashboard-create');
+    await shot(desk, 'dashboard-create', '#create-panel');
   });
 
   it('signs the create when the merchant requires signatures', async () => {

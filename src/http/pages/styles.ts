@@ -88,7 +88,8 @@ section.panel>h2 .count{color:var(--muted);font-weight:400;font-size:.9rem}
 .field input,.field select,.field textarea{width:100%;min-width:0}
 textarea{font:inherit;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.88rem;border:1px solid #c5cdd9;border-radius:8px;padding:.5rem .65rem}
 [aria-invalid=true]{border-color:var(--bad);background:var(--bad-bg)}
-.field-error{color:var(--bad);font-size:.82rem;min-height:0}
+.field-error{color:var(--bad);font-size:.82rem}
+.filters button,.form-grid button{padding:.5rem .9rem}
 .field-error:empty{display:none}
 .check-label{display:inline-flex;gap:.35rem;align-items:center;font-size:.88rem;color:var(--muted)}
 .toolbar button,.row-actions button,.small{padding:.4rem .7rem;font-size:.88rem;border-radius:8px}
