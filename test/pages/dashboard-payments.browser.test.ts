@@ -209,3 +209,18 @@ describe('create a payment from the form', () => {
     await signed.close();
   });
 });
+
+describe('a page whose cursor went stale', () => {
+  it('goes back to the newest page and says why, when a reset erased the payment its cursor names', async () => {
+    await desk.locator('#search').fill('');
+    await desk.locator('#search').press('Enter');
+    await expect.poll(() => desk.locator('#payments-older').isDisabled()).toBe(false);
+    await desk.locator('#payments-older').click();
+    await expect.poll(() => desk.locator('#payments-page').textContent()).toBe('Page 2');
+    await fetch(`${server.url}/sandbox/v1/reset`, { method: 'POST', headers: { 'Service-Api-Key': DEMO_KEY } });
+    await desk.locator('#refresh').click();
+    await expect.poll(() => desk.locator('#payments-message').textContent()).toContain('no longer has');
+    expect(await desk.locator('#payments-page').textContent()).toBe('Page 1');
+    expect(await desk.locator('#payments-body').textContent()).toContain('No payments yet');
+  });
+});

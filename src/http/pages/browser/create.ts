@@ -71,7 +71,10 @@ function bodyOfForm(): CreatePaymentBody | null {
     first[0].focus();
     return null;
   }
-  if (!merchant) return null;
+  if (!merchant) {
+    notice(ui.message, 0, 'The merchant could not be read (GET /sandbox/v1/merchant): reload the page.');
+    return null;
+  }
   const body: CreatePaymentBody = { payee: merchant.payeeId, product_type: ui.product.value, merchant_ref_no: ref, amount: Number(amount), currency_code: ui.currency.value };
   if (payer) body.payer = payer;
   if (meta.value) body.metadata = meta.value;

@@ -66,8 +66,12 @@ export async function loadPayments(): Promise<void> {
   const cursor = cursors[cursors.length - 1] ?? null;
   const r = await control<PaymentPage>('GET', '/payments?' + query(cursor));
   if (!r.ok) {
+    // A cursor gone stale (a reset erased its payment): back to the newest page, saying why.
+    if (r.code === 400 && cursor) {
+      cursors = [null];
+      await loadPayments();
+    }
     notice(ui.message, r.code, r.body.description);
-    if (r.code === 400 && cursor) cursors = [null];
     return;
   }
   ui.message.replaceChildren();
