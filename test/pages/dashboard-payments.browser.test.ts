@@ -194,8 +194,10 @@ describe('create a payment from the form', () => {
     expect(curl).toContain('$PAYREQ_SANDBOX_KEY');
     expect(curl).not.toContain(DEMO_KEY);
     expect(await statusOf(answer.payment_id)).toBe('A');
-    await expect.poll(() => desk.locator('#detail [data-field="payment_id"]').textContent()).toBe(answer.payment_id);
+    await expect.poll(() => rows(desk).first().getAttribute('data-payment-id')).toBe(answer.payment_id);
     await shot(desk, 'dashboard-create', '#create-panel');
+    await desk.locator('#create-open').click();
+    await expect.poll(() => desk.locator('#detail [data-field="payment_id"]').textContent()).toBe(answer.payment_id);
   });
 
   it('signs the create when the merchant requires signatures', async () => {

@@ -27,7 +27,8 @@ interface Merchant {
   readonly requireSignature: boolean;
 }
 let merchant: Merchant | null = null;
-let created: (id: string) => Promise<void> = async () => {};
+let created: () => Promise<void> = async () => {};
+let opened: (id: string) => Promise<void> = async () => {};
 
 const freshRef = (): string => 'dash-' + new Date().toISOString().replace(/[-:T.Z]/g, '').slice(0, 14) + '-' + Math.random().toString(36).slice(2, 6);
 
@@ -104,9 +105,12 @@ async function submit(): Promise<void> {
   const r = await call<{ description: string; payment_id?: string }>('POST', url, json);
   notice(ui.message, r.code, r.body.description);
   ui.answer.replaceChildren(el('h3', null, 'The answer'), el('pre', { id: 'create-answer-body' }, pretty(r.body)));
-  if (r.ok) {
+  const id = r.body.payment_id;
+  if (typeof id === 'string') {
+    // The answer stays in view; the new payment opens when asked.
+    ui.answer.append(el('button', { type: 'button', class: 'secondary small', id: 'create-open', onclick: () => void opened(id) }, 'Open this payment'));
     ui.ref.value = freshRef();
-    if (typeof r.body.payment_id === 'string') await created(r.body.payment_id);
+    await created();
   }
 }
 
@@ -119,8 +123,10 @@ export function setMerchant(payeeId: string, homeCurrency: string, requireSignat
     : 'This merchant does not require signatures: creates are sent unsigned.';
 }
 
-export function initCreate(onCreated: (id: string) => Promise<void>): void {
+/** `onCreated` reloads what shows payments; `open` shows one. */
+export function initCreate(onCreated: () => Promise<void>, open: (id: string) => Promise<void>): void {
   created = onCreated;
+  opened = open;
   ui.ref.value = freshRef();
   ui.currency.addEventListener('change', () => (ui.currency.dataset.chosen = '1'));
   ui.form.addEventListener('submit', (ev) => {

@@ -99,10 +99,7 @@ function act(method: 'POST' | 'DELETE', path: string): () => Promise<void> {
 whenKeyRefused((description) => showLogin('The sandbox did not accept this key (401): ' + description));
 initPayments((id) => void showPayment(id));
 initDetail(() => loadPayments());
-initCreate(async (id) => {
-  await loadPayments();
-  await showPayment(id);
-});
+initCreate(loadPayments, showPayment);
 initWebhooks(new URL(ui.root.dataset.baseUrl ?? '', location.href).href.replace(/\/+$/, ''));
 initJournal();
 initFaults();
