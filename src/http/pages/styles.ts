@@ -150,5 +150,11 @@ td{border:none;padding:.2rem .25rem}
 td.num{text-align:left}
 td.qr img{width:44px;height:44px}
 .copy{flex-direction:column}
+#payments tbody tr{display:grid;grid-template-columns:48px minmax(0,1fr) auto;column-gap:.6rem;align-items:center}
+#payments td{width:auto}
+#payments td.qr{grid-row:1/5}
+#payments td.status,#payments td.when{grid-column:2/4}
+#payments td.when{font-size:.82rem;color:var(--muted)}
+#payments td.empty{grid-column:1/-1}
 }
 `;

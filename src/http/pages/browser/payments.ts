@@ -41,7 +41,7 @@ function paymentRow(p: SandboxPayment): HTMLTableRowElement {
     el('td', { class: 'qr' }, thumb),
     el('td', null, el('div', { class: 'ref' }, p.merchant_ref_no), el('div', { class: 'sub mono' }, p.payment_id)),
     el('td', { class: 'num' }, money(p.original_amount) + ' ' + p.original_currency_code),
-    el('td', null, statusBadge(p)),
+    el('td', { class: 'status' }, statusBadge(p)),
     el('td', { class: 'when' }, when(p.created_at)),
     el('td', null, p.payer ? p.payer.name : el('span', { class: 'sub' }, 'none yet')),
     el('td', null, el('button', { type: 'button', class: 'secondary small', data: { action: 'open' }, 'aria-label': 'Open payment ' + p.merchant_ref_no, onclick: () => open(p.payment_id) }, 'Open')),
