@@ -94,10 +94,15 @@ function filterQuery(): string | null {
   return parts.join('&');
 }
 
+/** Loads overlap (a refresh, a filter); only the newest may draw, or an older answer could undo a filter. */
+let generation = 0;
+
 export async function loadJournal(): Promise<void> {
   const q = filterQuery();
   if (q === null) return;
+  const mine = ++generation;
   const r = await control<Journal>('GET', '/requests?' + q);
+  if (mine !== generation) return;
   ui.clear.hidden = !r.ok;
   if (!r.ok) {
     ui.list.replaceChildren(el('p', { class: 'hint' }, 'The request journal is not available on this sandbox (GET /sandbox/v1/requests answered ' + r.code + ': ' + r.body.description + ').'));

@@ -25,6 +25,7 @@ const ui = {
 let cursors: (string | null)[] = [null];
 let next: string | null = null;
 let shown = '';
+let generation = 0;
 let open: (id: string) => void = () => {};
 
 export function statusBadge(p: Pick<SandboxPayment, 'payment_status' | 'settled'>): HTMLSpanElement {
@@ -64,7 +65,10 @@ function query(cursor: string | null): string {
 /** Reloads the page shown; the rows are replaced only when something changed, so a focused button keeps its focus. */
 export async function loadPayments(): Promise<void> {
   const cursor = cursors[cursors.length - 1] ?? null;
+  // Loads overlap (live updates, a search); only the newest may draw, or an older answer could undo a search.
+  const mine = ++generation;
   const r = await control<PaymentPage>('GET', '/payments?' + query(cursor));
+  if (mine !== generation) return;
   if (!r.ok) {
     // A cursor gone stale (a reset erased its payment): back to the newest page, saying why.
     if (r.code === 400 && cursor) {

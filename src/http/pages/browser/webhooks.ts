@@ -48,8 +48,13 @@ function showSettings(s: WebhookSettings): void {
   ui.delay.value = String(s.faults.delay_seconds);
 }
 
+let generation = 0;
+
 export async function loadDeliveryPanel(): Promise<void> {
+  // Loads overlap (live updates, a resend); only the newest may draw.
+  const mine = ++generation;
   const list = await loadDeliveries();
+  if (mine !== generation) return;
   const signature = JSON.stringify(list?.map((d) => [d.id, d.state, d.attempts.length]) ?? null);
   if (signature === shownDeliveries) return;
   shownDeliveries = signature;
