@@ -3,11 +3,14 @@
  * the per-client connection cap. Inside a network namespace this test makes (addresses only on
  * its `lo`, deleted after), a `serve` process and a client script each run with `ip netns exec`;
  * no packet leaves the namespace. Skipped, with one line saying why, where `ip netns` is not
- * permitted.
+ * permitted. HAProxy, on the example config, runs in the namespace too, to show its per-source
+ * limit counts the /64 as one source.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { debianBinary, templated } from '../cluster/rolling-restart.js';
+import { removeTempDirs, tempDir } from '../support/files.js';
 import { CLI } from '../support/processes.js';
 
 const NS = `payreq-v6-${process.pid}`;
@@ -32,6 +35,7 @@ const permitted = (() => {
 })();
 
 let server: ChildProcess | undefined;
+let haproxy: ChildProcess | undefined;
 let output = '';
 
 beforeAll(async () => {
@@ -51,7 +55,9 @@ beforeAll(async () => {
 
 afterAll(() => {
   server?.kill('SIGKILL');
+  haproxy?.kill('SIGKILL');
   if (permitted) ip('netns', 'del', NS);
+  removeTempDirs();
 });
 
 /** Runs `body` (an async function body with `http`, `net` and the constants in scope) in the namespace; its JSON result. */
@@ -87,5 +93,27 @@ describe.runIf(permitted)('an IPv6 /64 is one client, over real sockets in a net
       for (const s of [...mine, ...other]) s.destroy();
       return result;`);
     expect(open).toEqual({ mine: 4, other: 4 });
+  });
+
+  it("HAProxy with the example config (its front bound to the namespace's IPv6 address) counts the /64 as one source: 80 idle connections from 16 of its addresses keep 64 open; another /64 keeps all 10", async () => {
+    const bindV6 = (text: string) => text.replace('bind 127.0.0.1:8080', `bind [${SERVER}]:9080`);
+    const config = templated('haproxy/haproxy.cfg', { 8081: 8080, 8082: 8083, 8404: 9404 }, tempDir('payreq-netns-haproxy-'), bindV6);
+    let said = '';
+    haproxy = spawn('ip', ['netns', 'exec', NS, debianBinary('haproxy'), '-db', '-f', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+    haproxy.stdout!.on('data', (d: Buffer) => (said += d.toString()));
+    haproxy.stderr!.on('data', (d: Buffer) => (said += d.toString()));
+    const open = inNamespace(`
+      const idleTo = (from) => new Promise((resolve) => { const s = net.connect({ host: SERVER, port: 9080, localAddress: from }, () => resolve(s)); s.on('error', () => resolve(s)); });
+      // Until HAProxy listens (a refused connection is destroyed at once).
+      for (let i = 0; i < 100; i++) { const s = await idleTo(OTHER); const up = !s.destroyed; s.destroy(); if (up) break; await new Promise((r) => setTimeout(r, 50)); }
+      await new Promise((r) => setTimeout(r, 100));
+      const mine = []; for (let i = 0; i < 80; i++) mine.push(await idleTo(MINE[i % 16]));
+      const other = []; for (let i = 0; i < 10; i++) other.push(await idleTo(OTHER));
+      await new Promise((r) => setTimeout(r, 500));
+      const alive = (list) => list.filter((s) => !s.destroyed && !s.readableEnded).length;
+      const result = { mine: alive(mine), other: alive(other) };
+      for (const s of [...mine, ...other]) s.destroy();
+      return result;`);
+    expect(open, said).toEqual({ mine: 64, other: 10 });
   });
 });
