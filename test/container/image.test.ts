@@ -126,7 +126,10 @@ describe.skipIf(missing)(`the container image${missing ? ` (skipped: ${missing})
     const ca = process.env.NODE_EXTRA_CA_CERTS;
     const secret = ca && existsSync(ca) ? ['--secret', `id=npm-ca,src=${ca}`] : [];
     const build = ['build', '--format', 'docker', '--network', 'host', ...secret, '--build-arg', `BASE=${baseImage}`, '--tag', IMAGE, ROOT];
+    const previous = (await podman(['image', 'inspect', '--format', '{{.Id}}', IMAGE])).stdout.trim();
     await succeed(podman(build, { timeout: 15 * 60_000 }), 'podman build');
+    // The image an earlier run built, if this one differs: its layers are mostly shared, the rest would pile up.
+    if (previous && previous !== (await podman(['image', 'inspect', '--format', '{{.Id}}', IMAGE])).stdout.trim()) await podman(['rmi', previous]);
     await succeed(podman(['volume', 'create', volume]), 'podman volume create');
     port = await freePort();
     base = `http://127.0.0.1:${port}`;
