@@ -78,7 +78,7 @@ export const metadata = z
   .custom<Record<string, unknown>>((v) => v !== null && typeof v === 'object' && !Array.isArray(v), {
     error: (issue) => `metadata must be a JSON object, got ${kindOf(issue.input)}`,
   })
-  .meta({ type: 'object', additionalProperties: true, maxProperties: 50, description: 'Any JSON object of at most 50 keys and 8 KiB, returned as sent.' })
+  .meta({ type: 'object', additionalProperties: true, maxProperties: 50, description: 'Any JSON object of at most 50 keys and 8 KiB. Returned as the same JSON value, written as JSON.stringify writes it, not byte for byte as sent: no whitespace, numbers in their shortest form (7.0 comes back 7, 1e2 as 100), escapes decoded (\\u00e9 comes back é), keys that are whole numbers first in ascending order, a repeated key once with its last value.' })
   .refine((m) => Object.keys(m).length <= 50, 'metadata may have at most 50 keys')
   .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= 8192, 'metadata must be at most 8 KiB as JSON');
 

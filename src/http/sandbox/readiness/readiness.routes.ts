@@ -7,6 +7,7 @@ export const report = defineRoute({
   method: 'get',
   path: '/readiness',
   summary: "Go-live readiness: what this merchant's integration really did, check by check",
+  description: "Judges, from what this merchant's integration really did (journal, payments, deliveries), whether it is ready for production: each check with its status (pass, fail or not_tried), whether it is required, the evidence behind it and advice. ready is true exactly when every required check passes.",
   tag: 'Sandbox control',
   access: 'key',
   responses: {
