@@ -187,6 +187,25 @@ describe.skipIf(process.platform === 'win32')('on an old Node, the LTS from the 
     expect(registry.hits.length).toBe(asked);
   }, 60_000);
 
+  it('started by npm, the command gets SIGTERM once its launchers are gone, even by SIGKILL (their shell passes nothing on)', async () => {
+    const said = path.join(dir, 'command.out');
+    const command = `process.on('SIGTERM', () => { require('fs').appendFileSync('${said}', 'TERM'); process.exit(0); }); require('fs').writeFileSync('${said}.pid', String(process.pid)); require('fs').writeFileSync('${said}', 'up '); setInterval(() => {}, 1000);`;
+    // `; :` keeps sh as the launcher's parent (a lone command would replace the shell), as under npm.
+    const env = { ...process.env, PRETEND_NODE: '26.12.1', npm_execpath: NPM_CLI };
+    const shell = spawn('sh', ['-c', `"${process.execPath}" --import "${preload}" "${LAUNCHER}" node -e "${command.replace(/"/g, '\\"')}"; :`], { env, stdio: 'ignore' });
+    for (let i = 0; i < 100 && !existsSync(said); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(readFileSync(said, 'utf8')).toBe('up ');
+    try {
+      shell.kill('SIGKILL');
+      for (let i = 0; i < 50 && readFileSync(said, 'utf8') === 'up '; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(readFileSync(said, 'utf8')).toBe('up TERM');
+    } finally {
+      try {
+        process.kill(Number(readFileSync(`${said}.pid`, 'utf8')), 'SIGKILL'); // left running only when the test fails
+      } catch {}
+    }
+  }, 60_000);
+
   it('with nothing cached and no registry, it says why and runs on the old Node rather than not at all', async () => {
     const run = await launch('20.20.2', ['node', '-e', 'console.log("ran")'], 'http://127.0.0.1:9/', path.join(dir, 'new-machine'));
     expect(run.stderr.trim()).toMatch(
