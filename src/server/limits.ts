@@ -18,9 +18,9 @@ export interface ServerLimits {
    */
   readonly maxConnections: number;
   /**
-   * Connections at once from one client (an IPv4 address, an IPv6 /64); beyond it the client's oldest connection
-   * with no request in progress (idle, or still sending its headers) is closed for the new
-   * one, or the new one is closed when all are busy.
+   * Connections at once from one client (an IPv4 address, an IPv6 /64); beyond it the client's
+   * oldest connection with no request in progress (idle, or still sending its headers) is closed
+   * for the new one, or the new one is closed when all are busy.
    */
   readonly maxConnectionsPerClient: number;
   /** How long a stop by signal lets answers in flight finish. */
@@ -31,8 +31,8 @@ export interface ServerLimits {
  * Headers take one packet from any real client: 10 s is generous on a bad mobile link and
  * bounds a slowloris. A whole request (bodies are at most 64 KiB) in 30 s is ~2 KB/s; a body
  * below 1 KiB/s (a 64 KiB body in a minute, an 8 KiB one in 10 s) is a connection held, not a
- * slow link. Keep-alive
- * 5 s is Node's default (behind a load balancer set it above the balancer's idle timeout).
+ * slow link. Keep-alive 5 s is Node's default (behind a load balancer set it above the
+ * balancer's idle timeout).
  * 4096 connections cost well under 100 MB; 256 per client is above any browser or load
  * generator the sandbox meets, and below what lets one address fill the server.
  */

@@ -30,7 +30,7 @@ export function bodyTooSlow(socket: Socket, connection: Connection, limits: Rate
   const elapsed = now - current.at - BODY_GRACE_MS;
   if (elapsed <= 0) return false;
   const announced = Number(current.req.headers['content-length'] ?? Number.POSITIVE_INFINITY);
-  const due = Math.min(Number.isFinite(announced) ? announced : Number.POSITIVE_INFINITY, (elapsed / 1000) * limits.bodyMinBytesPerSecond);
+  const due = Math.min(announced, (elapsed / 1000) * limits.bodyMinBytesPerSecond);
   return socket.bytesRead - current.bytesRead < due;
 }
 
