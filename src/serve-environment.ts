@@ -35,11 +35,12 @@ export const SERVE_ENVIRONMENT: readonly (readonly [name: string, fallback: stri
   ['LOG_LEVEL', 'info'],
   ['SANDBOX_HEADERS_TIMEOUT_MS', String(limits.headersTimeoutMs)],
   ['SANDBOX_REQUEST_TIMEOUT_MS', String(limits.requestTimeoutMs)],
+  ['SANDBOX_BODY_MIN_BYTES_PER_SECOND', String(limits.bodyMinBytesPerSecond)],
   ['SANDBOX_KEEPALIVE_TIMEOUT_MS', String(limits.keepAliveTimeoutMs)],
   ['SANDBOX_MAX_CONNECTIONS', String(limits.maxConnections)],
   ['SANDBOX_MAX_CONNECTIONS_PER_CLIENT', `${limits.maxConnectionsPerClient} (0 with SANDBOX_TRUST_PROXY)`],
   ['SANDBOX_SHUTDOWN_GRACE_MS', String(limits.shutdownGraceMs)],
-  ['SANDBOX_DRAIN_DELAY_MS', '0 on a loopback HOST, else 5000'],
+  ['SANDBOX_DRAIN_DELAY_MS', '0 on a loopback HOST without SANDBOX_TRUST_PROXY, else 5000'],
 ];
 
 /** The help text: every variable with its default, and where each is explained. */
