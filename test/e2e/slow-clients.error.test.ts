@@ -64,7 +64,8 @@ describe('slow and idle clients', () => {
     const idle = await idleSockets(server.port, 300);
     sockets.push(...idle);
     // One address holds at most 100: the 200 oldest idle connections made room for the newer ones.
-    await until(() => closedCount(idle) >= 200, 1000);
+    // At once, but a busy machine may take a moment to tell the 200 clients their connection closed.
+    await until(() => closedCount(idle) >= 200, 2000);
     expect(closedCount(idle)).toBe(200);
     expect(idle.slice(200).every((s) => !s.destroyed && !s.closed)).toBe(true);
 
