@@ -42,7 +42,6 @@ export class RequestRecord {
   journalTo: Merchant | undefined;
   /** The request's one journal entry and evidence, once begun (journalOnce). */
   private journaling: Promise<void> | undefined;
-  private written: Promise<void> | undefined;
 
   constructor(sentId: string | undefined) {
     this.id = sentId !== undefined && CLIENT_REQUEST_ID.test(sentId) ? sentId : newRequestId();
@@ -61,38 +60,5 @@ export class RequestRecord {
   noteFault(text: string): void {
     this.fault = this.fault ? `${this.fault}, ${text}` : text;
   }
-
-  /** The answer says nothing the store holds (GET /livez): it waits for no write. */
-  needsNoWrite(): void {
-    this.written ??= Promise.resolve();
-  }
-
-  /**
-   * No answer leaves before the changes it may have read are written (the file store commits in
-   * groups): those of its one payment for a create or a status read, else any pending. The wait is made once, by whichever part asks first (an Idempotency-Key keeping its
-   * answer, a held fault, the end of the request): a later wait would be for a newer batch, one
-   * this answer never read. When that write fails, its changes are undone, so the answer (which
-   * may show them) becomes a 500 that says so.
-   */
-  untilWritten(c: Context<AppEnv>): Promise<void> {
-    return (this.written ??= this.waitForWrite(c));
-  }
-
-  private async waitForWrite(c: Context<AppEnv>): Promise<void> {
-    const { store } = c.get('services');
-    // A create or a status read shows its one payment: it waits for that payment's write alone.
-    const shown = this.answered?.paymentId;
-    const pending = shown === undefined ? store.pendingWrites() : store.pendingWriteOf(shown);
-    if (!pending) return;
-    try {
-      await pending;
-    } catch {
-      // Hono's setter copies the old answer's headers onto a new one (Idempotent-Replayed, Location...): the 500 is alone.
-      c.res = undefined;
-      c.res = send(c, {
-        code: Code.INTERNAL,
-        description: 'The sandbox could not write its data file, so the changes made at the same moment were undone and this answer may not hold: retry the request.',
-      });
-    }
-  }
 }
+

@@ -20,8 +20,6 @@ import type { StorageLimits, StorageUsage } from './storage-quota.js';
 
 export class MemoryStore extends MemoryIndex implements Store {
   readonly kind = 'memory' as const;
-  /** Nothing is written, so no change is ever undone. */
-  readonly versionsFinal = true;
   readonly journal = new MemoryJournalLog();
   readonly rateWindows = new MemoryRateWindows();
   readonly deliveries = new MemoryDeliveryLog();
@@ -95,14 +93,5 @@ export class MemoryStore extends MemoryIndex implements Store {
       return erased;
     });
     return { payments: reset + late, ...counted };
-  }
-
-  /** Memory is the store: nothing is ever waiting to be written. */
-  pendingWrites(): Promise<void> | undefined {
-    return undefined;
-  }
-
-  pendingWriteOf(): Promise<void> | undefined {
-    return undefined;
   }
 }

@@ -7,6 +7,7 @@ import { existsSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/store/file-store.js';
+import { StoreUnavailableError } from '../../src/store/unavailable.js';
 import type { Payment } from '../../src/domain/payment.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
 import { aPayment } from '../support/payments.js';
@@ -95,7 +96,8 @@ describe.skipIf(!IS_ROOT)(`FileStore.ready() on a full disk (a real 2 MB tmpfs; 
     const filler = fill(dir);
 
     const refused = await insertUntilRefused(store);
-    expect((refused as { code?: string }).code).toBe('ENOSPC');
+    expect(refused).toBeInstanceOf(StoreUnavailableError);
+    expect(refused.message).toContain('is full (ENOSPC)');
     // The probe a moment ago passed, but the append since failed: the newer says.
     await expect(store.ready()).rejects.toThrow(`the last write of a change failed: the data directory ${dir} is full (ENOSPC): no change can be written to ${dataFile} until space is freed there`);
     clock.now += 1_000;

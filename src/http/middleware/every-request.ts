@@ -32,8 +32,6 @@ export function everyRequest(services: Services, isRouted: RouteCheck) {
     if (refused) c.res = sendError(c, refused);
     else await next();
 
-    await record.untilWritten(c);
-    // The journal records what the client gets, which depends on that write.
     await record.journalOnce(c, false);
     // Envelopes carry both already (sendText); touching c.res.headers would rebuild the light response.
     if (record.responseBody === undefined) noteOnOtherAnswer(c.res, record.id, ignored);

@@ -52,8 +52,6 @@ export async function withIdempotencyKey(c: Context<AppEnv>, merchant: Merchant,
   const keep = async (): Promise<void> => {
     if (settled) return;
     settled = true;
-    // Kept only once the change is written: a failed write turns this answer into a 500, not kept.
-    await record.untilWritten(c);
     const text = record.responseBody;
     const code = text === undefined ? null : envelopeCodeOf(text);
     if (text !== undefined && code !== null && code < 500) await idempotency.finish(merchant.payeeId, key, code, text);
