@@ -5,6 +5,7 @@ import { apiKeyHash } from '../../src/domain/ids.js';
 import type { Payment } from '../../src/domain/payment.js';
 import { createSandbox } from '../../src/index.js';
 import type { Sandbox } from '../../src/index.js';
+import { fsyncPolicy } from '../../src/store/file-log.js';
 import { FileStore } from '../../src/store/file-store.js';
 import { DEMO_PAYEE, call, expectEnvelope, manualClock } from '../support/http.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
@@ -144,5 +145,12 @@ describe('FileStore: snapshot and restart', () => {
     expect(status.body.payment_status).toBe('A');
     expectEnvelope(await call(second, 'GET', '/sandbox/v1/clock', { key: enrolled.body.api_key }), 200);
     for (const file of [dataFile, `${dataFile}.log`]) jsonLines(file);
+  });
+});
+
+describe('SANDBOX_FSYNC', () => {
+  it('takes always, second (the default) and off; another word refuses the start saying what each means', () => {
+    expect([undefined, '', 'always', 'second', 'off'].map(fsyncPolicy)).toEqual(['second', 'second', 'always', 'second', 'off']);
+    expect(() => fsyncPolicy('sometimes')).toThrow('SANDBOX_FSYNC must be always, second or off (got "sometimes"): always flushes every change to the disk before the answer, second (the default) at most a second later, off leaves it to the OS.');
   });
 });
