@@ -1,36 +1,33 @@
 /**
- * The durable store of one process, the plain way (SPEC 23): memory answers every read (it is
- * the index of memory-index.ts, with the parts of file-parts.ts); every change is first a line appended synchronously to the
- * log `<dataFile>.log` (file-log.ts), then made in memory, so an answer is given only about
- * what the log holds and nothing is ever pending. A write that fails (a full disk) throws
+ * The durable store of one process, the plain way (SPEC 23): the memory store (which answers
+ * every read), with every change first a line appended synchronously to the log
+ * `<dataFile>.log` (file-log.ts), then made in memory, so an answer is given only about what
+ * the log holds and nothing is ever pending. A write that fails (a full disk) throws
  * StoreUnavailableError before memory changes: the request answers 503, nothing changed.
  *
  * Once the log passes `snapshotAfterBytes`, the whole state is written as the snapshot
- * `<dataFile>` (a temporary file, then rename) and the log starts afresh after it. A start
- * reads the snapshot, then the log (file-start.ts). Both files are JSON lines (file-records.ts).
+ * `<dataFile>` (a temporary file, then rename) and the log starts afresh after it; a stop
+ * writes one too. A start reads the snapshot, then the log (file-start.ts). Both files are
+ * JSON lines (file-records.ts).
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { errorFields, loggerOr } from '../logger.js';
 import type { Logger } from '../logger.js';
-import { afterReset } from '../domain/merchant.js';
-import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import type { Delivery } from './delivery-log.js';
 import { DataDirProbe, diskProblem } from './data-dir-probe.js';
 import { AppendLog, DEFAULT_SNAPSHOT_AFTER_BYTES, replaceFile } from './file-log.js';
 import type { FsyncPolicy } from './file-log.js';
-import { applyPart, deliveryLines, FileDeliveryLog, FileIdempotencyKeys, FileJournalLog, FileReadinessLog } from './file-parts.js';
+import { deliveryLines, FileDeliveryLog, FileIdempotencyKeys, FileJournalLog, FileReadinessLog } from './file-parts.js';
 import type { LogLines } from './file-parts.js';
 import { FORMAT, line } from './file-records.js';
 import type { LogRecord } from './file-records.js';
 import { readStore } from './file-start.js';
-import { MemoryIndex, MerchantQueues } from './memory-index.js';
-import { MemoryRateWindows } from './rate-windows.js';
-import type { InsertResult, MerchantChange, MerchantErasure, Store } from './store.js';
-import { clearMerchantParts, countMerchantParts } from './store.js';
-import { storageRefusal, tallyUsage, textBytes } from './storage-quota.js';
-import type { StorageLimits, StorageUsage } from './storage-quota.js';
+import { MemoryStore } from './memory-store.js';
+import type { InsertResult } from './store.js';
+import { storageRefusal, textBytes } from './storage-quota.js';
+import type { StorageLimits } from './storage-quota.js';
 
 export interface FileStoreOptions {
   readonly dataFile: string;
@@ -40,28 +37,29 @@ export interface FileStoreOptions {
   readonly fsync?: FsyncPolicy;
   /** Milliseconds, pacing the health probe; tests move it by hand. */
   readonly clock?: () => number;
-  /** Where cut lines, failed snapshots and repairs are said; loggerOr's default when not given. */
+  /** Where cut lines, failed writes and repairs are said; loggerOr's default when not given. */
   readonly logger?: Logger;
   /** Start on damaged files: drop the lines that cannot be read (said, and each damaged file copied to `<file>.damaged-<time>`). */
   readonly repair?: boolean;
 }
 
-export class FileStore extends MemoryIndex implements Store, LogLines {
-  readonly kind = 'file' as const;
-  readonly rateWindows = new MemoryRateWindows();
-  readonly journal = new FileJournalLog(this);
-  readonly deliveries = new FileDeliveryLog(this);
-  readonly idempotency = new FileIdempotencyKeys(this);
-  readonly readiness = new FileReadinessLog(this);
+export class FileStore extends MemoryStore implements LogLines {
+  override readonly kind = 'file' as const;
+  override readonly journal = new FileJournalLog(this);
+  override readonly deliveries = new FileDeliveryLog(this);
+  override readonly idempotency = new FileIdempotencyKeys(this);
+  override readonly readiness = new FileReadinessLog(this);
   /** What a start with `repair` dropped, one line each. */
   repaired: readonly string[] = [];
   /** Snapshots written since start (tests count them). */
   snapshots = 0;
-  private readonly queues = new MerchantQueues();
   private readonly log: AppendLog;
   private readonly probe: DataDirProbe;
   private readonly logger: Logger;
+  private readonly snapshotAfter: number;
   private generation = 0;
+  /** While the files are read at start, replayed changes write nothing. */
+  private replaying = false;
   private snapshotDue = false;
   /** After a snapshot failed: none before the log holds this many bytes. */
   private nextSnapshotAt: number;
@@ -72,25 +70,26 @@ export class FileStore extends MemoryIndex implements Store, LogLines {
     this.logger = loggerOr(options.logger);
     this.log = new AppendLog(`${options.dataFile}.log`, options.fsync ?? 'second');
     this.probe = new DataDirProbe(options.dataFile, options.clock ?? (() => performance.now()));
-    this.nextSnapshotAt = this.snapshotAfter;
+    this.nextSnapshotAt = this.snapshotAfter = options.snapshotAfterBytes ?? DEFAULT_SNAPSHOT_AFTER_BYTES;
   }
 
-  private get snapshotAfter(): number {
-    return this.options.snapshotAfterBytes ?? DEFAULT_SNAPSHOT_AFTER_BYTES;
-  }
-
-  async open(): Promise<void> {
+  override async open(): Promise<void> {
     const { dataFile } = this.options;
     mkdirSync(path.dirname(dataFile), { recursive: true });
-    const started = readStore(dataFile, this.log.file, this.options.repair === true, this.logger, (r) => this.apply(r));
+    this.replaying = true;
+    const started = (() => {
+      try {
+        return readStore(dataFile, this.log.file, this.options.repair === true, this.logger, (r) => this.apply(r));
+      } finally {
+        this.replaying = false;
+      }
+    })();
     this.generation = started?.generation ?? 0;
     if (started && started.dropped.length > 0) {
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       // Copies of the files as they were, before the new snapshot replaces them.
-      const copies = started.damagedFiles.map((file) => {
-        copyFileSync(file, `${file}.damaged-${stamp}`);
-        return `${file}.damaged-${stamp}`;
-      });
+      const copies = started.damagedFiles.map((file) => `${file}.damaged-${stamp}`);
+      started.damagedFiles.forEach((file, i) => copyFileSync(file, copies[i]!));
       this.repaired = started.dropped;
       this.logger.warn({ file: dataFile, dropped: started.dropped, copies }, 'store started with --repair: it dropped the lines that could not be read, kept copies of the damaged files, and wrote what was read as a new snapshot');
     }
@@ -99,10 +98,10 @@ export class FileStore extends MemoryIndex implements Store, LogLines {
   }
 
   /** Ready while the data directory takes a probe file and the last append landed (the newer evidence decides). */
-  async ready(): Promise<void> {
+  override async ready(): Promise<void> {
     if (this.closed || !this.log.isOpen) throw new Error(`the file store ${this.options.dataFile} is closed`);
     const probe = await this.probe.check();
-    if (!probe.ok) throw new Error(probe.problem);
+    if (probe.problem !== undefined) throw new Error(probe.problem);
     const failed = this.log.failure;
     if (failed && failed.at >= probe.started) throw new Error(`the last write of a change failed: ${diskProblem(failed.err, this.options.dataFile)}`);
   }
@@ -112,8 +111,8 @@ export class FileStore extends MemoryIndex implements Store, LogLines {
     return this.probe.runs;
   }
 
-  /** A stop writes the state as a snapshot (a short log for the next start); if that fails, the log still holds every change. */
-  async close(): Promise<void> {
+  /** A stop writes a snapshot (a short log for the next start); if that fails, the log still holds every change. */
+  override async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     try {
@@ -122,11 +121,17 @@ export class FileStore extends MemoryIndex implements Store, LogLines {
       this.logger.warn({ file: this.options.dataFile, ...errorFields(err) }, 'store close: no snapshot written (the log keeps every change)');
     } finally {
       this.log.close();
+      await super.close();
     }
+  }
+
+  protected override write(record: LogRecord): void {
+    this.append(line(record));
   }
 
   /** Writes `text` to the log, or throws having changed nothing; a snapshot follows once the log is long. */
   append(text: string): void {
+    if (this.replaying) return;
     const failing = this.log.failure !== undefined;
     try {
       this.log.append(text);
@@ -138,7 +143,7 @@ export class FileStore extends MemoryIndex implements Store, LogLines {
     if (failing) this.logger.info({ file: this.log.file }, 'store writes land again');
     if (this.log.bytes >= this.nextSnapshotAt && !this.snapshotDue) {
       this.snapshotDue = true;
-      // After the change is made in memory (the caller does that next), before anything else is written.
+      // Once the change is made in memory (the caller does that next, in the same turn).
       queueMicrotask(() => this.snapshotNow());
     }
   }
@@ -195,34 +200,33 @@ export class FileStore extends MemoryIndex implements Store, LogLines {
   private *records(): Generator<LogRecord> {
     for (const v of this.allMerchants()) yield { t: 'merchant', v };
     for (const v of this.allPayments()) yield { t: 'payment', v };
-    for (const [payeeId, v] of this.journal.memory.entries()) yield { t: 'journal', payeeId, v };
-    for (const v of this.deliveries.memory.all()) yield { t: 'delivery', v };
-    for (const [payeeId, v] of this.idempotency.memory.answered()) yield { t: 'key', payeeId, v };
-    for (const { payeeId, id, v } of this.readiness.memory.rows()) yield { t: 'seen', payeeId, id, v, replaced: null };
+    for (const [payeeId, v] of this.journal.entries()) yield { t: 'journal', payeeId, v };
+    for (const v of this.deliveries.all()) yield { t: 'delivery', v };
+    for (const [payeeId, v] of this.idempotency.answered()) yield { t: 'key', payeeId, v };
+    for (const { payeeId, id, v } of this.readiness.rows()) yield { t: 'seen', payeeId, id, v, replaced: null };
   }
 
-  /** One record of the snapshot or the log, made in memory as it was when written. */
+  /** One record of the snapshot or the log, made in memory as it was when written (the parts' writes are off meanwhile). */
   private apply(r: LogRecord): void {
+    const parts = [this.journal, this.deliveries, this.idempotency, this.readiness];
     switch (r.t) {
       case 'merchant': return this.applyMerchant(r.v);
       case 'payment': return this.applyPayment(this.withSharedPayee(r.v));
       case 'reset': return void this.applyReset(r.payeeId);
       case 'prune': return void this.applyPrune(r.payeeId, r.createdBefore);
-      case 'merchant-delete': return void this.forgetMerchant(r.payeeId);
-      default: applyPart(r, this);
+      case 'merchant-delete': return void (this.applyMerchantDelete(r.payeeId), parts.forEach((part) => void part.clear(r.payeeId)));
+      case 'journal': return this.journal.restore(r.payeeId, r.v);
+      case 'delivery': return this.deliveries.put(r.v);
+      case 'key': return this.idempotency.restore(r.payeeId, r.v);
+      case 'seen': return this.readiness.restore(r, r.replaced);
+      case 'journal-clear': return void this.journal.clear(r.payeeId);
+      case 'deliveries-clear': return void this.deliveries.clear(r.payeeId);
+      case 'keys-clear': return void this.idempotency.clear(r.payeeId);
+      case 'seen-clear': return void this.readiness.clear(r.payeeId);
     }
   }
 
-  async saveMerchant(merchant: Merchant): Promise<void> {
-    this.append(line({ t: 'merchant', v: merchant }));
-    this.applyMerchant(merchant);
-  }
-
-  updateMerchant<T>(payeeId: string, change: MerchantChange<T>): Promise<{ readonly result: T } | undefined> {
-    return this.queues.run(payeeId, () => this.merchant(payeeId), change, (m) => this.saveMerchant(m));
-  }
-
-  async insertPayment(payment: Payment, outbox: readonly Delivery[] = [], limits?: StorageLimits): Promise<InsertResult> {
+  override async insertPayment(payment: Payment, outbox: readonly Delivery[] = [], limits?: StorageLimits): Promise<InsertResult> {
     const conflict = this.insertConflict(payment);
     if (conflict) return conflict;
     const text = line({ t: 'payment', v: payment });
@@ -232,7 +236,7 @@ export class FileStore extends MemoryIndex implements Store, LogLines {
     return 'inserted';
   }
 
-  async updatePayment(payment: Payment, expectedVersion: number, outbox: readonly Delivery[] = []): Promise<boolean> {
+  override async updatePayment(payment: Payment, expectedVersion: number, outbox: readonly Delivery[] = []): Promise<boolean> {
     if (!this.replaceable(payment, expectedVersion)) return false;
     this.writePayment(payment, line({ t: 'payment', v: payment }), outbox);
     return true;
@@ -242,47 +246,7 @@ export class FileStore extends MemoryIndex implements Store, LogLines {
   private writePayment(payment: Payment, text: string, outbox: readonly Delivery[]): void {
     this.append(outbox.length === 0 ? text : text + deliveryLines(outbox));
     this.applyPayment(payment, paymentBytesOf(text));
-    this.deliveries.memory.add(outbox);
-  }
-
-  async storageUsage(payeeId: string): Promise<StorageUsage> {
-    return this.usage(payeeId);
-  }
-
-  private usage(payeeId: string) {
-    const parts = [this.journal.memory.bytes, this.deliveries.memory.bytes, this.idempotency.memory.bytes, this.readiness.memory.bytes];
-    return tallyUsage(payeeId, this.paymentBytes, parts);
-  }
-
-  async resetMerchant(payeeId: string): Promise<number> {
-    this.append(line({ t: 'reset', payeeId }));
-    const erased = this.applyReset(payeeId);
-    await clearMerchantParts(this, payeeId);
-    await this.updateMerchant(payeeId, (m) => [afterReset(m), null] as const);
-    return erased;
-  }
-
-  async prunePayments(payeeId: string, createdBefore: number): Promise<number> {
-    this.append(line({ t: 'prune', payeeId, createdBefore }));
-    return this.applyPrune(payeeId, createdBefore);
-  }
-
-  /** What a reset erases, then one `merchant-delete` line, which alone erases the merchant and all it holds when replayed. */
-  async deleteMerchant(payeeId: string): Promise<MerchantErasure | undefined> {
-    if (!(await this.merchant(payeeId))) return undefined;
-    const counted = await countMerchantParts(this, payeeId);
-    const reset = await this.resetMerchant(payeeId);
-    const late = await this.queues.exclusive(payeeId, async () => {
-      this.append(line({ t: 'merchant-delete', payeeId }));
-      return this.forgetMerchant(payeeId);
-    });
-    return { payments: reset + late, ...counted };
-  }
-
-  /** The merchant out of memory, with anything a request in flight added since its reset. */
-  private forgetMerchant(payeeId: string): number {
-    for (const part of [this.journal, this.deliveries, this.idempotency, this.readiness]) void part.memory.clear(payeeId);
-    return this.applyMerchantDelete(payeeId);
+    this.deliveries.add(outbox);
   }
 }
 
