@@ -67,7 +67,9 @@ export class AppendLog {
       } catch {
         // The start drops a cut last line anyway (and cuts it off before appending again).
       }
-      throw unwritable(err, this.file);
+      const code = (err as { code?: unknown } | null)?.code;
+      const forClient = `The sandbox could not write its data file (${typeof code === 'string' ? code : 'a write error'}): nothing was changed. Free disk space or check the data directory, then retry.`;
+      throw new StoreUnavailableError(diskProblem(err, this.file), false, forClient);
     }
     this.bytes += buffer.length;
     this.failure = undefined;
@@ -98,13 +100,6 @@ export class AppendLog {
     this.fd = null;
     this.open(Buffer.byteLength(header));
   }
-}
-
-/** A full disk, a read-only directory...: the request answers 503 saying so, nothing changed. */
-export function unwritable(err: unknown, file: string): StoreUnavailableError {
-  const code = (err as { code?: unknown } | null)?.code;
-  const what = typeof code === 'string' ? code : 'a write error';
-  return new StoreUnavailableError(diskProblem(err, file), false, `The sandbox could not write its data file (${what}): nothing was changed. Free disk space or check the data directory, then retry.`);
 }
 
 /**

@@ -29,20 +29,10 @@ export type LogRecord =
   | { readonly t: 'seen'; readonly payeeId: string; readonly id: number; readonly v: SeenRequest; readonly replaced: number | null }
   | { readonly t: 'seen-clear'; readonly payeeId: string };
 
-/** The first line of both files: which state the log goes on from (the snapshot of the same generation). */
-export interface Header {
-  readonly t: 'snapshot' | 'log';
-  readonly format: string;
-  readonly generation: number;
-}
+/** Besides records: the first line of both files (the log goes on from the snapshot of its generation), and the snapshot's last (how many records it holds, so a cut is told). */
+type Frame = { readonly t: 'snapshot' | 'log'; readonly format: string; readonly generation: number } | { readonly t: 'end'; readonly records: number };
 
-/** The last line of a snapshot: how many records it holds (a snapshot cut short is told by it). */
-export interface SnapshotEnd {
-  readonly t: 'end';
-  readonly records: number;
-}
-
-export function line(record: LogRecord | Header | SnapshotEnd): string {
+export function line(record: LogRecord | Frame): string {
   return `${JSON.stringify(record)}\n`;
 }
 
@@ -65,13 +55,8 @@ const NEEDS: Record<LogRecord['t'], readonly string[]> = {
 
 /** The record of a line, or what is wrong with it said of the line ("is ..."). */
 export function parseRecord(text: string): LogRecord | string {
-  let r: unknown;
-  try {
-    r = JSON.parse(text);
-  } catch {
-    return 'is not a whole line of JSON';
-  }
-  if (typeof r !== 'object' || r === null || Array.isArray(r)) return 'is not a JSON object';
+  const r = jsonObject(text);
+  if (typeof r === 'string') return r;
   const t = (r as { t?: unknown }).t;
   const needs = typeof t === 'string' && Object.hasOwn(NEEDS, t) ? NEEDS[t as LogRecord['t']] : undefined;
   if (!needs) return `has type t=${JSON.stringify(t) ?? 'missing'}, none of ${Object.keys(NEEDS).join(', ')}`;
@@ -79,12 +64,12 @@ export function parseRecord(text: string): LogRecord | string {
   return missing ? `is a ${t} record without its ${missing}` : (r as LogRecord);
 }
 
-/** The header of a line, or undefined when the line is none of this format's. */
-export function parseHeader(text: string, t: Header['t']): Header | undefined {
+/** The JSON object a line holds, or what it is instead. */
+export function jsonObject(text: string | undefined): Record<string, unknown> | string {
   try {
-    const h = JSON.parse(text) as Partial<Header> | null;
-    return h?.t === t && h.format === FORMAT && Number.isSafeInteger(h.generation) ? (h as Header) : undefined;
+    const r = JSON.parse(text ?? '') as unknown;
+    return typeof r === 'object' && r !== null && !Array.isArray(r) ? (r as Record<string, unknown>) : 'is not a JSON object';
   } catch {
-    return undefined;
+    return 'is not a whole line of JSON';
   }
 }

@@ -15,7 +15,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.js';
-import { parseHeader, parseRecord } from './file-records.js';
+import { FORMAT, jsonObject, parseRecord } from './file-records.js';
 import type { LogRecord } from './file-records.js';
 
 /** What the start read: the snapshot's generation, where appends go on (null: the log must start afresh), what repair dropped. */
@@ -69,25 +69,22 @@ function linesOf(bytes: Buffer): { lines: string[]; whole: number } {
 
 function readSnapshot(file: string, bytes: Buffer, damage: Damage, apply: (r: LogRecord) => void): number {
   const { lines, whole } = linesOf(bytes);
-  const header = lines[0] === undefined ? undefined : parseHeader(lines[0], 'snapshot');
-  if (!header) {
+  const generation = generationOf(lines[0], 'snapshot');
+  if (generation === undefined) {
     if (bytes.subarray(0, 200).includes('"payreq-sandbox/1"')) throw earlierFormat(file);
     throw new Error(`${file} is not a payreq-sandbox store: its first line is not {"t":"snapshot","format":"payreq-sandbox/2",...}. Point --data at a payreq-sandbox store, or move ${file} away to start an empty one.`);
   }
-  const end = lines.at(-1);
-  const count = whole === bytes.length && end !== undefined ? endCount(end) : undefined;
+  const end = jsonObject(lines.at(-1));
+  const count = whole === bytes.length && typeof end === 'object' && end.t === 'end' && Number.isSafeInteger(end.records) ? (end.records as number) : undefined;
   if (count === undefined || count !== lines.length - 2) damage.found(file, file, `is cut short: it does not end with its {"t":"end","records":N} line (of ${Math.max(0, lines.length - 2)} records)`);
   for (let i = 1; i < lines.length - (count === undefined ? 0 : 1); i++) applyLine(file, lines[i]!, i + 1, damage, apply);
-  return header.generation;
+  return generation;
 }
 
-function endCount(text: string): number | undefined {
-  try {
-    const end = JSON.parse(text) as { t?: unknown; records?: unknown } | null;
-    return end?.t === 'end' && Number.isSafeInteger(end.records) ? (end.records as number) : undefined;
-  } catch {
-    return undefined;
-  }
+/** The generation a first line names, or undefined when it is no header of this format. */
+function generationOf(text: string | undefined, t: 'snapshot' | 'log'): number | undefined {
+  const h = jsonObject(text);
+  return typeof h === 'object' && h.t === t && h.format === FORMAT && Number.isSafeInteger(h.generation) ? (h.generation as number) : undefined;
 }
 
 /** Where appends go on, or null when the log holds only what the snapshot holds (it starts afresh). */
@@ -97,11 +94,11 @@ function replayLog(file: string, bytes: Buffer, generation: number | null, damag
     logger.warn({ file, line: lines.length, from_byte: whole }, 'store dropped a cut last line of its log: a write a crash cut short, never acknowledged');
     lines.pop();
   }
-  const header = lines[0] === undefined ? undefined : parseHeader(lines[0], 'log');
-  if (generation !== null && header?.generation === generation - 1) return null;
+  const follows = generationOf(lines[0], 'log');
+  if (generation !== null && follows === generation - 1) return null;
   // Without a snapshot (a repair goes on without it), the log is read whatever it follows.
-  if (!header || (generation !== null && header.generation !== generation)) {
-    damage.found(file, `${file} line 1`, header ? `goes on from snapshot ${header.generation}, but the snapshot is ${generation}` : 'is not the header of a payreq-sandbox/2 log');
+  if (follows === undefined || (generation !== null && follows !== generation)) {
+    damage.found(file, `${file} line 1`, follows !== undefined ? `goes on from snapshot ${follows}, but the snapshot is ${generation}` : 'is not the header of a payreq-sandbox/2 log');
     return null;
   }
   for (let i = 1; i < lines.length; i++) applyLine(file, lines[i]!, i + 1, damage, apply);

@@ -76,14 +76,10 @@ export class FileStore extends MemoryStore implements LogLines {
   override async open(): Promise<void> {
     const { dataFile } = this.options;
     mkdirSync(path.dirname(dataFile), { recursive: true });
+    // A start that throws leaves the store unusable: replaying stays on, nothing is written.
     this.replaying = true;
-    const started = (() => {
-      try {
-        return readStore(dataFile, this.log.file, this.options.repair === true, this.logger, (r) => this.apply(r));
-      } finally {
-        this.replaying = false;
-      }
-    })();
+    const started = readStore(dataFile, this.log.file, this.options.repair === true, this.logger, (r) => this.apply(r));
+    this.replaying = false;
     this.generation = started?.generation ?? 0;
     if (started && started.dropped.length > 0) {
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
