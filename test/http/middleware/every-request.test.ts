@@ -12,8 +12,8 @@ import { MAX_PATH_LENGTH } from '../../../src/http/middleware/path-length.js';
 interface Observed {
   readonly method: string;
   readonly route: string;
-  readonly status: number;
-  readonly answered: string;
+  readonly status: number | string;
+  readonly injected: boolean;
 }
 
 /** A small app under everyRequest alone. */
@@ -29,7 +29,7 @@ function appWith() {
   const services = {
     config: { httpStatusMode: 'mirror-code', logHealthChecks: false, trustProxy: false },
     log: pino({ base: null }, sink),
-    metrics: { observeRequest: (method: string, route: string, status: number, _s: number, answered: string) => observed.push({ method, route, status, answered }) },
+    metrics: { observeRequest: (method: string, route: string, status: number | string, _s: number, injected: boolean) => observed.push({ method, route, status, injected }) },
   } as unknown as Services;
   const app = new Hono<AppEnv>();
   app.use('*', everyRequest(services, () => true));
@@ -61,7 +61,7 @@ describe('everyRequest: the record, the log line and the metrics', () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ msg: 'request', request_id: 'r-1', method: 'GET', route: '/payments/:id', status: 200, payee_id: null, client: 'in-process' });
     expect(JSON.stringify(lines[0])).not.toContain('pay_123');
-    expect(observed).toEqual([{ method: 'GET', route: '/payments/:id', status: 200, answered: 'plain' }]);
+    expect(observed).toEqual([{ method: 'GET', route: '/payments/:id', status: 200, injected: false }]);
   });
 
   it('answers 414 for a path over the limit before any handler, still logged and counted', async () => {
