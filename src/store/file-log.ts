@@ -58,7 +58,7 @@ export class AppendLog {
     if (fd === null) throw new StoreUnavailableError(`the file store ${this.file} is closed`, false);
     const buffer = Buffer.from(text);
     try {
-      for (let done = 0; done < buffer.length; ) done += writeSync(fd, buffer, done, buffer.length - done);
+      writeAll(fd, buffer);
       if (this.fsync === 'always') fsyncSync(fd);
     } catch (err) {
       this.failure = { err, at: performance.now() };
@@ -110,7 +110,7 @@ export function replaceFile(file: string, chunks: Iterable<string>, sync: boolea
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
   const fd = openSync(temp, 'w');
   try {
-    for (const chunk of chunks) writeSync(fd, chunk);
+    for (const chunk of chunks) writeAll(fd, Buffer.from(chunk));
     if (sync) fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
@@ -127,4 +127,9 @@ export function replaceFile(file: string, chunks: Iterable<string>, sync: boolea
   } finally {
     closeSync(dir);
   }
+}
+
+/** A write may land in part (a disk filling up): the rest is written until done or refused. */
+function writeAll(fd: number, buffer: Buffer): void {
+  for (let done = 0; done < buffer.length; ) done += writeSync(fd, buffer, done, buffer.length - done);
 }
