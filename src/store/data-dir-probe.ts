@@ -30,8 +30,8 @@ export class DataDirProbe {
   private async probe(): Promise<ProbeResult> {
     this.runs++;
     const [at, started, file] = [this.clock(), performance.now(), `${this.dataFile}.healthz-probe`];
-    // A few hundred bytes, which a full disk has no block for.
-    const content = randomBytes(256).toString('hex');
+    // A few hundred bytes, which a full disk has no block for; JSON, like every file of the store.
+    const content = JSON.stringify(randomBytes(256).toString('hex'));
     let problem: string | undefined;
     try {
       const handle = await open(file, 'w');
