@@ -154,3 +154,23 @@ describe('SANDBOX_FSYNC', () => {
     expect(() => fsyncPolicy('sometimes')).toThrow('SANDBOX_FSYNC must be always, second or off (got "sometimes"): always flushes every change to the disk before the answer, second (the default) at most a second later, off leaves it to the OS.');
   });
 });
+
+describe('FileStore: what a merchant set survives a kill', () => {
+  it('its clock, its fault rules with their counters, and its webhook URL, as the log holds them', async () => {
+    const dataFile = path.join(tempDir(), 's.json');
+    const first = await createSandbox({ store: 'file', dataFile, clock: manualClock().clock, scheduler: false });
+    expectEnvelope(await call(first, 'POST', '/sandbox/v1/clock/advance', { body: { seconds: 3600 } }), 200);
+    expectEnvelope(await call(first, 'POST', '/sandbox/v1/faults', { body: { match: { method: 'POST', path: '*/payments/payment' }, fault: 'error=503', times: 2 } }), 200);
+    const refused = await call(first, 'POST', '/openapi/v1/payments/payment', { body: { payee: DEMO_PAYEE, product_type: 'QR_DYNAMIC', merchant_ref_no: 'r-1', amount: 1 } });
+    expect(refused.status).toBe(503);
+    expectEnvelope(await call(first, 'PUT', '/sandbox/v1/webhook', { body: { url: 'http://127.0.0.1:9/hook' } }), 200);
+    expect((await call(first, 'GET', '/sandbox/v1/clock')).body.offset_seconds).toBe(3600);
+
+    // Not closed: as after kill -9, the next process reads what the log holds.
+    const second = await fileSandbox(dataFile);
+    expect((await call(second, 'GET', '/sandbox/v1/clock')).body.offset_seconds).toBe(3600);
+    expect((await call(second, 'GET', '/sandbox/v1/faults')).body.rules).toMatchObject([{ times_left: 1, fired: 1 }]);
+    expect((await call(second, 'GET', '/sandbox/v1/webhook')).body.url).toBe('http://127.0.0.1:9/hook');
+    await first.close();
+  });
+});
