@@ -152,7 +152,7 @@ export interface DeliveryLog {
   clear(payeeId: string): Promise<void>;
 }
 
-/** The deliveries of one process: the memory store's, and the file store's in front of its files (file-logs.ts). */
+/** The deliveries of one process: the memory store's, and the file store's in front of its files (file-parts.ts). */
 export class MemoryDeliveryLog implements DeliveryLog {
   private readonly byMerchant = new Map<string, Delivery[]>();
   /** The stored bytes of the deliveries kept, per merchant (storage quota). */
