@@ -1,9 +1,9 @@
 /**
  * The outermost layer, the one every request passes: it makes the request's record (the id taken
  * from the client when it is a sane one, else drawn), refuses an over-long path, warns of a
- * Sandbox-Fault header sent where faults do not apply. Once answered, it waits for the store's
- * pending write (the one wait, made once: request-record.ts), lets the faults after commit spoil
- * the answer, completes the record, and the journal entry, the evidence, the metrics and the log
+ * Sandbox-Fault header sent where faults do not apply. Once answered (every change already
+ * written: the store writes before it answers), it lets the faults after commit spoil the
+ * answer, completes the record, and the journal entry, the evidence, the metrics and the log
  * line read it; only then does a fault hold or cut the answer.
  */
 import type { Context } from 'hono';
