@@ -110,12 +110,6 @@ export const answers = {
   ),
   timeout: shared('Timeout', json('Injected by a timeout fault after the change was committed (the answer was held), or by error=504.', problemBody(504))),
   injected4xx: shared('InjectedClientError', json('Any status 400-499 injected by Sandbox-Fault error=<status> (or a fault rule): nothing was committed.', problemBody('4XX'))),
-  injectedMethodNotAllowed: shared(
-    'InjectedMethodNotAllowed',
-    json('A 405 injected by Sandbox-Fault error=405 (or a fault rule), nothing committed; Allow lists the methods this path serves, as a real 405 does.', problemBody(405), {
-      headers: { Allow: headers.allow },
-    }),
-  ),
   injected5xx: shared('InjectedServerError', json('Any status 500-599 injected by Sandbox-Fault error=<status> or error-after-commit=<status> (or a fault rule).', problemBody('5XX'))),
   requestTimeout: shared(
     'RequestTimeout',
@@ -123,7 +117,14 @@ export const answers = {
   ),
   headersTooLarge: shared('HeadersTooLarge', json('The request headers are over 16 KiB: answered by the server before any route, nothing was done, and the connection is closed.', problemBody(431))),
   uriTooLong: shared('UriTooLong', json('The path is over 2,048 characters (a path parameter far too long): answered before the key is checked.', problemBody(414))),
-  methodNotAllowed: shared('MethodNotAllowed', json('The path exists, but not with this method; Allow lists the methods it serves.', problemBody(405), { headers: { Allow: headers.allow } })),
+  methodNotAllowed: shared(
+    'MethodNotAllowed',
+    json(
+      'The path exists, but not with this method (a method no operation of the path lists), or a 405 injected on a public route by Sandbox-Fault error=405 or a fault rule (nothing committed). Allow lists the methods the path serves.',
+      problemBody(405),
+      { headers: { Allow: headers.allow } },
+    ),
+  ),
 } as const;
 
 /** Every request may meet these before any route: the server answers them itself (src/server.ts). */
@@ -142,4 +143,4 @@ export const BODY_ANSWERS = { 400: answers.invalid, 413: answers.tooLarge, 415: 
  * The public routes, where Sandbox-Fault and fault rules inject answers, with the headers of the
  * status (http/faults.ts injectedHeaders): 429 and 503 (Retry-After) are declared with the keyed answers.
  */
-export const FAULT_ANSWERS = { 405: answers.injectedMethodNotAllowed, 504: answers.timeout, '4XX': answers.injected4xx, '5XX': answers.injected5xx } as const;
+export const FAULT_ANSWERS = { 405: answers.methodNotAllowed, 504: answers.timeout, '4XX': answers.injected4xx, '5XX': answers.injected5xx } as const;

@@ -9,6 +9,7 @@
  * the answer only once it is kept here.
  */
 import type { Context } from 'hono';
+import { canonicalJson } from '../../domain/canonical-json.js';
 import { SandboxError } from '../../domain/errors.js';
 import { STILL_IN_PROGRESS } from '../../domain/readiness.js';
 import type { ResponseCode } from '../../domain/codes.js';
@@ -66,21 +67,13 @@ async function keepAnswer(c: Context<AppEnv>, payeeId: string, key: string): Pro
   return true;
 }
 
-/** The body as compared: parsed JSON with its keys sorted at every level, or the text as sent. */
+/** The body as compared: its canonical JSON, or the text as sent. */
 function canonicalBody(text: string): string {
   if (text.trim() === '') return '';
   try {
-    return JSON.stringify(sortKeys(JSON.parse(text)));
+    return canonicalJson(JSON.parse(text));
   } catch {
     return text;
   }
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const name of Object.keys(value).sort()) Object.defineProperty(out, name, { value: sortKeys((value as Record<string, unknown>)[name]), enumerable: true });
-  return out;
 }
 
