@@ -144,13 +144,12 @@ export class FileStore extends MemoryStore implements LogLines {
     }
   }
 
-  /** Writes a record of what already happened; a failure is said, not thrown (file-parts.ts). */
+  /** Writes a record of what already happened; false when it could not (append said so, once per outage), never a throw (file-parts.ts). */
   record(text: string): boolean {
     try {
       this.append(text);
       return true;
-    } catch (err) {
-      this.logger.warn({ file: this.log.file, ...errorFields(err) }, 'store could not write a record of what happened (journal, evidence, attempt, key): kept in memory until a restart');
+    } catch {
       return false;
     }
   }
