@@ -13,6 +13,8 @@ export const SERVE_ENVIRONMENT: readonly (readonly [name: string, fallback: stri
   ['HOST', '127.0.0.1 (--host)'],
   ['SANDBOX_DATA', 'data/sandbox.json (--data)'],
   ['SANDBOX_STORE', 'file (--store: file, memory or postgres://...)'],
+  ['SANDBOX_FSYNC', 'second (or always, off): when the file store flushes its log to the disk'],
+  ['SANDBOX_SNAPSHOT_MB', '64: the file store writes a snapshot once its log holds this much'],
   ['PUBLIC_BASE_URL', 'the origin of each request'],
   ['SANDBOX_ADMIN_TOKEN', 'unset: anyone may enroll'],
   ['SANDBOX_DEMO_MERCHANTS', 'on, or off when SANDBOX_ADMIN_TOKEN is set'],
