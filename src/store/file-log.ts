@@ -1,16 +1,12 @@
 /**
- * The file store's two files: the log `<dataFile>.log`, appended to synchronously, one change a
- * line, before anyone is told of the change; and the snapshot `<dataFile>`, replaced whole and
- * atomically (a temporary file, fsync, rename). Both are JSON lines (file-records.ts).
- *
- * An append that fails (a full disk) is cut back to the last whole line, so the next one is
- * never glued to half a line, and throws StoreUnavailableError: the caller changes nothing.
- *
- * SANDBOX_FSYNC: `always` flushes the log to the disk before the answer; `second` (default) at
- * most a second after a write, as Redis's `appendfsync everysec`; `off` leaves it to the OS.
- * A write that returned is in the OS either way, so a killed process loses nothing.
+ * The file store's two files, both JSON lines (file-records.ts): the log `<dataFile>.log`, appended
+ * to synchronously before anyone is told of a change, and the snapshot `<dataFile>`, replaced
+ * whole through a temporary file and a rename. SANDBOX_FSYNC: `always` flushes the log before the
+ * answer, `second` (default) at most a second later, as Redis's `appendfsync everysec`, `off`
+ * leaves it to the OS; a write that returned is in the OS, so a killed process loses nothing.
  */
-import { closeSync, fsyncSync, ftruncateSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { diskProblem } from './data-dir-probe.js';
 import { StoreUnavailableError } from './unavailable.js';
@@ -28,7 +24,7 @@ export function fsyncPolicy(value: string | undefined): FsyncPolicy {
 }
 
 export class AppendLog {
-  /** Bytes in the log: where a failed append is cut back to. */
+  /** Bytes in the log: where a failed append is cut back to, so the next line is never glued to half a line. */
   bytes = 0;
   /** Why the last append failed, until one lands again (for /healthz); `at` on performance.now(). */
   failure: { readonly err: unknown; readonly at: number } | undefined;
@@ -44,28 +40,27 @@ export class AppendLog {
     return this.fd !== null;
   }
 
-  /** Appends from `bytes` on (what the start read and kept). */
+  /** Appends from `bytes` on: anything after the last whole line the start kept (a write a crash cut short) goes. */
   open(bytes: number): void {
-    this.fd = openSync(this.file, 'a');
-    // Anything after the last whole line (a write a crash cut short) goes.
+    // Readable too: a restart copies what was appended while its snapshot was written.
+    this.fd = openSync(this.file, 'a+');
     ftruncateSync(this.fd, bytes);
     this.bytes = bytes;
   }
 
   /** Writes `text` (whole lines) or throws StoreUnavailableError having written nothing. */
   append(text: string): void {
-    const fd = this.fd;
-    if (fd === null) throw new StoreUnavailableError(`the file store ${this.file} is closed`, false);
+    if (this.fd === null) throw new StoreUnavailableError(`the file store ${this.file} is closed`, false);
     const buffer = Buffer.from(text);
     try {
-      writeAll(fd, buffer);
-      if (this.fsync === 'always') fsyncSync(fd);
+      writeAll(this.fd, buffer);
+      if (this.fsync === 'always') fsyncSync(this.fd);
     } catch (err) {
       this.failure = { err, at: performance.now() };
       try {
-        ftruncateSync(fd, this.bytes);
+        ftruncateSync(this.fd, this.bytes);
       } catch {
-        // The start drops a cut last line anyway (and cuts it off before appending again).
+        // The start drops a cut last line anyway.
       }
       const code = (err as { code?: unknown } | null)?.code;
       const forClient = `The sandbox could not write its data file (${typeof code === 'string' ? code : 'a write error'}): nothing was changed. Free disk space or check the data directory, then retry.`;
@@ -76,7 +71,6 @@ export class AppendLog {
     if (this.fsync === 'second' && !this.flushTimer) this.flushTimer = setTimeout(() => this.flush(), 1_000).unref();
   }
 
-  /** Flushes what was written to the disk (policy `second`, and at close). */
   flush(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
@@ -93,39 +87,62 @@ export class AppendLog {
     }
   }
 
-  /** Starts the log afresh with `header` (after a snapshot), atomically: the old log stays whole until the rename. */
-  restart(header: string): void {
-    replaceFile(this.file, [header], this.fsync !== 'off');
+  /**
+   * Starts the log afresh with `header` and what was appended from byte `from` on (the snapshot
+   * holds what came before), atomically: the old log stays whole until the rename.
+   */
+  async restart(header: string, from: number): Promise<void> {
+    const copied = this.bytes;
+    const temp = await writeTemp(this.file, [Buffer.concat([Buffer.from(header), this.read(from, copied)])], this.fsync !== 'off');
+    // What was appended meanwhile, in the turn of the rename: nothing can be appended in between.
+    appendFileSync(temp, this.read(copied, this.bytes));
+    if (this.fsync === 'always') fsyncFile(temp);
+    renameSync(temp, this.file);
     if (this.fd !== null) closeSync(this.fd);
-    this.fd = null;
-    this.open(Buffer.byteLength(header));
+    this.open(Buffer.byteLength(header) + this.bytes - from);
+  }
+
+  private read(from: number, to: number): Buffer {
+    const bytes = Buffer.alloc(to - from);
+    if (bytes.length > 0) readSync(this.fd!, bytes, 0, bytes.length, from);
+    return bytes;
   }
 }
 
 /**
- * Writes `file` whole from `chunks` through `.<name>.tmp` beside it, renamed over it once whole
- * (and, with `sync`, flushed to the disk first): a crash leaves the old file or the new one, never a part.
+ * Writes `file` whole from `chunks` through a temporary file beside it, renamed over it once
+ * whole (with `sync`, flushed first, and the rename with its directory): a crash leaves the old
+ * file or the new one.
  */
-export function replaceFile(file: string, chunks: Iterable<string>, sync: boolean): void {
+export async function replaceFile(file: string, chunks: Iterable<string | Buffer>, sync: boolean): Promise<void> {
+  await rename(await writeTemp(file, chunks, sync), file);
+  if (!sync) return;
+  const dir = await open(path.dirname(file), 'r');
+  await dir.sync().finally(() => dir.close());
+}
+
+/** `file`'s temporary file, written from `chunks`, each in its own event-loop turn so requests are served meanwhile. */
+async function writeTemp(file: string, chunks: Iterable<string | Buffer>, sync: boolean): Promise<string> {
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
-  const fd = openSync(temp, 'w');
+  const handle = await open(temp, 'w');
   try {
-    for (const chunk of chunks) writeAll(fd, Buffer.from(chunk));
-    if (sync) fsyncSync(fd);
+    for (const chunk of chunks) await handle.writeFile(chunk);
+    if (sync) await handle.sync();
   } catch (err) {
-    closeSync(fd);
-    unlinkSync(temp);
+    await handle.close();
+    await unlink(temp);
     throw err;
   }
-  closeSync(fd);
-  renameSync(temp, file);
-  if (!sync) return;
-  // The rename itself reaches the disk with the directory.
-  const dir = openSync(path.dirname(file), 'r');
+  await handle.close();
+  return temp;
+}
+
+function fsyncFile(file: string): void {
+  const fd = openSync(file, 'r+');
   try {
-    fsyncSync(dir);
+    fsyncSync(fd);
   } finally {
-    closeSync(dir);
+    closeSync(fd);
   }
 }
 

@@ -29,8 +29,15 @@ export type LogRecord =
   | { readonly t: 'seen'; readonly payeeId: string; readonly id: number; readonly v: SeenRequest; readonly replaced: number | null }
   | { readonly t: 'seen-clear'; readonly payeeId: string };
 
-/** Besides records: the first line of both files (the log goes on from the snapshot of its generation), and the snapshot's last (how many records it holds, so a cut is told). */
-type Frame = { readonly t: 'snapshot' | 'log'; readonly format: string; readonly generation: number } | { readonly t: 'end'; readonly records: number };
+/**
+ * Besides records: the first line of both files (the log goes on from the snapshot of its
+ * generation; the snapshot names the byte of the previous log it was taken at), and the
+ * snapshot's last (how many records it holds, so a cut is told).
+ */
+type Frame =
+  | { readonly t: 'snapshot'; readonly format: string; readonly generation: number; readonly logFrom?: number }
+  | { readonly t: 'log'; readonly format: string; readonly generation: number }
+  | { readonly t: 'end'; readonly records: number };
 
 export function line(record: LogRecord | Frame): string {
   return `${JSON.stringify(record)}\n`;

@@ -4,7 +4,8 @@
  * - The snapshot and the log go together: one without the other is damage (a deleted log is
  *   never an empty store served silently); neither is a new store.
  * - The log's header names the snapshot it follows. The one before it means the process stopped
- *   between writing a new snapshot and starting the log afresh: its lines are in the snapshot.
+ *   between writing a new snapshot and starting the log afresh: its lines from the byte the
+ *   snapshot names on are not in the snapshot.
  * - A last line cut short (no newline: a write a crash cut) is dropped with a warning. Any other
  *   line that is not a record refuses the start, naming the file and line; `repair` drops it
  *   instead, says so, and keeps a copy of the file.
@@ -49,12 +50,13 @@ export function readStore(dataFile: string, logFile: string, repair: boolean, lo
   const log = readOrNull(logFile);
   if (snapshot === null && log === null) return null;
   const damage = new Damage(repair);
-  let generation: number | null = null;
+  let read: { generation: number; logFrom?: number } | null = null;
   if (snapshot === null) damage.found(dataFile, dataFile, `is missing, but its log ${logFile} is there: the state the log goes on from is gone`);
-  else generation = readSnapshot(dataFile, snapshot, damage, apply);
+  else read = readSnapshot(dataFile, snapshot, damage, apply);
+  const generation = read?.generation ?? null;
   let logBytes: number | null = null;
   if (log === null) damage.found(logFile, logFile, `is missing, but the snapshot ${dataFile} is there: every change since that snapshot is gone`);
-  else logBytes = replayLog(logFile, log, generation, damage, logger, apply);
+  else logBytes = replayLog(logFile, log, generation, read?.logFrom, damage, logger, apply);
   return { generation: generation ?? 0, logBytes: damage.dropped.length > 0 ? null : logBytes, dropped: damage.dropped, damagedFiles: [...damage.files] };
 }
 
@@ -67,9 +69,10 @@ function linesOf(bytes: Buffer): { lines: string[]; whole: number } {
   return { lines, whole };
 }
 
-function readSnapshot(file: string, bytes: Buffer, damage: Damage, apply: (r: LogRecord) => void): number {
+function readSnapshot(file: string, bytes: Buffer, damage: Damage, apply: (r: LogRecord) => void): { generation: number; logFrom?: number } {
   const { lines, whole } = linesOf(bytes);
   const generation = generationOf(lines[0], 'snapshot');
+  const logFrom = (jsonObject(lines[0]) as { logFrom?: unknown }).logFrom;
   if (generation === undefined) {
     if (bytes.subarray(0, 200).includes('"payreq-sandbox/1"')) throw earlierFormat(file);
     throw new Error(`${file} is not a payreq-sandbox store: its first line is not {"t":"snapshot","format":"payreq-sandbox/2",...}. Point --data at a payreq-sandbox store, or move ${file} away to start an empty one.`);
@@ -78,7 +81,7 @@ function readSnapshot(file: string, bytes: Buffer, damage: Damage, apply: (r: Lo
   const count = whole === bytes.length && typeof end === 'object' && end.t === 'end' && Number.isSafeInteger(end.records) ? (end.records as number) : undefined;
   if (count === undefined || count !== lines.length - 2) damage.found(file, file, `is cut short: it does not end with its {"t":"end","records":N} line (of ${Math.max(0, lines.length - 2)} records)`);
   for (let i = 1; i < lines.length - (count === undefined ? 0 : 1); i++) applyLine(file, lines[i]!, i + 1, damage, apply);
-  return generation;
+  return { generation, logFrom: Number.isSafeInteger(logFrom) ? (logFrom as number) : undefined };
 }
 
 /** The generation a first line names, or undefined when it is no header of this format. */
@@ -88,21 +91,30 @@ function generationOf(text: string | undefined, t: 'snapshot' | 'log'): number |
 }
 
 /** Where appends go on, or null when the log holds only what the snapshot holds (it starts afresh). */
-function replayLog(file: string, bytes: Buffer, generation: number | null, damage: Damage, logger: Logger, apply: (r: LogRecord) => void): number | null {
+function replayLog(file: string, bytes: Buffer, generation: number | null, logFrom: number | undefined, damage: Damage, logger: Logger, apply: (r: LogRecord) => void): number | null {
   const { lines, whole } = linesOf(bytes);
   if (whole < bytes.length) {
     logger.warn({ file, line: lines.length, from_byte: whole }, 'store dropped a cut last line of its log: a write a crash cut short, never acknowledged');
     lines.pop();
   }
   const follows = generationOf(lines[0], 'log');
-  if (generation !== null && follows === generation - 1) return null;
+  // Stopped before the log restarted: null, and the start writes a snapshot (which restarts it).
+  const before = generation !== null && follows === generation - 1;
+  if (before && logFrom === undefined) return null;
   // Without a snapshot (a repair goes on without it), the log is read whatever it follows.
-  if (follows === undefined || (generation !== null && follows !== generation)) {
+  if (!before && (follows === undefined || (generation !== null && follows !== generation))) {
     damage.found(file, `${file} line 1`, follows !== undefined ? `goes on from snapshot ${follows}, but the snapshot is ${generation}` : 'is not the header of a payreq-sandbox/2 log');
     return null;
   }
-  for (let i = 1; i < lines.length; i++) applyLine(file, lines[i]!, i + 1, damage, apply);
-  return whole;
+  for (let i = before ? linesBefore(bytes, logFrom!) : 1; i < lines.length; i++) applyLine(file, lines[i]!, i + 1, damage, apply);
+  return before ? null : whole;
+}
+
+/** The number of lines that end before byte `at`. */
+function linesBefore(bytes: Buffer, at: number): number {
+  let n = 0;
+  for (let i = bytes.indexOf(0x0a); i !== -1 && i < at; i = bytes.indexOf(0x0a, i + 1)) n++;
+  return n;
 }
 
 function applyLine(file: string, text: string, n: number, damage: Damage, apply: (r: LogRecord) => void): void {

@@ -1,21 +1,19 @@
 /**
- * The durable store of one process, the plain way (SPEC 23): the memory store (which answers
- * every read), with every change first a line appended synchronously to the log
- * `<dataFile>.log` (file-log.ts), then made in memory, so an answer is given only about what
- * the log holds and nothing is ever pending. A write that fails (a full disk) throws
- * StoreUnavailableError before memory changes: the request answers 503, nothing changed.
- *
- * Once the log passes `snapshotAfterBytes`, the whole state is written as the snapshot
- * `<dataFile>` (a temporary file, then rename) and the log starts afresh after it; a stop
- * writes one too. A start reads the snapshot, then the log (file-start.ts). Both files are
- * JSON lines (file-records.ts).
+ * The durable store of one process, the plain way (SPEC 23): the memory store, with every change
+ * first appended to the log (file-log.ts), then made in memory, so nothing is ever pending; a
+ * write that fails throws StoreUnavailableError (503) before memory changes. Once the log is long,
+ * and at a stop, the state is written as the snapshot; a start reads snapshot then log (file-start.ts).
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { errorFields, loggerOr } from '../logger.js';
 import type { Logger } from '../logger.js';
+import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import type { Delivery } from './delivery-log.js';
+import type { AnsweredKey } from './idempotency-keys.js';
+import type { StoredJournalEntry } from './journal-log.js';
+import type { EvidenceRow } from './readiness-log.js';
 import { DataDirProbe, diskProblem } from './data-dir-probe.js';
 import { AppendLog, DEFAULT_SNAPSHOT_AFTER_BYTES, replaceFile } from './file-log.js';
 import type { FsyncPolicy } from './file-log.js';
@@ -53,6 +51,8 @@ export class FileStore extends MemoryStore implements LogLines {
   repaired: readonly string[] = [];
   /** Snapshots written since start (tests count them). */
   snapshots = 0;
+  /** The snapshot being written, if one is (tests and close wait for it). */
+  snapshotting: Promise<void> | null = null;
   private readonly log: AppendLog;
   private readonly probe: DataDirProbe;
   private readonly logger: Logger;
@@ -60,7 +60,6 @@ export class FileStore extends MemoryStore implements LogLines {
   private generation = 0;
   /** While the files are read at start, replayed changes write nothing. */
   private replaying = false;
-  private snapshotDue = false;
   /** After a snapshot failed: none before the log holds this many bytes. */
   private nextSnapshotAt: number;
   private closed = false;
@@ -90,7 +89,7 @@ export class FileStore extends MemoryStore implements LogLines {
       this.logger.warn({ file: dataFile, dropped: started.dropped, copies }, 'store started with --repair: it dropped the lines that could not be read, kept copies of the damaged files, and wrote what was read as a new snapshot');
     }
     if (started && started.logBytes !== null) this.log.open(started.logBytes);
-    else this.writeSnapshot();
+    else await this.writeSnapshot();
   }
 
   /** Ready while the data directory takes a probe file and the last append landed (the newer evidence decides). */
@@ -112,7 +111,8 @@ export class FileStore extends MemoryStore implements LogLines {
     if (this.closed) return;
     this.closed = true;
     try {
-      if (this.log.isOpen) this.writeSnapshot();
+      await this.snapshotting?.catch(() => undefined);
+      if (this.log.isOpen) await this.writeSnapshot();
     } catch (err) {
       this.logger.warn({ file: this.options.dataFile, ...errorFields(err) }, 'store close: no snapshot written (the log keeps every change)');
     } finally {
@@ -137,10 +137,12 @@ export class FileStore extends MemoryStore implements LogLines {
       throw err;
     }
     if (failing) this.logger.info({ file: this.log.file }, 'store writes land again');
-    if (this.log.bytes >= this.nextSnapshotAt && !this.snapshotDue) {
-      this.snapshotDue = true;
-      // Once the change is made in memory (the caller does that next, in the same turn).
-      queueMicrotask(() => this.snapshotNow());
+    if (this.log.bytes >= this.nextSnapshotAt && !this.snapshotting) {
+      this.writeSnapshot().catch((err: unknown) => {
+        // The log keeps every change; the next try waits until it has grown as much again.
+        this.nextSnapshotAt = this.log.bytes + this.snapshotAfter;
+        this.logger.error({ file: this.options.dataFile, ...errorFields(err) }, 'store snapshot failed (the log keeps every change)');
+      });
     }
   }
 
@@ -154,51 +156,32 @@ export class FileStore extends MemoryStore implements LogLines {
     }
   }
 
-  private snapshotNow(): void {
-    this.snapshotDue = false;
-    if (this.closed) return;
-    try {
-      this.writeSnapshot();
-    } catch (err) {
-      // The log keeps every change; the next try waits until it has grown as much again.
-      this.nextSnapshotAt = this.log.bytes + this.snapshotAfter;
-      this.logger.error({ file: this.options.dataFile, ...errorFields(err) }, 'store snapshot failed (the log keeps every change)');
-    }
+  /**
+   * The state as the next generation's snapshot, written over later event-loop turns; then the log
+   * starts afresh with what was appended meanwhile. The snapshot names the log byte it was taken
+   * at, so a start before the log restarted applies nothing twice (file-start.ts).
+   */
+  writeSnapshot(): Promise<void> {
+    this.snapshotting ??= this.snapshot().finally(() => (this.snapshotting = null));
+    return this.snapshotting;
   }
 
-  /** The state as the next generation's snapshot, then the log afresh after it (file-start.ts reads a stop between the two). */
-  writeSnapshot(): void {
+  private async snapshot(): Promise<void> {
+    // The change whose append asked for this is made in memory later in the same turn.
+    await Promise.resolve();
     const generation = this.generation + 1;
-    replaceFile(this.options.dataFile, this.snapshotLines(generation), this.options.fsync !== 'off');
+    const logFrom = this.log.bytes;
+    await replaceFile(this.options.dataFile, snapshotLines(generation, logFrom, this.held()), this.options.fsync !== 'off');
+    await this.log.restart(line({ t: 'log', format: FORMAT, generation }), logFrom);
+    // Only now: a log that failed to restart still follows the snapshot before, and the next one names its byte.
     this.generation = generation;
-    this.log.restart(line({ t: 'log', format: FORMAT, generation }));
     this.nextSnapshotAt = this.snapshotAfter;
     this.snapshots++;
   }
 
-  /** The snapshot in chunks of about 1 MB: never one string of the whole state. */
-  private *snapshotLines(generation: number): Generator<string> {
-    let chunk = line({ t: 'snapshot', format: FORMAT, generation });
-    let records = 0;
-    for (const r of this.records()) {
-      chunk += line(r);
-      records++;
-      if (chunk.length > 1_000_000) {
-        yield chunk;
-        chunk = '';
-      }
-    }
-    yield `${chunk}${line({ t: 'end', records })}`;
-  }
-
-  /** Everything held, as the records that rebuild it, oldest first per merchant. */
-  private *records(): Generator<LogRecord> {
-    for (const v of this.allMerchants()) yield { t: 'merchant', v };
-    for (const v of this.allPayments()) yield { t: 'payment', v };
-    for (const [payeeId, v] of this.journal.entries()) yield { t: 'journal', payeeId, v };
-    for (const v of this.deliveries.all()) yield { t: 'delivery', v };
-    for (const [payeeId, v] of this.idempotency.answered()) yield { t: 'key', payeeId, v };
-    for (const { payeeId, id, v } of this.readiness.rows()) yield { t: 'seen', payeeId, id, v, replaced: null };
+  /** Everything held, taken at once as arrays of references: a change replaces the objects it changes, never edits them. */
+  private held(): Held {
+    return [this.allMerchants(), this.allPayments(), [...this.journal.entries()], [...this.deliveries.all()], [...this.idempotency.answered()], [...this.readiness.rows()]];
   }
 
   /** One record of the snapshot or the log, made in memory as it was when written (the parts' writes are off meanwhile). */
@@ -243,6 +226,33 @@ export class FileStore extends MemoryStore implements LogLines {
     this.applyPayment(payment, paymentBytesOf(text));
     this.deliveries.add(outbox);
   }
+}
+
+type Held = [Merchant[], Payment[], (readonly [string, StoredJournalEntry])[], Delivery[], (readonly [string, AnsweredKey])[], EvidenceRow[]];
+
+/** The records that rebuild `held`, oldest first per merchant. */
+function* records([merchants, payments, journal, deliveries, keys, seen]: Held): Generator<LogRecord> {
+  for (const v of merchants) yield { t: 'merchant', v };
+  for (const v of payments) yield { t: 'payment', v };
+  for (const [payeeId, v] of journal) yield { t: 'journal', payeeId, v };
+  for (const v of deliveries) yield { t: 'delivery', v };
+  for (const [payeeId, v] of keys) yield { t: 'key', payeeId, v };
+  for (const { payeeId, id, v } of seen) yield { t: 'seen', payeeId, id, v, replaced: null };
+}
+
+/** The snapshot in chunks of about 1 MB, each made in its own turn: never one string of the whole state. */
+function* snapshotLines(generation: number, logFrom: number, held: Held): Generator<string> {
+  let chunk = line({ t: 'snapshot', format: FORMAT, generation, logFrom });
+  let count = 0;
+  for (const r of records(held)) {
+    chunk += line(r);
+    count++;
+    if (chunk.length > 1_000_000) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  yield `${chunk}${line({ t: 'end', records: count })}`;
 }
 
 /** A payment's line is its document in a fixed frame: the document's bytes (storage-quota.ts) are the line's less the frame's. */

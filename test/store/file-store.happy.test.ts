@@ -87,10 +87,10 @@ describe('FileStore: snapshot and restart', () => {
     const dataFile = path.join(tempDir(), 's.json');
     const first = await storeWithMerchant(dataFile, 20_000);
     await fillTo(first, 60);
-    await Promise.resolve();
+    await first.snapshotting;
     expect(first.snapshots).toBeGreaterThan(1);
     const snapshot = jsonLines(dataFile);
-    expect(snapshot[0]).toEqual({ t: 'snapshot', format: 'payreq-sandbox/2', generation: first.snapshots });
+    expect(snapshot[0]).toEqual({ t: 'snapshot', format: 'payreq-sandbox/2', generation: first.snapshots, logFrom: expect.any(Number) });
     expect(snapshot.at(-1)).toEqual({ t: 'end', records: snapshot.length - 2 });
     const log = jsonLines(`${dataFile}.log`);
     expect(log[0]).toEqual({ t: 'log', format: 'payreq-sandbox/2', generation: first.snapshots });
@@ -111,16 +111,18 @@ describe('FileStore: snapshot and restart', () => {
     const dataFile = path.join(tempDir(), 's.json');
     const store = await storeWithMerchant(dataFile, 20_000);
     opened.push(store);
-    // The log just before a snapshot, then put back after it: as if the process stopped between the two.
-    let before = '';
-    for (let i = 0; store.snapshots < 2; i++) {
-      copyFileSync(`${dataFile}.log`, (before = `${dataFile}.log-before`));
-      expect(await store.insertPayment(filler(i))).toBe('inserted');
-      await Promise.resolve();
-    }
+    // The log as the new snapshot is renamed in, put back after: as if the process stopped between the two.
+    const log = (store as unknown as { log: { restart: (header: string, from: number) => Promise<void> } }).log;
+    const restart = log.restart.bind(log);
+    log.restart = (header, from) => (copyFileSync(`${dataFile}.log`, `${dataFile}.log-before`), restart(header, from));
+    let i = 0;
+    while (!store.snapshotting) expect(await store.insertPayment(filler(i++))).toBe('inserted');
+    // Changes while the snapshot is written: in the log after the byte the snapshot names.
+    for (const end = i + 5; i < end; i++) expect(await store.insertPayment(filler(i))).toBe('inserted');
+    await store.snapshotting;
+    expect(statSync(`${dataFile}.log-before`).size).toBeGreaterThan(Number(jsonLines(dataFile)[0]!.logFrom));
     const count = await store.countPayments(DEMO_PAYEE);
-    copyFileSync(`${dataFile}.log`, `${dataFile}.log-after`);
-    copyFileSync(before, `${dataFile}.log`);
+    copyFileSync(`${dataFile}.log-before`, `${dataFile}.log`);
     const restarted = new FileStore({ dataFile });
     await restarted.open();
     opened.push(restarted);

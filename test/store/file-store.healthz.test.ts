@@ -143,8 +143,10 @@ describe.skipIf(!IS_ROOT)(`FileStore.ready() on a full disk (a real 2 MB tmpfs; 
     unlinkSync(filler);
     writeFileSync(filler, Buffer.alloc(Math.max(0, statfsSync(dir).bavail * statfsSync(dir).bsize - 150_000)));
     const snapshots = store.snapshots;
-    for (let i = 0; i < 400; i++) await insert().catch(() => undefined);
-    await Promise.resolve();
+    for (let i = 0; i < 400; i++) {
+      await insert().catch(() => undefined);
+      await store.snapshotting?.catch(() => undefined);
+    }
     expect(store.snapshots).toBe(snapshots);
     expect(statSync(`${dataFile}.log`).size).toBeGreaterThan(200_000);
     unlinkSync(filler);

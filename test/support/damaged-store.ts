@@ -20,7 +20,7 @@ export async function crashedWith(count: number, dataFile = path.join(tempDir(),
   const store = new FileStore({ dataFile, snapshotAfterBytes });
   await store.open();
   for (let i = 0; i < count; i++) expect(await store.insertPayment(numbered(i))).toBe('inserted');
-  await Promise.resolve();
+  await store.snapshotting;
   return dataFile;
 }
 
