@@ -76,7 +76,9 @@ describe('durability of a real server process', () => {
       }
     };
     const workers = Array.from({ length: 8 }, (_, w) => worker(w));
-    while (created.length < 200) await new Promise((resolve) => setTimeout(resolve, 5));
+    // Killed once snapshots have been written along the burst (each over a few event-loop turns), so kills land around them.
+    const generation = () => (existsSync(dataFile) ? Number((JSON.parse(readFileSync(dataFile, 'utf8').split('\n', 1)[0]!) as { generation: number }).generation) : 0);
+    while (created.length < 200 || generation() <= 5) await new Promise((resolve) => setTimeout(resolve, 5));
     first.child.kill('SIGKILL');
     killed = true;
     const exit = await first.exited;
