@@ -1,7 +1,6 @@
 /**
- * Whether the file store's directory takes a write right now, for /healthz: a small file beside
- * the data file (`<dataFile>.healthz-probe`) written, fsynced, read back and removed, at most
- * once a second (between two probes the last answer stands, so polling costs nothing).
+ * Whether the file store's directory takes a write now, for /healthz: `<dataFile>.healthz-probe`
+ * written, fsynced, read back and removed, at most once a second, so polling costs nothing.
  */
 import { randomBytes } from 'node:crypto';
 import { open, readFile, unlink } from 'node:fs/promises';
@@ -11,7 +10,6 @@ import path from 'node:path';
 export type ProbeResult = { readonly at: number; readonly started: number; readonly problem?: string };
 
 export class DataDirProbe {
-  /** Probes made since start (tests count them). */
   runs = 0;
   private last: ProbeResult | undefined;
   private running: Promise<ProbeResult> | null = null;

@@ -5,7 +5,7 @@
  * answer, `second` (default) at most a second later, as Redis's `appendfsync everysec`, `off`
  * leaves it to the OS; a write that returned is in the OS, so a killed process loses nothing.
  */
-import { appendFileSync, closeSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { diskProblem } from './data-dir-probe.js';
@@ -48,7 +48,7 @@ export class AppendLog {
     this.bytes = bytes;
   }
 
-  /** Writes `text` (whole lines) or throws StoreUnavailableError having written nothing. */
+  /** Writes whole lines or throws StoreUnavailableError having written nothing. */
   append(text: string): void {
     if (this.fd === null) throw new StoreUnavailableError(`the file store ${this.file} is closed`, false);
     const buffer = Buffer.from(text);
@@ -79,12 +79,9 @@ export class AppendLog {
 
   close(): void {
     if (this.fd === null) return;
-    try {
-      this.flush();
-    } finally {
-      closeSync(this.fd);
-      this.fd = null;
-    }
+    this.flush();
+    closeSync(this.fd);
+    this.fd = null;
   }
 
   /**
@@ -94,12 +91,19 @@ export class AppendLog {
   async restart(header: string, from: number): Promise<void> {
     const copied = this.bytes;
     const temp = await writeTemp(this.file, [Buffer.concat([Buffer.from(header), this.read(from, copied)])], this.fsync !== 'off');
-    // What was appended meanwhile, in the turn of the rename: nothing can be appended in between.
-    appendFileSync(temp, this.read(copied, this.bytes));
-    if (this.fsync === 'always') fsyncFile(temp);
-    renameSync(temp, this.file);
+    // What was appended meanwhile goes in the turn of the rename: nothing can be appended in between.
+    const fd = openSync(temp, 'a+');
+    try {
+      writeAll(fd, this.read(copied, this.bytes));
+      if (this.fsync === 'always') fsyncSync(fd);
+      renameSync(temp, this.file);
+    } catch (err) {
+      closeSync(fd);
+      throw err;
+    }
     if (this.fd !== null) closeSync(this.fd);
-    this.open(Buffer.byteLength(header) + this.bytes - from);
+    this.fd = fd;
+    this.bytes = Buffer.byteLength(header) + this.bytes - from;
   }
 
   private read(from: number, to: number): Buffer {
@@ -135,15 +139,6 @@ async function writeTemp(file: string, chunks: Iterable<string | Buffer>, sync: 
   }
   await handle.close();
   return temp;
-}
-
-function fsyncFile(file: string): void {
-  const fd = openSync(file, 'r+');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** A write may land in part (a disk filling up): the rest is written until done or refused. */

@@ -1,11 +1,9 @@
 /**
- * The journal, the webhook deliveries, the idempotency keys and the readiness evidence of the
- * file store: the memory store's, each change also a line of the store's log (file-records.ts).
- *
- * A change someone is answered about (new deliveries, a resend, a clock advance, a clear) is
- * written first, then made: a write that fails changes nothing. A record of what already
- * happened (a journal entry, evidence, a webhook attempt, a key's answer) is kept first, true
- * whatever the disk says; a failed write of it is said, and only a restart loses it.
+ * The file store's journal, deliveries, idempotency keys and readiness evidence: the memory
+ * store's, each change also a line of the log. A change someone is answered about is written
+ * first (`append`: a failed write changes nothing); a record of what already happened (an
+ * entry, an attempt, a key's answer) is kept whatever the disk says (`record`: a failed write is
+ * said, and only a restart loses it).
  */
 import type { AttemptOutcome, Delivery, DeliveryAttempt } from './delivery-log.js';
 import { MemoryDeliveryLog } from './delivery-log.js';
@@ -74,17 +72,10 @@ export class FileDeliveryLog extends MemoryDeliveryLog {
     this.putPending(moved);
     return moved.map((d) => d.nextAttemptAt!);
   }
-
-  override async clear(payeeId: string): Promise<void> {
-    this.log.append(line({ t: 'deliveries-clear', payeeId }));
-    await super.clear(payeeId);
-  }
 }
 
 export function deliveryLines(deliveries: readonly Delivery[]): string {
-  let text = '';
-  for (const v of deliveries) text += line({ t: 'delivery', v });
-  return text;
+  return deliveries.map((v) => line({ t: 'delivery', v })).join('');
 }
 
 /** A key is written with its answer before that answer is sent; a claim never is (after a restart nobody runs it, so its retry must run). */
@@ -97,11 +88,6 @@ export class FileIdempotencyKeys extends MemoryIdempotencyKeys {
     const answered = this.answer(payeeId, key, code, body);
     if (answered) this.log.record(line({ t: 'key', payeeId, v: answered }));
   }
-
-  override async clear(payeeId: string): Promise<void> {
-    this.log.append(line({ t: 'keys-clear', payeeId }));
-    await super.clear(payeeId);
-  }
 }
 
 export class FileReadinessLog extends MemoryReadinessLog {
@@ -113,10 +99,5 @@ export class FileReadinessLog extends MemoryReadinessLog {
   override async add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void> {
     const { id, replaced } = this.keep(payeeId, seen, repeat);
     if (replaced === null) this.log.record(line({ t: 'seen', payeeId, id, v: seen, replaced }));
-  }
-
-  override async clear(payeeId: string): Promise<void> {
-    this.log.append(line({ t: 'seen-clear', payeeId }));
-    await super.clear(payeeId);
   }
 }

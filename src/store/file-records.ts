@@ -22,12 +22,9 @@ export type LogRecord =
   | { readonly t: 'journal-clear'; readonly payeeId: string }
   /** A delivery as it now is: added, or replaced by id (an attempt, a resend). */
   | { readonly t: 'delivery'; readonly v: Delivery }
-  | { readonly t: 'deliveries-clear'; readonly payeeId: string }
   | { readonly t: 'key'; readonly payeeId: string; readonly v: AnsweredKey }
-  | { readonly t: 'keys-clear'; readonly payeeId: string }
   /** Readiness evidence; `replaced`: the id of the entry of the same polling run it replaces. */
-  | { readonly t: 'seen'; readonly payeeId: string; readonly id: number; readonly v: SeenRequest; readonly replaced: number | null }
-  | { readonly t: 'seen-clear'; readonly payeeId: string };
+  | { readonly t: 'seen'; readonly payeeId: string; readonly id: number; readonly v: SeenRequest; readonly replaced: number | null };
 
 /**
  * Besides records: the first line of both files (the log goes on from the snapshot of its
@@ -53,11 +50,8 @@ const NEEDS: Record<LogRecord['t'], readonly string[]> = {
   journal: ['payeeId', 'v.method', 'v.path'],
   'journal-clear': ['payeeId'],
   delivery: ['v.id', 'v.payeeId', 'v.state'],
-  'deliveries-clear': ['payeeId'],
   key: ['payeeId', 'v.key', 'v.fingerprint', 'v.body'],
-  'keys-clear': ['payeeId'],
   seen: ['payeeId', 'v.ref', 'v.method', 'v.path'],
-  'seen-clear': ['payeeId'],
 };
 
 /** The record of a line, or what is wrong with it said of the line ("is ..."). */

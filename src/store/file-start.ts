@@ -1,16 +1,9 @@
 /**
- * The file store's start: the snapshot's records, then the log's after it (file-records.ts).
- *
- * - The snapshot and the log go together: one without the other is damage (a deleted log is
- *   never an empty store served silently); neither is a new store.
- * - The log's header names the snapshot it follows. The one before it means the process stopped
- *   between writing a new snapshot and starting the log afresh: its lines from the byte the
- *   snapshot names on are not in the snapshot.
- * - A last line cut short (no newline: a write a crash cut) is dropped with a warning. Any other
- *   line that is not a record refuses the start, naming the file and line; `repair` drops it
- *   instead, says so, and keeps a copy of the file.
- * - Files of the earlier format (payreq-sandbox/1) refuse the start, naming the one-off
- *   conversion command; other files whose names start like the store's are named in a warning.
+ * The file store's start: the snapshot's records, then the log's after it. One file without the
+ * other is damage (a deleted log is never served as an empty store). A last line cut short (a
+ * write a crash cut) is dropped with a warning; any other damage refuses the start, naming file
+ * and line, unless `repair` drops it. Files of the earlier format refuse the start, naming the
+ * one-off conversion command.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -20,15 +13,9 @@ import { FORMAT, jsonObject, parseRecord } from './file-records.js';
 import type { LogRecord } from './file-records.js';
 
 /** What the start read: the snapshot's generation, where appends go on (null: the log must start afresh), what repair dropped. */
-export interface Started {
-  readonly generation: number;
-  readonly logBytes: number | null;
-  readonly dropped: readonly string[];
-  readonly damagedFiles: readonly string[];
-}
+type Started = { generation: number; logBytes: number | null; dropped: readonly string[]; damagedFiles: readonly string[] };
 
-/** The conversion of a data folder of the earlier format, run once (it lives outside the product). */
-export const CONVERT_SCRIPT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../scripts/convert-data.js');
+const CONVERT_SCRIPT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../scripts/convert-data.js');
 
 class Damage {
   readonly dropped: string[] = [];
@@ -84,7 +71,6 @@ function readSnapshot(file: string, bytes: Buffer, damage: Damage, apply: (r: Lo
   return { generation, logFrom: Number.isSafeInteger(logFrom) ? (logFrom as number) : undefined };
 }
 
-/** The generation a first line names, or undefined when it is no header of this format. */
 function generationOf(text: string | undefined, t: 'snapshot' | 'log'): number | undefined {
   const h = jsonObject(text);
   return typeof h === 'object' && h.t === t && h.format === FORMAT && Number.isSafeInteger(h.generation) ? (h.generation as number) : undefined;
@@ -124,12 +110,7 @@ function applyLine(file: string, text: string, n: number, damage: Damage, apply:
 }
 
 function readOrNull(file: string): Buffer | null {
-  try {
-    return readFileSync(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
-  }
+  return existsSync(file) ? readFileSync(file) : null;
 }
 
 /** Files of the earlier format refuse the start; other files named like the store's are told. */

@@ -6,6 +6,7 @@
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { setImmediate } from 'node:timers/promises';
 import { errorFields, loggerOr } from '../logger.js';
 import type { Logger } from '../logger.js';
 import type { Merchant } from '../domain/merchant.js';
@@ -47,9 +48,7 @@ export class FileStore extends MemoryStore implements LogLines {
   override readonly deliveries = new FileDeliveryLog(this);
   override readonly idempotency = new FileIdempotencyKeys(this);
   override readonly readiness = new FileReadinessLog(this);
-  /** What a start with `repair` dropped, one line each. */
   repaired: readonly string[] = [];
-  /** Snapshots written since start (tests count them). */
   snapshots = 0;
   /** The snapshot being written, if one is (tests and close wait for it). */
   snapshotting: Promise<void> | null = null;
@@ -101,7 +100,6 @@ export class FileStore extends MemoryStore implements LogLines {
     if (failed && failed.at >= probe.started) throw new Error(`the last write of a change failed: ${diskProblem(failed.err, this.options.dataFile)}`);
   }
 
-  /** Probes of the data directory made for ready() (tests count them). */
   get probes(): number {
     return this.probe.runs;
   }
@@ -125,7 +123,6 @@ export class FileStore extends MemoryStore implements LogLines {
     this.append(line(record));
   }
 
-  /** Writes `text` to the log, or throws having changed nothing; a snapshot follows once the log is long. */
   append(text: string): void {
     if (this.replaying) return;
     const failing = this.log.failure !== undefined;
@@ -146,7 +143,7 @@ export class FileStore extends MemoryStore implements LogLines {
     }
   }
 
-  /** Writes a record of what already happened; false when it could not (append said so, once per outage), never a throw (file-parts.ts). */
+  /** A record of what already happened: false when it could not be written (append said so), never a throw. */
   record(text: string): boolean {
     try {
       this.append(text);
@@ -167,8 +164,8 @@ export class FileStore extends MemoryStore implements LogLines {
   }
 
   private async snapshot(): Promise<void> {
-    // The change whose append asked for this is made in memory later in the same turn.
-    await Promise.resolve();
+    // Taken in a turn of its own: a change made over several awaits (a reset) is whole in memory by then.
+    await setImmediate();
     const generation = this.generation + 1;
     const logFrom = this.log.bytes;
     await replaceFile(this.options.dataFile, snapshotLines(generation, logFrom, this.held()), this.options.fsync !== 'off');
@@ -184,13 +181,13 @@ export class FileStore extends MemoryStore implements LogLines {
     return [this.allMerchants(), this.allPayments(), [...this.journal.entries()], [...this.deliveries.all()], [...this.idempotency.answered()], [...this.readiness.rows()]];
   }
 
-  /** One record of the snapshot or the log, made in memory as it was when written (the parts' writes are off meanwhile). */
   private apply(r: LogRecord): void {
     const parts = [this.journal, this.deliveries, this.idempotency, this.readiness];
     switch (r.t) {
       case 'merchant': return this.applyMerchant(r.v);
       case 'payment': return this.applyPayment(this.withSharedPayee(r.v));
-      case 'reset': return void this.applyReset(r.payeeId);
+      // A reset clears the merchant's parts too: the journal alone is also cleared by its own record.
+      case 'reset': return void (this.applyReset(r.payeeId), parts.forEach((part) => void part.clear(r.payeeId)));
       case 'prune': return void this.applyPrune(r.payeeId, r.createdBefore);
       case 'merchant-delete': return void (this.applyMerchantDelete(r.payeeId), parts.forEach((part) => void part.clear(r.payeeId)));
       case 'journal': return this.journal.restore(r.payeeId, r.v);
@@ -198,9 +195,6 @@ export class FileStore extends MemoryStore implements LogLines {
       case 'key': return this.idempotency.restore(r.payeeId, r.v);
       case 'seen': return this.readiness.restore(r, r.replaced);
       case 'journal-clear': return void this.journal.clear(r.payeeId);
-      case 'deliveries-clear': return void this.deliveries.clear(r.payeeId);
-      case 'keys-clear': return void this.idempotency.clear(r.payeeId);
-      case 'seen-clear': return void this.readiness.clear(r.payeeId);
     }
   }
 

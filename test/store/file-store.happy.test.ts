@@ -117,7 +117,8 @@ describe('FileStore: snapshot and restart', () => {
     log.restart = (header, from) => (copyFileSync(`${dataFile}.log`, `${dataFile}.log-before`), restart(header, from));
     let i = 0;
     while (!store.snapshotting) expect(await store.insertPayment(filler(i++))).toBe('inserted');
-    // Changes while the snapshot is written: in the log after the byte the snapshot names.
+    // Changes while the snapshot is written (it is taken in the next turn): in the log after the byte the snapshot names.
+    await new Promise((resolve) => setImmediate(resolve));
     for (const end = i + 5; i < end; i++) expect(await store.insertPayment(filler(i))).toBe('inserted');
     await store.snapshotting;
     expect(statSync(`${dataFile}.log-before`).size).toBeGreaterThan(Number(jsonLines(dataFile)[0]!.logFrom));

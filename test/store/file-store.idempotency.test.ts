@@ -64,7 +64,7 @@ describe('FileStore: idempotency keys survive a restart, bounded', () => {
     const first = await opened(dataFile);
     await answered(first, 'k-1');
     await answered(first, 'k-1', '{"code":200}', 'OTHER');
-    await first.idempotency.clear(M);
+    await first.resetMerchant(M);
     await crash(first);
 
     const second = await opened(dataFile);
