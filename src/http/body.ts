@@ -192,7 +192,7 @@ function unknownWarnings(c: Context<AppEnv>, schema: z.ZodObject, body: Record<s
   const payeeId = c.get('merchant')?.payeeId ?? '';
   const suggested = budget.run(payeeId, () => unknownFieldWarnings(schema, body, true));
   if (suggested !== undefined) return suggested;
-  return [...plain, `did-you-mean suggestions withheld: they draw on this instance's CPU budget for costly work, shared fairly by the merchants using it, and this merchant's share is spent; they come back in about ${budget.waitFor(payeeId)} ms`];
+  return [...plain, `did-you-mean suggestions withheld: they draw on this instance's CPU budget for costly work, shared fairly by the merchants using it, and this merchant's share is spent (they come back in about ${budget.waitFor(payeeId)} ms)`];
 }
 
 export function validateQuery<S extends z.ZodObject>(schema: S, query: Record<string, string>): z.output<S> {
