@@ -109,9 +109,9 @@ export class PaymentService {
       const result = await this.store.insertPayment(payment, this.outbox(merchant, payment, payment.history), this.config.storage);
       this.metrics?.storeWrites.observe({ store: this.store.kind, operation: 'insert' }, (performance.now() - started) / 1000);
       if (result === 'inserted') break;
-      if (result === 'merchant_quota' || result === 'sandbox_budget') {
+      if (result === 'merchant_quota' || result === 'fair_share') {
         const usage = await this.store.storageUsage(merchant.payeeId);
-        throw createRefusedError(result, usage.merchantBytes, recordBytes(payment), this.config.storage);
+        throw createRefusedError(result, usage, recordBytes(payment), this.config.storage);
       }
       if (result === 'duplicate_ref') {
         const existing = await this.store.paymentByRef(merchant.payeeId, input.merchantRefNo);

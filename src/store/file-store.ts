@@ -43,7 +43,8 @@ import { MemoryRateWindows } from './rate-windows.js';
 import { SnapshotFile } from './snapshot-file.js';
 import type { InsertResult, KeyedPayment, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
 import { clearMerchantParts, countMerchantParts } from './store.js';
-import { storageRefusal, tallyUsage, textBytes } from './storage-quota.js';
+import { storageRefusal, textBytes } from './storage-quota.js';
+import { StorageRoom } from './storage-room.js';
 import type { StorageLimits, StorageUsage } from './storage-quota.js';
 import { CHECKSUM_KEY, Damage, emptySnapshot, readSnapshot, replaySegment, segmentsToReplay } from './store-files.js';
 import { encodeRecord, keysHashed, SNAPSHOT_FORMAT } from './store-records.js';
@@ -65,6 +66,8 @@ export interface FileStoreOptions {
    * keep a copy of each damaged file (`<file>.damaged-<time>`), and fold the rest into a new snapshot.
    */
   readonly repair?: boolean;
+  /** The storage limits whose allowance the journal, evidence and deliveries keep within (none: their count caps alone). */
+  readonly limits?: StorageLimits;
 }
 
 /** After a failed background fold, the first wait before the next; it doubles up to the most. */
@@ -83,6 +86,8 @@ export class FileStore implements Store {
   /** What a start with `repair` dropped, one line each. */
   repaired: readonly string[] = [];
   private readonly index = new MemoryIndex();
+  /** The storage rule kept across payments and parts (storage-room.ts). */
+  private readonly room: StorageRoom;
   private readonly queues = new MerchantQueues();
   private readonly log: LogWriter;
   private readonly probe: DataDirProbe;
@@ -106,6 +111,8 @@ export class FileStore implements Store {
     this.idempotency = new FileIdempotencyKeys(options.dataFile, this.logger);
     this.readiness = new FileReadinessLog(options.dataFile, this.logger);
     this.snapshot = new Low<Snapshot>(new SnapshotFile<Snapshot>(options.dataFile, { checksumKey: CHECKSUM_KEY }), emptySnapshot());
+    const parts = [this.journal.memory, this.readiness.memory, this.deliveries.memory];
+    this.room = new StorageRoom(this.index.paymentBytes, [...parts.map((p) => p.bytes), this.idempotency.memory.bytes], parts, options.limits);
   }
 
   get dataFile(): string {
@@ -222,6 +229,7 @@ export class FileStore implements Store {
     const refused = limits && storageRefusal(this.usage(payment.payeeId), bytes, limits);
     if (refused) return refused;
     await this.writePayment(payment, undefined, outbox, line);
+    this.room.kept(payment.payeeId);
     return 'inserted';
   }
 
@@ -251,8 +259,7 @@ export class FileStore implements Store {
   }
 
   private usage(payeeId: string) {
-    const parts = [this.journal.memory.bytes, this.deliveries.memory.bytes, this.idempotency.memory.bytes, this.readiness.memory.bytes];
-    return tallyUsage(payeeId, this.index.paymentBytes, parts);
+    return this.room.usage(payeeId);
   }
 
   async resetMerchant(payeeId: string): Promise<number> {

@@ -15,7 +15,8 @@ import { MemoryRateWindows } from './rate-windows.js';
 import { MemoryReadinessLog } from './readiness-log.js';
 import type { InsertResult, MerchantChange, MerchantErasure, Store } from './store.js';
 import { clearMerchantParts, countMerchantParts } from './store.js';
-import { recordBytes, storageRefusal, tallyUsage } from './storage-quota.js';
+import { recordBytes, storageRefusal } from './storage-quota.js';
+import { StorageRoom } from './storage-room.js';
 import type { StorageLimits, StorageUsage } from './storage-quota.js';
 
 export class MemoryStore extends MemoryIndex implements Store {
@@ -29,6 +30,13 @@ export class MemoryStore extends MemoryIndex implements Store {
   readonly readiness = new MemoryReadinessLog();
   private readonly queues = new MerchantQueues();
   private shut = false;
+  /** The storage rule kept across payments and parts; without limits nothing is trimmed by bytes. */
+  private readonly room: StorageRoom;
+
+  constructor(limits?: StorageLimits) {
+    super();
+    this.room = new StorageRoom(this.paymentBytes, [this.journal.bytes, this.deliveries.bytes, this.idempotency.bytes, this.readiness.bytes], [this.journal, this.readiness, this.deliveries], limits);
+  }
 
   async open(): Promise<void> {}
   async close(): Promise<void> {
@@ -55,6 +63,7 @@ export class MemoryStore extends MemoryIndex implements Store {
     if (refused) return refused;
     this.applyPayment(payment, bytes);
     this.deliveries.add(outbox);
+    this.room.kept(payment.payeeId);
     return 'inserted';
   }
 
@@ -70,7 +79,7 @@ export class MemoryStore extends MemoryIndex implements Store {
   }
 
   private usage(payeeId: string) {
-    return tallyUsage(payeeId, this.paymentBytes, [this.journal.bytes, this.deliveries.bytes, this.idempotency.bytes, this.readiness.bytes]);
+    return this.room.usage(payeeId);
   }
 
   async resetMerchant(payeeId: string): Promise<number> {

@@ -30,9 +30,18 @@ interface Known {
   readonly at: number;
 }
 
+/** The merchants holding any record: the fair share's divisor (storage-quota.ts). */
+function holdersCount(sql: Sql) {
+  return sql<{ n: number }[]>`
+    SELECT count(*)::int AS n FROM (
+      SELECT payee_id FROM payreq_storage WHERE payment_bytes > 0
+      UNION SELECT payee_id FROM payreq_journal UNION SELECT payee_id FROM payreq_deliveries
+      UNION SELECT payee_id FROM payreq_idempotency UNION SELECT payee_id FROM payreq_readiness) holding`;
+}
+
 export class PostgresStorage {
   private readonly parts = new Map<string, Known>();
-  private sandbox: Known | null = null;
+  private sandbox: (Known & { readonly holders: number }) | null = null;
 
   constructor(private readonly run: Run) {}
 
@@ -58,14 +67,20 @@ export class PostgresStorage {
 
   /** The sandbox's records, from a sum at most USAGE_TTL_MS old plus what this instance added since. */
   async sandboxBytes(): Promise<number> {
-    if (this.sandbox && Date.now() - this.sandbox.at <= USAGE_TTL_MS) return this.sandbox.bytes;
-    const bytes = await this.run(async (sql) => {
+    return (await this.sandboxUsage()).bytes;
+  }
+
+  /** The sandbox's records and the merchants holding any, from a count at most USAGE_TTL_MS old. */
+  async sandboxUsage(): Promise<{ readonly bytes: number; readonly holders: number }> {
+    if (this.sandbox && Date.now() - this.sandbox.at <= USAGE_TTL_MS) return this.sandbox;
+    const counted = await this.run(async (sql) => {
       const [payments] = await sql<{ bytes: string }[]>`SELECT coalesce(sum(payment_bytes), 0)::bigint AS bytes FROM payreq_storage`;
       const [parts] = await partsSum(sql, null);
-      return Number(payments?.bytes ?? 0) + Number(parts?.bytes ?? 0);
+      const [holders] = await holdersCount(sql);
+      return { bytes: Number(payments?.bytes ?? 0) + Number(parts?.bytes ?? 0), holders: holders?.n ?? 0 };
     });
-    this.sandbox = { bytes, at: Date.now() };
-    return bytes;
+    this.sandbox = { ...counted, at: Date.now() };
+    return this.sandbox;
   }
 
   /** A payment of `bytes` was stored by this instance. */
