@@ -30,6 +30,7 @@ import { JOURNAL_TRIM_EVERY, PostgresJournalLog, trimJournal } from './postgres-
 import { PostgresRateWindows } from './postgres-rate-windows.js';
 import { EVIDENCE_TRIM_EVERY, PostgresReadinessLog, trimEvidence } from './postgres-readiness.js';
 import { PostgresTrims } from './postgres-trims.js';
+import { PostgresRoom } from './postgres-room.js';
 import type { TrimCounter } from './postgres-trims.js';
 import { PostgresTurnWriter } from './postgres-turn.js';
 import { migrate } from './postgres-schema.js';
@@ -86,17 +87,19 @@ export class PostgresStore implements Store {
     const logger = loggerOr(options.logger);
     this.connection = new PostgresConnection(options.url, this.shownUrl, options.maxConnections ?? 10, logger);
     this.trims = new PostgresTrims((query) => this.run(query), logger);
+    this.storage = new PostgresStorage((query) => this.run(query));
+    const room = new PostgresRoom(this.storage, this.trims, options.limits);
     this.journalTrims = this.trims.counter(JOURNAL_TRIM_EVERY, trimJournal);
     const writer = new PostgresTurnWriter((query) => this.run(query), {
       journal: this.journalTrims,
       evidence: this.trims.counter(EVIDENCE_TRIM_EVERY, trimEvidence),
+      bytes: room.written,
     });
     this.journal = new PostgresJournalLog(this, writer, this.journalTrims);
     this.rateWindows = new PostgresRateWindows(this);
-    this.deliveries = new PostgresDeliveryLog(this, this.trims);
+    this.deliveries = new PostgresDeliveryLog(this, this.trims, room.written);
     this.idempotency = new PostgresIdempotencyKeys(this, this.trims);
     this.readiness = new PostgresReadinessLog(this, writer);
-    this.storage = new PostgresStorage((query) => this.run(query));
     this.keyedReads = new PostgresKeyedReads((query) => this.run(query), paymentOf);
   }
 
