@@ -150,11 +150,11 @@ export class MemoryJournalLog implements JournalLog, TrimmablePart {
     this.room = room;
   }
 
-  /** The merchant's oldest entries go until `bytes` went (storage-room.ts). */
+  /** The merchant's oldest entries go until `bytes` went, all but its newest (storage-room.ts): a merchant always sees its last request. */
   trimOldest(payeeId: string, bytes: number): number {
     const ring = this.byMerchant.get(payeeId);
     let freed = 0;
-    while (ring && ring.size > 0 && freed < bytes) {
+    while (ring && ring.size > 1 && freed < bytes) {
       freed += ring.dropOldest();
       this.size--;
     }

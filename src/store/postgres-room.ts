@@ -21,9 +21,10 @@ export function roomTrimSlack(limits: StorageLimits): number {
 
 /** The parts trimmed, oldest rows first, in this order: the journal first, the deliveries last (they may still be sent). */
 const PARTS = [
-  { table: 'payreq_journal', key: 'id', order: 'entry_id', bytes: 'coalesce(bytes, octet_length(entry))' },
-  { table: 'payreq_readiness', key: 'id', order: 'id', bytes: 'coalesce(bytes, octet_length(entry))' },
-  { table: 'payreq_deliveries', key: 'id', order: 'seq', bytes: 'octet_length(doc) + octet_length(attempts::text)' },
+  // The journal keeps its newest entry whatever it costs: a merchant always sees its last request.
+  { table: 'payreq_journal', key: 'id', order: 'entry_id', bytes: 'coalesce(bytes, octet_length(entry))', keep: 1 },
+  { table: 'payreq_readiness', key: 'id', order: 'id', bytes: 'coalesce(bytes, octet_length(entry))', keep: 0 },
+  { table: 'payreq_deliveries', key: 'id', order: 'seq', bytes: 'octet_length(doc) + octet_length(attempts::text)', keep: 0 },
 ] as const;
 
 /** How much sooner than the budget the background trims take the sandbox as full: a share of the budget. */
@@ -63,8 +64,9 @@ export class PostgresRoom {
     const early = Math.floor(this.limits.sandboxBytes * FULL_EARLY);
     const allowed = allowance({ merchantBytes: 1, sandboxBytes: sandbox.bytes + early, holders: sandbox.holders }, this.limits);
     // One statement in the common case: the journal alone gives back what is over.
-    // Down to a little under the allowance, so that the next trim is not due at the next entry.
-    const { gone, left } = await trimJournalTo(sql, payeeId, allowed - Math.min(roomTrimSlack(this.limits) * 2, Math.floor(allowed / 8)));
+    // While the sandbox is full, down to a little under the share, so that the next trim is not due at the next entry.
+    const under = allowed < this.limits.merchantBytes ? Math.min(roomTrimSlack(this.limits) * 2, Math.floor(allowed / 8)) : 0;
+    const { gone, left } = await trimJournalTo(sql, payeeId, allowed - under);
     let freed = gone;
     for (const part of PARTS.slice(1)) {
       const over = (freed === gone ? left : (await this.storage.paymentBytes(payeeId)) + (await this.storage.partsBytes(payeeId))) - allowed;
@@ -104,7 +106,8 @@ export class PostgresRoom {
 
 /**
  * Deletes the merchant's oldest journal entries past what `allowed` leaves them beside its
- * payments and other records; answers the bytes that went and what the merchant holds after.
+ * payments and other records, all but its newest (as in storage-room.ts); answers the bytes that
+ * went and what the merchant holds after.
  */
 async function trimJournalTo(sql: postgres.Sql, payeeId: string, allowed: number): Promise<{ gone: number; left: number }> {
   const [row] = await sql<{ gone: string; left: string }[]>`
@@ -118,7 +121,7 @@ async function trimJournalTo(sql: postgres.Sql, payeeId: string, allowed: number
       SELECT id, coalesce(bytes, octet_length(entry)) AS b, sum(coalesce(bytes, octet_length(entry))) OVER (ORDER BY entry_id DESC) AS upto
         FROM payreq_journal WHERE payee_id = ${payeeId}
     ), gone AS (
-      DELETE FROM payreq_journal WHERE payee_id = ${payeeId} AND id IN (SELECT id FROM newest, other WHERE newest.upto > ${allowed}::bigint - other.bytes)
+      DELETE FROM payreq_journal WHERE payee_id = ${payeeId} AND id IN (SELECT id FROM newest, other WHERE newest.upto > ${allowed}::bigint - other.bytes AND newest.upto > newest.b)
       RETURNING coalesce(bytes, octet_length(entry)) AS b
     )
     SELECT (SELECT coalesce(sum(b), 0) FROM gone)::bigint AS gone,
@@ -130,10 +133,11 @@ async function trimJournalTo(sql: postgres.Sql, payeeId: string, allowed: number
 async function deleteOldest(sql: postgres.Sql, part: (typeof PARTS)[number], payeeId: string, bytes: number): Promise<number> {
   const [row] = await sql<{ gone: string }[]>`
     WITH oldest AS (
-      SELECT ${sql(part.key)} AS k, sum(${sql.unsafe(part.bytes)}) OVER (ORDER BY ${sql(part.order)}) - ${sql.unsafe(part.bytes)} AS before
+      SELECT ${sql(part.key)} AS k, sum(${sql.unsafe(part.bytes)}) OVER (ORDER BY ${sql(part.order)}) - ${sql.unsafe(part.bytes)} AS before,
+             row_number() OVER (ORDER BY ${sql(part.order)} DESC) AS newer
         FROM ${sql(part.table)} WHERE payee_id = ${payeeId}
     ), gone AS (
-      DELETE FROM ${sql(part.table)} WHERE payee_id = ${payeeId} AND ${sql(part.key)} IN (SELECT k FROM oldest WHERE before < ${bytes})
+      DELETE FROM ${sql(part.table)} WHERE payee_id = ${payeeId} AND ${sql(part.key)} IN (SELECT k FROM oldest WHERE before < ${bytes} AND newer > ${part.keep})
       RETURNING ${sql.unsafe(part.bytes)} AS b
     )
     SELECT coalesce(sum(b), 0)::bigint AS gone FROM gone`;

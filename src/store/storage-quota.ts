@@ -18,7 +18,8 @@
  *   they keep their newest within their count caps, and the journal, the deliveries and the
  *   evidence their newest within the merchant's allowance, in bytes (StorageRoom): so no kind of
  *   request stores without bound, and what a merchant over its fair share holds is trimmed once
- *   the sandbox is full, never what one under it holds.
+ *   the sandbox is full, never what one under it holds. The journal keeps its newest entry
+ *   whatever it costs (one request's entry over at most), so a merchant always sees its last request.
  * - Enrolment is refused only when one more merchant holding data would make the fair share
  *   smaller than the least it keeps (leastFairShare: 256 KiB, less on a small budget or quota).
  */
