@@ -7,10 +7,14 @@ import { decodeEmvPayload } from './domain/emv.js';
 import { createSandbox, isPostgresUrl } from './index.js';
 import { redactedUrl } from './store/unavailable.js';
 import { DEFAULT_STORAGE_LIMITS, MIB } from './store/storage-quota.js';
+import { DEFAULT_SNAPSHOT_AFTER_BYTES, fsyncPolicy } from './store/file-log.js';
 import { isDriverWriteAfterClose } from './store/postgres-connection.js';
 import { pino } from 'pino';
 import type { Logger as PinoLogger } from 'pino';
 import { terminal } from './command-output.js';
+import { stopWhenLauncherEnds } from './launcher.js';
+import { environmentHelp } from './serve-environment.js';
+import { unknownCommandText } from './unknown-command.js';
 import { errorFields, loggerOr } from './logger.js';
 import type { Logger } from './logger.js';
 import { DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_MS } from './scenarios/defaults.js';
@@ -135,7 +139,8 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   // A hosted sandbox (admin token set) does not open the public demo keys unless asked to.
   const demos = envChoice(process.env, 'SANDBOX_DEMO_MERCHANTS', config.adminToken ? ['off', 'on'] : ['on', 'off']) === 'on';
   if (postgresUrl) guardDriverWriteAfterClose(logger);
-  const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, url: postgresUrl, seed: options.seed, config, log, processMetrics: true, demoMerchants: demos, repair: options.repair });
+  const fileStore = { fsync: fsyncPolicy(process.env.SANDBOX_FSYNC), snapshotAfterBytes: envMebibytes(process.env, 'SANDBOX_SNAPSHOT_MB', DEFAULT_SNAPSHOT_AFTER_BYTES) };
+  const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, url: postgresUrl, seed: options.seed, config, log, processMetrics: true, demoMerchants: demos, repair: options.repair, ...fileStore });
   const server = await sandbox.listen(options.port, options.host).catch(async (err: unknown) => {
     await sandbox.close().catch(() => {});
     throw listenError(err, options.port, options.host);
@@ -149,7 +154,7 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   console.log(`payreq-sandbox listening on ${bound}${everywhere ? ' (every interface)' : ''}  (store: ${storeKind}${where})`);
   if (sandbox.services.config.publicBaseUrl) console.log(`public base URL:      ${base}`);
   if (demo) console.log(`demo merchant:        payee ${demo.payeeId}  Service-Api-Key: ${demo.apiKey}`);
-  if (signed) console.log(`demo merchant signed: payee ${signed.payeeId}  Service-Api-Key: ${signed.apiKey}  (signing salt: see README)`);
+  if (signed) console.log(`demo merchant signed: payee ${signed.payeeId}  Service-Api-Key: ${signed.apiKey}  (signing salt: see docs/merchants.md)`);
   console.log(`try: curl -H 'Service-Api-Key: ${demo?.apiKey ?? '<key>'}' ${base}/sandbox/v1/payments`);
 
   let stopping = false;
@@ -179,6 +184,8 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // Started through npx or npm start: stopped when that npm is (see launcher.ts).
+  stopWhenLauncherEnds(() => void stop('npm (the launcher) ended'));
 }
 
 /** A readable message for a port that cannot be listened on, instead of Node's bare code. */
@@ -256,19 +263,21 @@ export function buildProgram(): Command {
     .addOption(new Option('--host <host>', 'address to listen on (0.0.0.0 for every interface, as a hosted sandbox needs)').env('HOST').default('127.0.0.1'))
     .addOption(new Option('-d, --data <file>', 'file of the file store').env('SANDBOX_DATA').default('data/sandbox.json'))
     .option('--memory', 'keep everything in memory (same as --store memory)', false)
-    .option('--repair', 'start on a damaged file store: drop what cannot be read, report it in the log, keep <file>.damaged-<time> copies, fold the rest into a new snapshot', false)
+    .option('--repair', 'start on a damaged file store: keep every whole line that can be read, say in the log what was dropped, keep <file>.damaged-<time> copies, write the rest as a new snapshot', false)
     .addOption(
       new Option('--store <store>', 'file, memory, or postgres://user:pass@host:port/db to share one sandbox between instances')
         .env('SANDBOX_STORE')
         .default('file'),
     )
     .addOption(new Option('--seed <n>', 'seed of generated names and fault randomness').default(42).argParser(wholeNumber('--seed', 0)))
+    .addHelpText('after', environmentHelp())
     // serve is the default command, so a mistyped command arrives here as an argument.
     .allowExcessArguments(true)
     .action((options: ServeOptions, command: Command) => {
       const [unknown] = command.args;
       if (unknown !== undefined) {
-        command.error(`error: unknown command '${unknown}': the commands are serve, replay, readiness, listen, qr decode and dev-postgres (payreq-sandbox --help).`, { exitCode: EXIT_CODES.couldNotRun });
+        terminal.err(unknownCommandText(program, unknown));
+        throw new CommanderError(EXIT_CODES.couldNotRun, 'payreq-sandbox.unknownCommand', `unknown command '${unknown}'`);
       }
       return serveCommand(options);
     });
@@ -337,8 +346,16 @@ export function buildProgram(): Command {
     )
     .action(async (paths: string[], options: ReplayCommandOptions & { json?: boolean }) => {
       // Loaded only for this command: the runner and its YAML parser add ~150 ms to every start-up.
-      const { replayCommand } = await import('./scenarios/replay-command.js');
-      process.exitCode = await replayCommand(paths, options.json ? { ...options, reporter: 'json' } : options);
+      const { INTERRUPTED_EXIT_CODE, replayCommand } = await import('./scenarios/replay-command.js');
+      // Ctrl-C reports what ran (summary, --junit) and exits 130; a second one exits at once.
+      const interrupt = new AbortController();
+      const onInterrupt = () => (interrupt.signal.aborted ? process.exit(INTERRUPTED_EXIT_CODE) : interrupt.abort());
+      process.on('SIGINT', onInterrupt);
+      const code = await replayCommand(paths, { ...options, ...(options.json ? { reporter: 'json' as const } : {}), signal: interrupt.signal });
+      process.off('SIGINT', onInterrupt);
+      // Files cut short may still hold the event loop: the report is out, so the process ends here.
+      if (code === INTERRUPTED_EXIT_CODE) process.exit(code);
+      process.exitCode = code;
     });
 
   return program;
@@ -373,8 +390,15 @@ function quietOnClosedPipes(): void {
 /** The command line: runs the command argv names; a usage error or one that stops the command before it runs exits 2. */
 export async function main(argv: readonly string[]): Promise<void> {
   quietOnClosedPipes();
+  const program = buildProgram();
+  // A mistyped command (its options after it, too) is not serve's business: commander would pass it to serve, the default.
+  const [first] = argv.slice(2);
+  if (first !== undefined && !first.startsWith('-') && first !== 'help' && !program.commands.some((c) => c.name() === first)) {
+    terminal.err(unknownCommandText(program, first));
+    process.exit(EXIT_CODES.couldNotRun);
+  }
   try {
-    await buildProgram().parseAsync(argv);
+    await program.parseAsync(argv);
   } catch (err) {
     // Commander has printed its own message (usage errors), or nothing at all (--help, --version).
     if (err instanceof CommanderError) process.exit(err.exitCode === 0 ? 0 : EXIT_CODES.couldNotRun);

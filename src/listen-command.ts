@@ -6,6 +6,7 @@
  */
 import { EXIT_CODES } from './cli.js';
 import { terminal } from './command-output.js';
+import { stopWhenLauncherEnds } from './launcher.js';
 
 export interface ListenCommandOptions {
   readonly baseUrl: string;
@@ -203,10 +204,11 @@ function sleep(ms: number, stop: AbortSignal): Promise<void> {
   });
 }
 
-/** Aborted by Ctrl-C or SIGTERM. */
+/** Aborted by Ctrl-C or SIGTERM, or when the npm that started it ends. */
 function stopSignal(): AbortSignal {
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  stopWhenLauncherEnds(() => stop.abort());
   return stop.signal;
 }
 

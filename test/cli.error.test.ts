@@ -62,6 +62,20 @@ describe('the command line says what went wrong, with exit code 2 for a run that
     expect(result.stderr).not.toContain('too many arguments');
   });
 
+  it.each([
+    [['replai', 'scenarios/'], 'replay'],
+    [['lisen', '--key', 'k'], 'listen'],
+    [['readines'], 'readiness'],
+  ])('a mistyped command %j gets "Did you mean %s?" and a short usage, not serve\'s help', async (args, meant) => {
+    const result = await cli(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`error: unknown command '${args[0]}'\n(Did you mean ${meant}?)`);
+    expect(result.stderr).toContain('Usage: payreq-sandbox [command] [options]\nCommands: serve (the default), ');
+    expect(result.stderr).not.toMatch(/Options:|--port|serve the sandbox over HTTP|unknown option/);
+    expect(result.stderr.split('\n').length).toBeLessThan(8);
+    expect(result.stdout).toBe('');
+  });
+
   it('refuses a port out of range with the range', async () => {
     const result = await cli(['serve', '--memory', '--port', '99999']);
     expect(result.code).toBe(2);

@@ -48,3 +48,27 @@ describe('payreq-sandbox qr decode', () => {
     expect(stdout).toContain('payment_code: ABCD2345WXYZ');
   });
 });
+
+describe('payreq-sandbox serve --help', () => {
+  it('lists every environment variable the code reads, each with its default, and the page that explains them', async () => {
+    const { stdout } = await run(process.execPath, [CLI, 'serve', '--help']);
+    expect(stdout).toContain('Environment (flags win; what each does: docs/hosting.md#configuration):');
+    const listed = new Map([...stdout.matchAll(/^ {2}([A-Z][A-Z0-9_]+) +(\S.*)$/gm)].map((m) => [m[1]!, m[2]!]));
+    // Every variable named in the server's code (src/, but the client commands' own), found by reading it.
+    const read = new Set<string>();
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const src = new URL('../src/', import.meta.url);
+    for (const file of readdirSync(src, { recursive: true }) as string[]) {
+      if (!/\.tsx?$/.test(file) || /^(dev|scenarios)\/|listen-command|readiness-command|command-output/.test(file)) continue;
+      const text = readFileSync(new URL(file, src), 'utf8');
+      for (const m of text.matchAll(/\benv(?:\.|\[')([A-Z][A-Z0-9_]{2,})|\b(?:envChoice|envWholeNumber|envMebibytes)\(env, '([A-Z_]+)'|\.env\('([A-Z_]+)'\)|^\s+\w+: '((?:SANDBOX|PUBLIC)_[A-Z_]+)',$/gm)) read.add((m[1] ?? m[2] ?? m[3] ?? m[4])!);
+    }
+    read.delete('NO_COLOR');
+    read.delete('SANDBOX_BASE_URL');
+    expect(read.size).toBeGreaterThan(25);
+    expect([...read].filter((name) => !listed.has(name)).sort()).toEqual([]);
+    expect(listed.get('SANDBOX_STORAGE_MB')).toBe('1024');
+    expect(listed.get('SANDBOX_HEADERS_TIMEOUT_MS')).toBe('10000');
+    expect(listed.get('PORT')).toBe('8080 (--port)');
+  });
+});

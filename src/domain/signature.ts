@@ -5,26 +5,15 @@
  * JSON values (metadata) are written as RFC 8785 canonical JSON.
  */
 import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
 import { SandboxError } from './errors.js';
 import { formatMinorUnits, toMinorUnits } from './money.js';
 
+/** Written in canonical-json.ts; here too, for those who sign. */
+export { canonicalJson };
+
 export const SIGN_TYPES = ['SHA512'] as const;
 export const SALT_MASK = '<signing_salt>';
-
-/**
- * RFC 8785 canonical JSON (JCS) of a parsed JSON value, so every language writes metadata alike:
- * keys sorted by UTF-16 code units (sort()'s order), strings and numbers as JSON.stringify writes them.
- */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /** A field whose value is null, "" or {} is left out of the string to sign. */
 export function isLeftOut(value: unknown): boolean {

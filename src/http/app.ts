@@ -40,7 +40,7 @@ export function createApp(services: Services): Hono<AppEnv> {
   const allowByPath = new Map<string, string>();
   const publicKeyed = keyedRequests({ serves: servesMethod, readOf: statusReadOf, faults: { serves: servesMethod, allowOf: (c) => allowOf(c, allowByPath) } });
 
-  const api = publicApi(services.config.productTypes, services.store.versionsFinal);
+  const api = publicApi(services.config.productTypes);
   for (const prefix of PUBLIC_PREFIXES) {
     app.use(`${prefix}/*`, publicKeyed);
     app.route(prefix, api);
@@ -68,7 +68,7 @@ export function createApp(services: Services): Hono<AppEnv> {
   answerWrongMethods(app, allowByPath);
 
   app.notFound((c) =>
-    send(c, { code: Code.NOT_FOUND, description: `No route ${c.req.method} ${new URL(c.req.url).pathname}: see the README or GET /openapi.json for the routes.` }),
+    send(c, { code: Code.NOT_FOUND, description: `No route ${c.req.method} ${new URL(c.req.url).pathname}: GET /openapi.json lists the routes (docs/ in the repository describes them).` }),
   );
 
   app.onError(answerError);

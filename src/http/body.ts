@@ -6,6 +6,20 @@ import type { FieldError } from '../domain/errors.js';
 import type { AppEnv } from './context.js';
 import { unknownFieldWarnings } from './unknown-fields.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../domain/json-depth.js';
+import { warn } from './warnings.js';
+
+/** The body as this module read it: it owns these, and the record reads `requestBody`. */
+export interface BodyVariables {
+  /** The body's text once read, within the size limit (the Idempotency-Key and the handler share one read). */
+  bodyText: string | undefined;
+  /** The body as the handler read it, for the journal: an oversized one is never read at all. */
+  requestBody: string | undefined;
+}
+
+/** The body the handler read as JSON, as the journal keeps it; undefined when none was read. */
+export function requestBodyOf(c: Context<AppEnv>): string | undefined {
+  return c.get('requestBody');
+}
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
@@ -48,8 +62,7 @@ function hasBody(c: Context<AppEnv>): boolean {
  * idempotency layer both read it); '' when there is none.
  */
 export async function readBodyText(c: Context<AppEnv>): Promise<string> {
-  const record = c.get('record');
-  const kept = record.bodyText;
+  const kept = c.get('bodyText');
   if (kept !== undefined) return kept;
   if (!hasBody(c)) return '';
   const length = Number(c.req.header('content-length'));
@@ -60,7 +73,7 @@ export async function readBodyText(c: Context<AppEnv>): Promise<string> {
   if (bytes.byteLength > BODY_LIMIT_BYTES) throw tooLarge();
   if (!Number.isFinite(length)) spendBodyBudget(c, bytes.byteLength);
   const text = decodeUtf8(bytes);
-  record.bodyText = text;
+  c.set('bodyText', text);
   return text;
 }
 
@@ -147,7 +160,7 @@ export async function readJsonObject(c: Context<AppEnv>, optional = false): Prom
     throw new SandboxError('unsupported_media_type', `The body must be UTF-8 JSON, got charset ${JSON.stringify(charset)}: send Content-Type: application/json (UTF-8).`);
   }
   const text = await readBodyText(c);
-  c.get('record').requestBody = text;
+  c.set('requestBody', text);
   if (optional && text.trim() === '') return {};
   // Before parsing: JSON.parse spends several times longer on 64 KiB of [[[...]]] than on a flat body.
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
@@ -172,7 +185,7 @@ export async function readJsonObject(c: Context<AppEnv>, optional = false): Prom
  */
 export function validate<S extends z.ZodObject>(c: Context<AppEnv>, schema: S, body: Record<string, unknown>): z.output<S> {
   const unknown = unknownWarnings(c, schema, body);
-  if (unknown.length > 0) c.get('record').warnings.push(...unknown);
+  warn(c, unknown);
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const errors: FieldError[] = result.error.issues.map((issue) => ({ field: issue.path.join('.') || '(body)', message: issue.message }));

@@ -5,6 +5,23 @@ import type { ResponseCode } from '../domain/codes.js';
 import type { AppEnv } from './context.js';
 import type { RequestRecord } from './request-record.js';
 import { toJsonText } from './json-text.js';
+import { warningsOf } from './warnings.js';
+
+/** The last envelope this request answered, as the journal and the Idempotency-Key keep it: this module owns it. */
+export interface AnsweredEnvelope {
+  readonly text: string;
+  /** Names the text when it is a status text (`<payment id>@<version>`): the journal refers to it instead of copying it. */
+  readonly ref: string | undefined;
+}
+
+export interface EnvelopeVariables {
+  envelope: AnsweredEnvelope | undefined;
+}
+
+/** The envelope last answered (undefined when the answer is a page, an image, or none yet). */
+export function envelopeOf(c: Context<AppEnv>): AnsweredEnvelope | undefined {
+  return c.get('envelope');
+}
 
 export interface Envelope {
   readonly code: ResponseCode;
@@ -21,8 +38,8 @@ export function send(c: Context<AppEnv>, body: Envelope, headers: Record<string,
   return sendText(c, body.code, toJsonText(body), headers);
 }
 
-/** Answers an envelope already written as JSON text (`code` is its code). */
-export function sendText(c: Context<AppEnv>, code: ResponseCode, text: string, headers: Record<string, string> = {}): Response {
+/** Answers an envelope already written as JSON text (`code` is its code); `ref` names a status text. */
+export function sendText(c: Context<AppEnv>, code: ResponseCode, text: string, headers: Record<string, string> = {}, ref?: string): Response {
   const services = c.get('services');
   const status = services?.config.httpStatusMode === 'always-200' ? 200 : code;
   // Undefined only outside the app's own layers (a test's bare Hono app).
@@ -32,11 +49,9 @@ export function sendText(c: Context<AppEnv>, code: ResponseCode, text: string, h
   const out: Record<string, string> = { 'content-type': 'application/json; charset=UTF-8' };
   if (record) out['request-id'] = record.id;
   for (const name of Object.keys(headers)) out[name.toLowerCase()] = headers[name]!;
-  if (record) {
-    if (record.warnings.length > 0) out['sandbox-warning'] = asciiHeaderValue(record.warnings.join('; '));
-    record.responseBody = text;
-    record.answerRef = undefined;
-  }
+  const warnings = warningsOf(c);
+  if (warnings.length > 0) out['sandbox-warning'] = asciiHeaderValue(warnings.join('; '));
+  c.set('envelope', { text, ref });
   return new Response(text, { status, headers: out });
 }
 

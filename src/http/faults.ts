@@ -1,6 +1,8 @@
 /**
  * Applying faults: `error` answers before anything is committed; `error-after-commit`,
- * `timeout` and `drop` let the change commit and then spoil the answer.
+ * `timeout` and `drop` let the change commit and are applied to its answer once that answer is
+ * kept (the Idempotency-Key) and written, by the outermost layer: spoiled, held, or cut. This
+ * module owns what faults did to a request (`faults`), and exports the readers.
  */
 import type { Socket } from 'node:net';
 import type { Context } from 'hono';
@@ -9,22 +11,73 @@ import { SandboxError } from '../domain/errors.js';
 import { isRefusal } from '../services/held-requests.js';
 import type { HeldPlace } from '../services/held-requests.js';
 import type { ResponseCode } from '../domain/codes.js';
+import type { Fault } from '../domain/faults.js';
 import type { AppEnv } from './context.js';
 import { send } from './envelope.js';
 
-/** Thrown in-process (no socket) for `drop`; the library turns it into a rejected fetch. */
-export class DroppedConnection extends Error {
-  constructor() {
-    super('connection dropped by a sandbox fault');
-  }
+/** A fault applied once the change is committed. */
+export type AfterCommitFault = Extract<Fault, { kind: 'error-after-commit' | 'timeout' | 'drop' }>;
+
+/** What becomes of a committed answer: held back by a timeout, or cut by a drop. */
+export type Cut = 'held' | 'dropped';
+
+/** What faults did to one request, and what they still do to its answer. */
+export interface RequestFaults {
+  /** The faults applied, as the journal shows them. */
+  noted: string | undefined;
+  /** Applied to the answer once it is kept and written, in order. */
+  readonly afterCommit: AfterCommitFault[];
+  /** Places among the merchant's held requests, kept until the answer is given. */
+  readonly places: HeldPlace[];
+  /** The methods of the path, for an injected 405's Allow. */
+  allow: string;
 }
 
+export interface FaultVariables {
+  faults: RequestFaults | undefined;
+}
+
+function faultsOf(c: Context<AppEnv>): RequestFaults {
+  let faults = c.get('faults');
+  if (!faults) c.set('faults', (faults = { noted: undefined, afterCommit: [], places: [], allow: '' }));
+  return faults;
+}
+
+/** Notes a fault applied to this request (the Sandbox-Fault header, a rule, a magic amount), after any noted before it. */
+export function noteFault(c: Context<AppEnv>, text: string): void {
+  const faults = faultsOf(c);
+  faults.noted = faults.noted ? `${faults.noted}, ${text}` : text;
+}
+
+/** The faults applied to this request, as the journal shows them; undefined when none. */
+export function faultNoteOf(c: Context<AppEnv>): string | undefined {
+  return c.get('faults')?.noted;
+}
+
+/**
+ * Applies `faults` to the answer just made, once it is kept and written: the answer is the
+ * committed one. `place` (a held place taken for them) is released once the answer is given.
+ */
+export function answerAfterCommit(c: Context<AppEnv>, faults: readonly AfterCommitFault[], place: HeldPlace | undefined, allow = ''): void {
+  const own = faultsOf(c);
+  own.afterCommit.push(...faults);
+  if (place) own.places.push(place);
+  own.allow = allow;
+}
+
+/** This request's faults when some apply to its committed answer, else undefined. */
+export function committedFaultsOf(c: Context<AppEnv>): RequestFaults | undefined {
+  const faults = c.get('faults');
+  return faults && faults.afterCommit.length > 0 ? faults : undefined;
+}
+
+/** Gives back the held places of this request's faults, once its answer is given. */
+export function releaseHeldPlaces(faults: RequestFaults): void {
+  for (const place of faults.places) place.release();
+}
+
+/** Marks a `drop` answer (204 over a socket, 599 in-process, where the library turns it into a failed fetch). */
 export const DROPPED_HEADER = 'x-sandbox-dropped';
-
-/** A `drop` answer (204 over a socket, 599 in-process); the status is read first, as it is cheap. */
-export function isDroppedResponse(res: Response): boolean {
-  return (res.status === 204 || res.status === 599) && res.headers.get(DROPPED_HEADER) !== null;
-}
 
 function socketOf(c: Context<AppEnv>): Socket | undefined {
   const env = c.env as { incoming?: { socket?: Socket } } | undefined;
@@ -50,37 +103,30 @@ function injectedError(c: Context<AppEnv>, status: ResponseCode, committed: bool
   return send(c, { code: status, description: `Injected fault: this request answers ${status} by a sandbox fault (${what}).` }, headers);
 }
 
-/**
- * `error=`: answers before anything runs. The hook that keeps the answer for the request's
- * Idempotency-Key is withdrawn, so this answer, whatever its status, is not kept and a retry runs.
- */
+/** `error=`: answers before anything runs, so nothing is committed (and nothing kept for an Idempotency-Key): a retry runs. */
 export function answerBeforeCommit(c: Context<AppEnv>, status: ResponseCode, headers: Record<string, string>): Response {
-  c.get('record').keepCommittedAnswer = undefined;
   return injectedError(c, status, false, headers);
 }
 
-/** `error-after-commit=`: the committed answer is kept for a retry with the same Idempotency-Key, then spoiled. */
-export async function spoilCommittedAnswer(c: Context<AppEnv>, status: ResponseCode, headers: Record<string, string>): Promise<Response> {
-  await c.get('record').keepCommittedAnswer?.();
-  return injectedError(c, status, true, headers);
+/**
+ * Spoils the committed answer by its `error-after-commit` faults, and says what becomes of it
+ * then: held (`timeout`), cut (`drop`), or nothing more. Called once the answer is kept.
+ */
+export async function spoilCommittedAnswer(c: Context<AppEnv>, faults: RequestFaults): Promise<Cut | undefined> {
+  let cut: Cut | undefined;
+  for (const fault of faults.afterCommit) {
+    if (fault.kind === 'error-after-commit') c.res = injectedError(c, fault.status, true, injectedHeaders(fault.status, faults.allow));
+    else cut ??= fault.kind === 'timeout' ? 'held' : 'dropped';
+  }
+  return cut;
 }
 
-/** After the change is committed: hold the answer, or close the connection without one. */
-export async function applyCommittedFault(c: Context<AppEnv>, fault: 'timeout' | 'drop'): Promise<Response> {
-  const record = c.get('record');
-  const answer = record.responseBody;
-  // The change is committed: a retry with the same Idempotency-Key gets the answer this one would have had.
-  await record.keepCommittedAnswer?.();
-  await record.untilWritten(c);
-  // The write failed and was undone (its 500 replaced the answer): with nothing committed, that 500 is the truth.
-  if (record.responseBody !== answer) return c.res;
-  // Journaled now, as held: an integration that gave up sees it through any instance (SPEC 19).
-  if (fault === 'timeout') await record.journalOnce(c, true);
+/** Gives the committed answer its cut, once journaled: holds it (then 504), or closes the connection without one. */
+export async function cutAnswer(c: Context<AppEnv>, cut: Cut): Promise<Response> {
   const socket = socketOf(c);
-  if (fault === 'drop') {
-    if (!socket) throw new DroppedConnection();
-    socket.destroy();
-    return new Response(null, { status: 204, headers: { [DROPPED_HEADER]: '1' } });
+  if (cut === 'dropped') {
+    socket?.destroy();
+    return new Response(null, { status: socket ? 204 : 599, headers: { [DROPPED_HEADER]: '1' } });
   }
   const holdMs = c.get('services').config.timeoutHoldMs;
   await new Promise<void>((resolve) => {
@@ -107,13 +153,12 @@ export async function applyCommittedFault(c: Context<AppEnv>, fault: 'timeout' |
 
 /**
  * A place among the merchant's held requests (SPEC 18) for a hold of at most `upToMs`, or a 429
- * that changes nothing: thrown before any commit, with the Idempotency-Key released and
+ * that changes nothing: thrown before any commit (an Idempotency-Key keeps no 429), with
  * `undo` given the chance to take back what the request drew.
  */
 export async function takeHeldPlace(c: Context<AppEnv>, upToMs: number, undo: () => Promise<void> = async () => {}): Promise<HeldPlace> {
   const taken = c.get('services').held.take(c.get('merchant').payeeId, upToMs);
   if (!isRefusal(taken)) return taken;
-  c.get('record').keepCommittedAnswer = undefined;
   await undo();
   const wait = taken.retryAfterSeconds;
   throw SandboxError.rateLimited(

@@ -78,7 +78,7 @@ export const metadata = z
   .custom<Record<string, unknown>>((v) => v !== null && typeof v === 'object' && !Array.isArray(v), {
     error: (issue) => `metadata must be a JSON object, got ${kindOf(issue.input)}`,
   })
-  .meta({ type: 'object', additionalProperties: true, maxProperties: 50, description: 'Any JSON object of at most 50 keys and 8 KiB, returned as sent.' })
+  .meta({ type: 'object', additionalProperties: true, maxProperties: 50, description: 'Any JSON object of at most 50 keys and 8 KiB. Returned as the same JSON value, written as JSON.stringify writes it, not byte for byte as sent: no whitespace, numbers in their shortest form (7.0 comes back 7, 1e2 as 100), escapes decoded (\\u00e9 comes back é), keys that are whole numbers first in ascending order, a repeated key once with its last value.' })
   .refine((m) => Object.keys(m).length <= 50, 'metadata may have at most 50 keys')
   .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= 8192, 'metadata must be at most 8 KiB as JSON');
 
@@ -168,6 +168,18 @@ function limitQuery(max: number, fallback: number) {
 export const listQuerySchema = z.object({
   status: z.enum(['P', 'W', 'E', 'F', 'V', 'A'], { error: (i) => `status must be one of P, W, E, F, V, A, got ${JSON.stringify(i.input)}` }).optional(),
   merchant_ref_no: z.string().min(1, 'merchant_ref_no must not be empty (leave it out to list every payment)').max(64, 'merchant_ref_no must be at most 64 characters').optional(),
+  search: z
+    .string()
+    .trim()
+    .min(1, 'search must not be empty (leave it out to list every payment)')
+    .max(64, 'search must be at most 64 characters (a payment_id, a merchant_ref_no or a payer)')
+    .optional()
+    .meta({ description: 'A payment_id (exactly), or a part of a merchant_ref_no, payer id or payer name (letter case ignored)' }),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,200}$/, 'cursor must be a next_cursor this list gave you, as it came')
+    .optional()
+    .meta({ description: 'next_cursor of the previous page: the page after it. Opaque; only the merchant whose list gave it can use it' }),
   limit: limitQuery(100, 20),
   offset: wholeQuery('offset', 0, 1_000_000).withDefault(0),
 });

@@ -16,7 +16,7 @@ const unixTime = z.number().int().meta({ description: 'Unix time in seconds' });
 export const paymentIdView = z.string().regex(PAYMENT_ID_PATTERN);
 export const paymentTokenView = z.string().regex(PAYMENT_TOKEN_PATTERN);
 export const paymentStatusView = z.enum(['P', 'W', 'E', 'F', 'V', 'A']).meta({ description: 'P pending, W waiting for payment, A paid, F failed, E expired, V voided' });
-const metadataSchema = z.record(z.string(), z.unknown()).nullable().meta({ description: 'As sent at create' });
+const metadataSchema = z.record(z.string(), z.unknown()).nullable().meta({ description: 'As sent at create, as the same JSON value (written as JSON.stringify writes it: 7.0 comes back 7, \\u00e9 as é)' });
 
 /** The schema of paymentStatusFields. */
 export const paymentStatusShape = {

@@ -19,10 +19,15 @@ export interface ReplayCommandOptions {
   readonly quiet?: boolean;
   /** false: never colour; otherwise colour when stdout is a terminal. */
   readonly color?: boolean;
+  /** Ctrl-C: stops the replay; what ran is still reported (and written to --junit). */
+  readonly signal?: AbortSignal;
 }
 
+/** The exit code of a replay stopped by Ctrl-C, as a shell gives a command ended by SIGINT (128 + 2). */
+export const INTERRUPTED_EXIT_CODE = 130;
 
-/** Answers the exit code: 0 when every file passed, 1 when one failed, 2 when the replay could not run or its report not be written. */
+
+/** Answers the exit code: 0 when every file passed, 1 when one failed, 2 when the replay could not run or its report not be written, 130 when stopped by the signal. */
 export async function replayCommand(paths: readonly string[], options: ReplayCommandOptions = {}, output: CommandOutput = terminal): Promise<number> {
   try {
     return await replayAndReport(paths, options, output);
@@ -43,6 +48,7 @@ async function replayAndReport(paths: readonly string[], options: ReplayCommandO
     ...(options.concurrency ? { concurrency: options.concurrency } : {}),
     ...(options.timeout ? { timeoutMs: options.timeout } : {}),
     ...(options.adminToken ? { adminToken: options.adminToken } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
     ...(human ? { onFile: (result) => output.out(formatFileResult(result, view)) } : {}),
     // On stderr, so a JSON report on stdout stays whole.
     onWait: (wait) => output.err(describeWait(wait)),
@@ -58,5 +64,6 @@ async function replayAndReport(paths: readonly string[], options: ReplayCommandO
     }
     if (human) output.out(`JUnit report: ${options.junit}`);
   }
+  if (report.interrupted) return INTERRUPTED_EXIT_CODE;
   return report.failed === 0 ? 0 : 1;
 }

@@ -30,6 +30,8 @@ export interface ReplayOptions {
   readonly onFile?: (result: FileResult) => void;
   /** Called as a wait for a 429's Retry-After starts (the sandbox's enrolment or rate limit). */
   readonly onWait?: (wait: ReplayWait) => void;
+  /** Stops the replay (Ctrl-C): no file starts after it, and the report has the files that finished. */
+  readonly signal?: AbortSignal;
 }
 
 export interface ReplayReport {
@@ -39,8 +41,10 @@ export interface ReplayReport {
   readonly durationMs: number;
   readonly passed: number;
   readonly failed: number;
-  /** Sorted by path. */
+  /** Sorted by path: the files that finished. */
   readonly files: readonly FileResult[];
+  /** Set when `signal` stopped the replay: the files cut short (running then) and how many never started. */
+  readonly interrupted?: { readonly cutShort: readonly string[]; readonly notStarted: number };
 }
 
 const IN_PROCESS_BASE = 'http://sandbox.test';
@@ -78,35 +82,66 @@ export async function replayScenarios(items: readonly (LoadedScenario | Scenario
     ...(options.onWait ? { onWait: options.onWait } : {}),
   };
 
-  const results: FileResult[] = new Array(items.length);
+  const results: (FileResult | undefined)[] = new Array(items.length);
+  const running = new Set<number>();
+  const { signal } = options;
   let next = 0;
   const worker = async () => {
-    while (next < items.length) {
+    while (next < items.length && !signal?.aborted) {
       const i = next++;
       const item = items[i]!;
+      running.add(i);
       const result =
         item instanceof ScenarioFileError
           ? { file: item.file, name: '(malformed scenario file)', status: 'failed' as const, durationMs: 0, steps: [], error: item.message }
           : await runScenario(item, target, runOptions);
+      // A file that ends after the stop is not reported: the report was made without it.
+      if (signal?.aborted) return;
+      running.delete(i);
       results[i] = result;
       options.onFile?.(result);
     }
   };
+  let stopped = false;
   try {
     const concurrency = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
-    await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+    stopped = (await untilDoneOrAborted(Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker)), signal)) === 'aborted';
   } finally {
-    await close();
+    // Stopped: files still running are cut short, so closing does not wait for them long.
+    await (stopped ? Promise.race([close().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 1000).unref())]) : close());
   }
-  const failed = results.filter((r) => r.status === 'failed').length;
+  const files = results.filter((r): r is FileResult => r !== undefined);
+  const failed = files.filter((r) => r.status === 'failed').length;
   return {
     target: target.label,
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(performance.now() - started),
-    passed: results.length - failed,
+    passed: files.length - failed,
     failed,
-    files: results,
+    files,
+    ...(stopped ? { interrupted: { cutShort: [...running].sort((a, b) => a - b).map((i) => items[i]!.file), notStarted: items.length - next } } : {}),
   };
+}
+
+/** The work's end, or 'aborted' as soon as the signal says so (the work goes on, unreported; its failure too). */
+function untilDoneOrAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T | 'aborted'> {
+  if (!signal) return work;
+  work.catch(() => {});
+  if (signal.aborted) return Promise.resolve('aborted');
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve('aborted');
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err instanceof Error ? err : new Error(String(err)));
+      },
+    );
+  });
 }
 
 async function openTarget(options: ReplayOptions): Promise<{ target: ReplayTarget; close: () => Promise<void> }> {

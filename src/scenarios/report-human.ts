@@ -84,5 +84,10 @@ export function formatSummary(report: ReplayReport, options: HumanReportOptions 
     const step = failingStep(file);
     lines.push(paint(RED, `  failed: ${file.file}${step ? ` at step ${step.index} "${step.name}"` : ''}`));
   }
+  if (report.interrupted) {
+    const { cutShort, notStarted } = report.interrupted;
+    lines.push(paint(RED, `interrupted: ${report.files.length} file${report.files.length === 1 ? '' : 's'} finished, ${cutShort.length} cut short, ${notStarted} not started`));
+    for (const file of cutShort) lines.push(`  cut short: ${file}`);
+  }
   return lines.join('\n');
 }

@@ -53,13 +53,21 @@ function testcase(result: FileResult): string {
   ].join('\n');
 }
 
+/** A file a Ctrl-C cut short: skipped, saying so (files that never started are left out). */
+function cutShortTestcase(file: string): string {
+  const attrs = `name="${xmlEscape(file)}" classname="${xmlEscape(file)}" file="${xmlEscape(file)}" time="0.000"`;
+  return `    <testcase ${attrs}>\n      <skipped message="interrupted (SIGINT) before this file finished"/>\n    </testcase>`;
+}
+
 export function junitXml(report: ReplayReport): string {
-  const counts = `tests="${report.files.length}" failures="${report.failed}" errors="0" skipped="0" time="${seconds(report.durationMs)}"`;
+  const cutShort = report.interrupted?.cutShort ?? [];
+  const counts = `tests="${report.files.length + cutShort.length}" failures="${report.failed}" errors="0" skipped="${cutShort.length}" time="${seconds(report.durationMs)}"`;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="payreq-sandbox replay" ${counts}>`,
     `  <testsuite name="${xmlEscape(`scenarios against ${report.target}`)}" ${counts} timestamp="${report.startedAt}" hostname="${xmlEscape(hostname())}">`,
     ...report.files.map(testcase),
+    ...cutShort.map(cutShortTestcase),
     '  </testsuite>',
     '</testsuites>',
     '',

@@ -9,6 +9,7 @@ import type { KeyedPayment, MerchantChange, MerchantErasure, Store } from '../st
 import { sharesTooSmall } from '../store/storage-quota.js';
 import type { SandboxClock } from './clock.js';
 import type { SandboxConfig } from './config.js';
+import { canonicalJson } from '../domain/canonical-json.js';
 import type { PeopleGenerator } from './people.js';
 import { sharesTooSmallError } from './storage-refusals.js';
 
@@ -155,7 +156,8 @@ export class MerchantService {
     const homeCurrency = input.homeCurrency ?? 'SGD';
     if (!findCurrency(homeCurrency)) throw SandboxError.invalid(`home_currency ${JSON.stringify(homeCurrency)} is not a supported currency.`);
     refuseRateAboveCeiling(input.rateLimitPerSecond, this.config.defaultRateLimit);
-    const profile = this.people.merchantProfile(payeeId);
+    // Drawn from what the enrolment asked for, never from the random payee id: one seed, one sandbox.
+    const profile = this.people.merchantProfile(canonicalJson(JSON.parse(JSON.stringify(input)) as unknown));
     const apiKey = newApiKey();
     const merchant: Merchant = {
       payeeId,

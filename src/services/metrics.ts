@@ -17,15 +17,16 @@ export const STATUS_LABELS: ReadonlySet<string> = new Set([...Object.values(Code
 /** The methods counted by name; any other a client sends (PROPFIND, MKCOL, ...) is counted as `other`. */
 export const METHOD_LABELS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-/** How an answer was given, beside its status: by an injected fault, or not at all (a dropped connection). */
-export type Answered = 'plain' | 'injected' | 'dropped';
-
-/** The status label: one of STATUS_LABELS, `injected`, `dropped` or (a status nothing should answer) `other`. */
-export function statusLabel(status: number, answered: Answered): string {
-  if (answered === 'dropped') return 'dropped';
+/**
+ * The status label: one of STATUS_LABELS, `held` or `dropped` (an answer a timeout fault held
+ * back, a connection a drop fault cut), `injected` (another status a fault gave) or (a status
+ * nothing should answer) `other`.
+ */
+export function statusLabel(status: number | 'held' | 'dropped', injected: boolean): string {
+  if (typeof status === 'string') return status;
   const label = String(status);
   if (STATUS_LABELS.has(label)) return label;
-  return answered === 'injected' ? 'injected' : 'other';
+  return injected ? 'injected' : 'other';
 }
 
 export const methodLabel = (method: string): string => (METHOD_LABELS.has(method) ? method : 'other');
@@ -75,8 +76,8 @@ export class SandboxMetrics {
    * `unmatched`; method and status are folded onto fixed sets, so whatever clients send, the
    * series are at most methods × route patterns × statuses.
    */
-  observeRequest(method: string, route: string, status: number, seconds: number, answered: Answered = 'plain'): void {
-    this.latency.observe(methodLabel(method), route, statusLabel(status, answered), seconds);
+  observeRequest(method: string, route: string, status: number | 'held' | 'dropped', seconds: number, injected = false): void {
+    this.latency.observe(methodLabel(method), route, statusLabel(status, injected), seconds);
   }
 
   private registered<M extends RequestLatencyHistogram>(metric: M): M {

@@ -11,7 +11,7 @@ import { fieldsToSign, maskedFields, signFields, SIGN_TYPES } from '../domain/si
 import { dueWork, feesFor, transition } from '../domain/transitions.js';
 import type { PaymentAction } from '../domain/transitions.js';
 import type { Delivery } from '../store/delivery-log.js';
-import type { PaymentPage, Store } from '../store/store.js';
+import type { PaymentPage, PaymentQuery, Store } from '../store/store.js';
 import type { SandboxConfig } from './config.js';
 import type { MerchantService } from './merchants.js';
 import type { SandboxMetrics } from './metrics.js';
@@ -158,7 +158,7 @@ export class PaymentService {
 
   pickup(merchant: Merchant, paymentId: string, payer: string | undefined): Promise<Payment> {
     if (payer !== undefined) return this.assign(merchant, paymentId, payer, 'sandbox');
-    return this.change(merchant, paymentId, 'sandbox', (p) => ({ type: 'assign', payer: this.people.generatedPayer(p), payDueAt: null }));
+    return this.change(merchant, paymentId, 'sandbox', (p) => ({ type: 'assign', payer: this.people.generatedPayer(merchant, p), payDueAt: null }));
   }
 
   cancel(merchant: Merchant, paymentId: string, reason: string): Promise<Payment> {
@@ -171,7 +171,7 @@ export class PaymentService {
 
   /** The control API pays as the sandbox; the payer page pays as the payer. */
   pay(merchant: Merchant, paymentId: string, options: PayOptions, actor: Actor = 'sandbox'): Promise<Payment> {
-    return this.change(merchant, paymentId, actor, (p) => this.payAction(p, options));
+    return this.change(merchant, paymentId, actor, (p) => this.payAction(merchant, p, options));
   }
 
   fail(merchant: Merchant, paymentId: string, reason: string | undefined, actor: Actor = 'sandbox'): Promise<Payment> {
@@ -215,8 +215,13 @@ export class PaymentService {
     return changed;
   }
 
-  list(merchant: Merchant, query: { status?: PaymentStatus; merchantRefNo?: string; limit: number; offset: number }): Promise<PaymentPage> {
+  list(merchant: Merchant, query: PaymentQuery): Promise<PaymentPage> {
     return this.store.listPayments(merchant.payeeId, query);
+  }
+
+  /** Whether the merchant has this payment (an unknown id and another merchant's answer alike). */
+  async exists(merchant: Merchant, paymentId: string): Promise<boolean> {
+    return (await this.store.payment(merchant.payeeId, paymentId)) !== undefined;
   }
 
   private async find(merchant: Merchant, paymentId: string): Promise<Payment> {
@@ -259,16 +264,16 @@ export class PaymentService {
   /** PAYER_PAYS pays at once and PAYER_DECLINES fails at once, as the magic payer table says. */
   private followMagicPayer(p: Payment, merchant: Merchant, now: number): Payment {
     const outcome = p.payer ? magicPayerOutcome(p.payer.id) : 'none';
-    if (outcome === 'pay_now') return transition(p, this.payAction(p, {}), now, 'payer');
+    if (outcome === 'pay_now') return transition(p, this.payAction(merchant, p, {}), now, 'payer');
     if (outcome === 'decline') return transition(p, { type: 'fail', reason: 'declined by the payer (PAYER_DECLINES)' }, now, 'payer');
     if (outcome === 'pay_later' && p.payDueAt === null) return { ...p, payDueAt: now + PAY_LATER_DELAY_MS };
     return p;
   }
 
-  private payAction(p: Payment, options: PayOptions): PaymentAction {
-    const payer: Payer = options.payer !== undefined ? this.people.payerFor(options.payer) : (p.payer ?? this.people.generatedPayer(p));
+  private payAction(merchant: Merchant, p: Payment, options: PayOptions): PaymentAction {
+    const payer: Payer = options.payer !== undefined ? this.people.payerFor(options.payer) : (p.payer ?? this.people.generatedPayer(merchant, p));
     const paidCurrency = options.paidCurrency ?? p.currency;
-    if (!findCurrency(paidCurrency)) throw SandboxError.invalid(`paid_currency_code ${JSON.stringify(paidCurrency)} is not a supported currency; see the README for the list.`);
+    if (!findCurrency(paidCurrency)) throw SandboxError.invalid(`paid_currency_code ${JSON.stringify(paidCurrency)} is not a supported currency; the currency table in docs/public-api.md lists the supported ones.`);
     const paidAmountMinor = convertMinorUnits(p.amountMinor, p.currency, paidCurrency, this.config.rates);
     if (paidAmountMinor === undefined || paidAmountMinor > MAX_AMOUNT_MINOR) {
       throw SandboxError.invalid(`No conversion from ${p.currency} to ${paidCurrency} fits the amount limits of the sandbox.`);
@@ -282,7 +287,7 @@ export class PaymentService {
     let current = p;
     for (let work = dueWork(current, now, merchant.settings.autoSettle); work; work = dueWork(current, now, merchant.settings.autoSettle)) {
       const action: PaymentAction =
-        work.kind === 'pay' ? this.payAction(current, {}) : work.kind === 'expire' ? { type: 'expire', reason: 'time-to-live passed' } : { type: 'settle' };
+        work.kind === 'pay' ? this.payAction(merchant, current, {}) : work.kind === 'expire' ? { type: 'expire', reason: 'time-to-live passed' } : { type: 'settle' };
       current = transition(current, action, work.at, work.kind === 'pay' ? 'payer' : 'clock');
     }
     return current;

@@ -1,8 +1,13 @@
 /**
  * Generated people, accounts and merchant names: each sandbox has its own generator, seeded from
- * the sandbox's seed, so two sandboxes with one seed draw alike whatever the other does. Each
- * draw is seeded from what it is for (a payment, a merchant), never from a count across the
- * sandbox: the nth payer or name would tell a merchant how many others came before (SPEC 18).
+ * the sandbox's seed. Each draw is seeded from the seed and what it is for, as the calls said it:
+ * - a merchant's name and city: from what its enrolment asked for;
+ * - a generated payer: from its merchant's name and city, the payment's merchant_ref_no and version.
+ * So two fresh sandboxes with one seed given the same calls draw the same people. Never from:
+ * - a count across the sandbox: the nth name would tell a merchant how many enrolled before it;
+ * - a payee id: it is random (unguessable), so two sandboxes would draw differently.
+ * Two merchants enrolled alike share a generated name (and payers for one merchant_ref_no): each
+ * could work it out from its own calls and the seed, so it tells neither anything of the other.
  */
 import { faker as englishFaker } from '@faker-js/faker/locale/en';
 import type { Faker, FakerOptions } from '@faker-js/faker';
@@ -30,8 +35,8 @@ export class PeopleGenerator {
   }
 
   /** A new payer for a pickup or a payment with none assigned: drawn from the payment as it stands (a second pickup draws another). */
-  generatedPayer(payment: Pick<Payment, 'payeeId' | 'merchantRefNo' | 'version'>): Payer {
-    this.faker.seed(seedOf(`generated:${this.seed}:${payment.payeeId}:${payment.merchantRefNo}:${payment.version}`));
+  generatedPayer(merchant: MerchantNames, payment: Pick<Payment, 'merchantRefNo' | 'version'>): Payer {
+    this.faker.seed(seedOf(`generated:${this.seed}:${JSON.stringify([merchant.name, merchant.city, payment.merchantRefNo, payment.version])}`));
     return { id: `payer_${this.faker.string.alphanumeric({ length: 12, casing: 'lower' })}`, name: this.faker.person.fullName() };
   }
 
@@ -46,9 +51,9 @@ export class PeopleGenerator {
     return { name: this.faker.company.name(), city: this.faker.location.city() };
   }
 
-  /** Name and city for a merchant enrolled without them: drawn from its payee id. */
-  merchantProfile(payeeId: string): MerchantNames {
-    this.faker.seed(seedOf(`merchant:${this.seed}:${payeeId}`));
+  /** Name and city for a merchant enrolled without them: drawn from what its enrolment asked for (its fields as canonical JSON). */
+  merchantProfile(enrolment: string): MerchantNames {
+    this.faker.seed(seedOf(`merchant:${this.seed}:${enrolment}`));
     return { name: this.faker.company.name(), city: this.faker.location.city() };
   }
 }

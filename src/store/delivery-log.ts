@@ -3,7 +3,7 @@
  * outbox), claimed for sending under a lease, so that whichever instance is alive sends each
  * one and its retries, also after the instance that started them died.
  */
-import { ByteTally, recordBytes } from './storage-quota.js';
+import { ByteTally, deliveryBytes } from './storage-quota.js';
 import type { StorageRoom, TrimmablePart } from './storage-room.js';
 export interface DeliveryAttempt {
   readonly at: number;
@@ -153,7 +153,7 @@ export interface DeliveryLog {
   clear(payeeId: string): Promise<void>;
 }
 
-/** The deliveries of one process: the memory store's, and the file store's in front of its files (file-logs.ts). */
+/** The deliveries of one process: the memory store's, and the file store's in front of its files (file-parts.ts). */
 export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
   private readonly byMerchant = new Map<string, Delivery[]>();
   /** The stored bytes of the deliveries kept, per merchant (storage quota). */
@@ -172,7 +172,7 @@ export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
     while (log && log.length > 0 && freed < bytes) {
       const trimmed = log.pop()!;
       this.pending.delete(trimmed.id);
-      freed += recordBytes(trimmed);
+      freed += deliveryBytes(trimmed);
     }
     this.bytes.add(payeeId, -freed);
     return freed;
@@ -184,13 +184,13 @@ export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
       let log = this.byMerchant.get(d.payeeId);
       if (!log) this.byMerchant.set(d.payeeId, (log = []));
       log.unshift(d);
-      this.bytes.add(d.payeeId, recordBytes(d));
+      this.bytes.add(d.payeeId, deliveryBytes(d));
       if (d.state === 'pending') this.pending.set(d.id, { delivery: d, leaseUntil: 0 });
       // Trimmed deliveries are gone, pending ones included: work stays bounded too.
       while (log.length > DELIVERY_LOG_CAP) {
         const trimmed = log.pop()!;
         this.pending.delete(trimmed.id);
-        this.bytes.add(d.payeeId, -recordBytes(trimmed));
+        this.bytes.add(d.payeeId, -deliveryBytes(trimmed));
       }
       this.room?.kept(d.payeeId);
     }
@@ -300,7 +300,7 @@ export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
     const log = this.byMerchant.get(d.payeeId);
     const at = log?.findIndex((x) => x.id === d.id) ?? -1;
     if (at < 0) return false;
-    this.bytes.add(d.payeeId, recordBytes(d) - recordBytes(log![at]));
+    this.bytes.add(d.payeeId, deliveryBytes(d) - deliveryBytes(log![at]!));
     log![at] = d;
     return true;
   }

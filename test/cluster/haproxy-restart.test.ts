@@ -49,7 +49,7 @@ async function statusOf(name: string): Promise<string | undefined> {
 }
 
 describe('HAProxy (examples/haproxy/haproxy.cfg) in front of two instances on PostgreSQL', () => {
-  it('is the configuration the README shows', () => expectInReadme('haproxy/haproxy.cfg'));
+  it('is the configuration docs/hosting.md shows', () => expectInReadme('haproxy/haproxy.cfg'));
 
   it('restarting each instance in turn under keep-alive creates and status reads fails no request, and loses no create', async () => {
     // 16 clients: with SANDBOX_DRAIN_DELAY_MS=0 (the old stop) this load saw reset connections through HAProxy.

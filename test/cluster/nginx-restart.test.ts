@@ -55,7 +55,7 @@ afterAll(async () => {
 });
 
 describe('nginx (examples/nginx/payreq-sandbox.conf) in front of two instances on PostgreSQL', () => {
-  it('is the configuration the README shows', () => expectInReadme('nginx/payreq-sandbox.conf'));
+  it('is the configuration docs/hosting.md shows', () => expectInReadme('nginx/payreq-sandbox.conf'));
 
   it('restarting one instance under keep-alive creates and status reads fails at most 0.5 % of requests, and loses no acknowledged create', { timeout: 40_000 }, async () => {
     const load = keepAliveLoad(base, { prefix: 'nginx' });

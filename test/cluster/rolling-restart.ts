@@ -134,10 +134,10 @@ export function failed(outcomes: readonly Outcome[]): Outcome[] {
   return outcomes.filter((o) => o.status !== 200);
 }
 
-/** The example config `file` appears in the README word for word. */
+/** The example config `file` appears in docs/hosting.md word for word. */
 export function expectInReadme(file: string): void {
-  const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
-  expect(readme.includes(readFileSync(path.join(EXAMPLES, file), 'utf8')), `README.md shows examples/${file} verbatim`).toBe(true);
+  const page = readFileSync(fileURLToPath(new URL('../../docs/hosting.md', import.meta.url)), 'utf8');
+  expect(page.includes(readFileSync(path.join(EXAMPLES, file), 'utf8')), `docs/hosting.md shows examples/${file} verbatim`).toBe(true);
 }
 
 /** A merchant of its own, enrolled through `base`. */

@@ -56,6 +56,20 @@ describe('the validating proxy itself', () => {
     expect(found.some((v) => v.kind === 'response' && /additional/.test(v.detail))).toBe(true);
   });
 
+  it('a method the document does not list that the server serves, and a 405 whose Allow differs from the document', async () => {
+    const found = await violationsWith(
+      (paths) => delete paths['/sandbox/v1/clock']!.get,
+      async (url) => {
+        await fetch(`${url}/sandbox/v1/clock`, { headers: { 'Service-Api-Key': DEMO_KEY } });
+        await fetch(`${url}/sandbox/v1/clock`, { method: 'PUT', headers: { 'Service-Api-Key': DEMO_KEY } });
+      },
+    );
+    expect(found.map((v) => `${v.kind} ${v.exchange}: ${v.detail}`)).toEqual([
+      'not served GET /sandbox/v1/clock -> 200: status 200 is neither the 405 of a method not served nor an answer that may come first',
+      'not served PUT /sandbox/v1/clock -> 405: Allow "GET, HEAD" is not the methods the document lists (HEAD)',
+    ]);
+  });
+
   it('a media type the answer does not declare', async () => {
     const found = await violationsWith(
       (paths) => delete paths['/sandbox/v1/qr/{payment_token}']!.get.responses['200'].content['image/svg+xml'],

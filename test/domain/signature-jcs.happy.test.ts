@@ -1,6 +1,6 @@
 /**
  * metadata enters the string to sign as RFC 8785 canonical JSON (JCS): checked against the RFC's
- * own examples (sections 3.2.2, 3.2.3 and appendix B), and the README's second worked example
+ * own examples (sections 3.2.2, 3.2.3 and appendix B), and the second worked example of docs/signatures.md
  * (non-ASCII text, decimals) against what stringToSign and signBody really produce.
  */
 import { readFileSync } from 'node:fs';
@@ -59,16 +59,16 @@ describe('canonicalJson is RFC 8785 (JCS)', () => {
   });
 });
 
-/** The code blocks of the README that follow `marker`, in order. */
+/** The code blocks of docs/signatures.md that follow `marker`, in order. */
 function readmeBlocksAfter(marker: string, count: number): string[] {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const readme = readFileSync(new URL('../../docs/signatures.md', import.meta.url), 'utf8');
   const start = readme.indexOf(marker);
-  expect(start, `README.md has "${marker}"`).toBeGreaterThan(-1);
+  expect(start, `docs/signatures.md has "${marker}"`).toBeGreaterThan(-1);
   const blocks = [...readme.slice(start).matchAll(/^```[^\n]*\n([\s\S]*?)^```$/gm)].map((m) => m[1]!.trimEnd());
   return blocks.slice(0, count);
 }
 
-describe('the README worked example with non-ASCII text and decimals', () => {
+describe('the docs worked example with non-ASCII text and decimals', () => {
   const [bodyText, stringText, signText] = readmeBlocksAfter('Worked example with non-ASCII text and decimals', 3);
   const body = JSON.parse(bodyText!) as Record<string, unknown>;
 

@@ -1,120 +1,20 @@
 /**
- * The README's shell examples run top to bottom, as a newcomer pastes them: every ```sh (or
- * ```bash) block but those whose info string says `no-run`, in README order, in one bash
+ * The shell examples of README.md and of every docs/*.md page run as a newcomer pastes them:
+ * each page's runnable blocks (test/docs/shell-blocks.ts), in page order, in one bash
  * (-euo pipefail, so what a block captures, ID or TOKEN, is there for the next), against a real
- * `serve` process. Each curl must answer 2xx unless a comment labels it: `# answers 402: ...` on
- * the line before it or at the end of its command, or `# answers nothing` (curl gives up: status
- * 000). A failure names the README line of the command, and of its block with its first line.
+ * `serve` process of the page's own; pages run at the same time. Each curl must answer what its
+ * label says (2xx by default). A failure names the file and line of the command, and of its block.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { curlCommands, documentationPages, ROOT, runnableBlocks, where } from '../docs/shell-blocks.js';
+import type { Block, CurlCommand } from '../docs/shell-blocks.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
 import { freePort } from '../support/ports.js';
 import { CLI, killQuietly, startServer } from '../support/processes.js';
 import type { ServerProcess } from '../support/processes.js';
-
-const README = fileURLToPath(new URL('../../README.md', import.meta.url));
-const SHELLS = new Set(['sh', 'bash', 'shell']);
-
-interface Block {
-  /** README line of the block's first line of code (1-based). */
-  readonly line: number;
-  readonly lines: readonly string[];
-}
-
-/** What a curl command should answer: any 2xx, one status, or nothing at all (curl's 000). */
-type Expected = '2xx' | number;
-
-interface CurlCommand {
-  /** README lines of the whole command (continuation lines and multi-line quotes included). */
-  readonly first: number;
-  readonly last: number;
-  readonly expected: Expected;
-  readonly block: Block;
-}
-
-function runnableBlocks(markdown: string): Block[] {
-  const blocks: Block[] = [];
-  const lines = markdown.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const fence = /^```(.*)$/.exec(lines[i]!);
-    if (!fence) continue;
-    const words = fence[1]!.trim().split(/\s+/);
-    const start = i + 1;
-    while (++i < lines.length && !/^```\s*$/.test(lines[i]!));
-    if (SHELLS.has(words[0]!) && !words.includes('no-run')) blocks.push({ line: start + 1, lines: lines.slice(start, i) });
-  }
-  return blocks;
-}
-
-const LABEL = /#\s*answers (\d{3}|nothing)\b/;
-const CURL = /(^|[\s;|&(])curl\s/;
-
-/** `where` for messages: the README line and the block it is in. */
-function where(line: number, block: Block): string {
-  return `README.md:${line} (block at README.md:${block.line}: ${JSON.stringify(block.lines[0])})`;
-}
-
-/**
- * The curl commands of a block with what each should answer. A command runs until a line ends
- * outside quotes and without a backslash; `#` outside quotes starts a comment.
- */
-function curlCommands(block: Block): CurlCommand[] {
-  const out: CurlCommand[] = [];
-  let pending: Expected | undefined;
-  let code = '';
-  let comments = '';
-  let first = -1;
-  let quote: '"' | "'" | null = null;
-  const labelOf = (text: string): Expected | undefined => {
-    const m = LABEL.exec(text);
-    return m ? (m[1] === 'nothing' ? 0 : Number(m[1])) : undefined;
-  };
-  block.lines.forEach((text, index) => {
-    const line = block.line + index;
-    if (first < 0) first = line;
-    let comment = '';
-    for (let i = 0; i < text.length; i++) {
-      const ch = text[i]!;
-      if (quote === "'") {
-        if (ch === "'") quote = null;
-      } else if (quote === '"') {
-        if (ch === '\\') i++;
-        else if (ch === '"') quote = null;
-      } else if (ch === '\\') {
-        i++;
-      } else if (ch === "'" || ch === '"') {
-        quote = ch;
-      } else if (ch === '#' && (i === 0 || /\s/.test(text[i - 1]!))) {
-        comment = text.slice(i);
-        text = text.slice(0, i);
-        break;
-      }
-    }
-    code += `${text}\n`;
-    comments += comment;
-    if (quote || text.trimEnd().endsWith('\\')) return;
-    const label = labelOf(comments);
-    if (code.trim() === '') {
-      // A comment line: its label is for the command that follows; a blank line ends it.
-      if (label !== undefined) pending = label;
-      else if (comments === '') pending = undefined;
-    } else if (CURL.test(code)) {
-      out.push({ first, last: line, expected: label ?? pending ?? '2xx', block });
-      pending = undefined;
-    } else if (label !== undefined || pending !== undefined) {
-      throw new Error(`${where(line, block)}: "answers ..." labels a command that runs no curl`);
-    }
-    code = '';
-    comments = '';
-    first = -1;
-  });
-  if (quote || code.trim() !== '') throw new Error(`${where(block.line + block.lines.length - 1, block)}: the block ends inside a quote or a continued line`);
-  return out;
-}
 
 interface ShellRun {
   readonly code: number | null;
@@ -151,73 +51,96 @@ function outputOf(text: string, index: number): string {
   return text.slice(start + `@@block ${index}\n`.length, end < 0 ? undefined : end).replace(/@@curl \d+ \d{3}\n?/g, '');
 }
 
-describe('the README shell examples', () => {
-  let server: ServerProcess | undefined;
+/**
+ * A folder that stands in for a clone's root: `examples/` as in the repository, and on the PATH an
+ * `npx` that runs this build's `payreq-sandbox` (as npx does in a clone after `npm ci`) and never
+ * reaches a registry; no bare `payreq-sandbox`, which a clone does not have on its PATH either.
+ */
+function cloneLikeDir(prefix: string): { dir: string; path: string } {
+  const dir = tempDir(prefix);
+  symlinkSync(path.join(ROOT, 'examples'), path.join(dir, 'examples'));
+  const bin = path.join(dir, '.bin');
+  mkdirSync(bin);
+  const npx = `#!/bin/sh\nif [ "$1" = payreq-sandbox ]; then shift; exec "${process.execPath}" "${CLI}" "$@"; fi\necho "npx $1: only npx payreq-sandbox runs in the docs tests" >&2; exit 127\n`;
+  writeFileSync(path.join(bin, 'npx'), npx, { mode: 0o755 });
+  return { dir, path: `${bin}:${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` };
+}
+
+/** Runs one page's blocks in one bash against its own server; answers the problems found. */
+async function runPage(blocks: readonly Block[], servers: ServerProcess[]): Promise<string[]> {
+  const file = blocks[0]!.file;
+  const { dir, path: PATH } = cloneLikeDir(`payreq-docs-${path.basename(file, '.md')}-`);
+  const server = await startServer(path.join(dir, 'sandbox.json'), { SANDBOX_LOG: 'off' });
+  servers.push(server);
+
+  // The script: a curl that reports its status and line on stderr, then each block after a marker.
+  const script = ['curl() { command curl -w "%{stderr}@@curl ${BASH_LINENO[0]} %{http_code}\\n" "$@"; }'];
+  const pageLineOf = new Map<number, number>();
+  blocks.forEach((block, index) => {
+    script.push(`echo "@@block ${index}"; echo "@@block ${index}" >&2`);
+    block.lines.forEach((text, i) => {
+      script.push(text);
+      pageLineOf.set(script.length, block.line + i);
+    });
+  });
+  script.push('echo "@@block end"; echo "@@block end" >&2');
+  const scriptFile = path.join(dir, 'page.sh');
+  writeFileSync(scriptFile, `${script.join('\n')}\n`);
+
+  const env = { BASE: server.url, HOOKS_PORT: String(await freePort()), PATH };
+  const run = await runBash(scriptFile, dir, env, 25_000);
+
+  const failed = [...run.stderr.matchAll(/@@block (\d+)\n/g)].at(-1);
+  const lastStarted = failed ? Number(failed[1]) : 0;
+  const blockOutput = (index: number) => `\n--- its output ---\n${outputOf(run.stdout, index)}${outputOf(run.stderr, index)}`.slice(0, 6000);
+  if (run.code !== 0) {
+    const block = blocks[lastStarted]!;
+    return [`${where(block.line, block)} failed: bash exited with ${run.code}${blockOutput(lastStarted)}`];
+  }
+
+  const commands = blocks.flatMap(curlCommands);
+  const ran = new Set<CurlCommand>();
+  const problems: string[] = [];
+  for (const [, scriptLine, status] of run.stderr.matchAll(/@@curl (\d+) (\d{3})/g)) {
+    const pageLine = pageLineOf.get(Number(scriptLine));
+    const command = commands.find((c) => pageLine !== undefined && c.first <= pageLine && pageLine <= c.last);
+    if (!command) {
+      problems.push(`a curl at script line ${scriptLine} (${file}:${pageLine}) is no curl command the test found in ${file}`);
+      continue;
+    }
+    ran.add(command);
+    const answered = Number(status);
+    const ok = command.expected === '2xx' ? answered >= 200 && answered < 300 : answered === command.expected;
+    if (!ok) {
+      const said = command.expected === '2xx' ? 'a 2xx' : command.expected === 0 ? 'no answer (000)' : String(command.expected);
+      problems.push(`${where(command.first, command.block)}: curl answered ${answered}, the page says ${said}${blockOutput(blocks.indexOf(command.block))}`);
+    }
+  }
+  for (const command of commands) if (!ran.has(command)) problems.push(`${where(command.first, command.block)}: this curl never ran`);
+  return problems;
+}
+
+describe('the shell examples of the README and the docs', () => {
+  const servers: ServerProcess[] = [];
   afterAll(() => {
-    killQuietly(server);
+    for (const server of servers) killQuietly(server);
     removeTempDirs();
   });
 
-  const blocks = runnableBlocks(readFileSync(README, 'utf8'));
+  const pages = documentationPages().map((file) => ({ file, blocks: runnableBlocks(file, readFileSync(path.join(ROOT, file), 'utf8')) }));
+  const runnable = pages.filter((p) => p.blocks.length > 0);
 
-  it('are found, and every label is on a curl command', () => {
-    expect(blocks.length).toBeGreaterThan(10);
-    expect(blocks[0]!.lines.join('\n')).toMatch(/^BASE=/m);
-    for (const block of blocks) curlCommands(block);
+  it('are found, every page that runs starts with the address, and every label is on a curl command', () => {
+    expect(pages.find((p) => p.file === 'README.md')!.blocks.length).toBeGreaterThan(2);
+    expect(runnable.length).toBeGreaterThan(8);
+    for (const { blocks } of runnable) {
+      expect(blocks[0]!.lines.join('\n'), `${where(blocks[0]!.line, blocks[0]!)} sets BASE`).toMatch(/^BASE=/m);
+      for (const block of blocks) curlCommands(block);
+    }
   });
 
-  it('run top to bottom in one shell against a real server, each curl answering what the README says', async () => {
-    const dir = tempDir('payreq-readme-');
-    server = await startServer(path.join(dir, 'sandbox.json'), { SANDBOX_LOG: 'off' });
-
-    // The script: a curl that reports its status and line on stderr, then each block after a marker.
-    const script = ['curl() { command curl -w "%{stderr}@@curl ${BASH_LINENO[0]} %{http_code}\\n" "$@"; }'];
-    const readmeLineOf = new Map<number, number>();
-    blocks.forEach((block, index) => {
-      script.push(`echo "@@block ${index}"; echo "@@block ${index}" >&2`);
-      block.lines.forEach((text, i) => {
-        script.push(text);
-        readmeLineOf.set(script.length, block.line + i);
-      });
-    });
-    script.push('echo "@@block end"; echo "@@block end" >&2');
-    const file = path.join(dir, 'readme.sh');
-    writeFileSync(file, `${script.join('\n')}\n`);
-
-    // `payreq-sandbox` on the PATH is this build's, as `npm install -g` would make it (no npx: it could fetch from the registry).
-    const bin = path.join(dir, 'bin');
-    mkdirSync(bin);
-    writeFileSync(path.join(bin, 'payreq-sandbox'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`, { mode: 0o755 });
-    const env = { BASE: server.url, HOOKS_PORT: String(await freePort()), PATH: `${bin}:${path.dirname(process.execPath)}:${process.env.PATH ?? ''}` };
-    const run = await runBash(file, dir, env, 25_000);
-
-    const failed = [...run.stderr.matchAll(/@@block (\d+)\n/g)].at(-1);
-    const lastStarted = failed ? Number(failed[1]) : 0;
-    const blockOutput = (index: number) => `\n--- its output ---\n${outputOf(run.stdout, index)}${outputOf(run.stderr, index)}`.slice(0, 6000);
-    if (run.code !== 0) {
-      const block = blocks[lastStarted]!;
-      throw new Error(`${where(block.line, block)} failed: bash exited with ${run.code}${blockOutput(lastStarted)}`);
-    }
-
-    const commands = blocks.flatMap(curlCommands);
-    const ran = new Set<CurlCommand>();
-    const problems: string[] = [];
-    for (const [, scriptLine, status] of run.stderr.matchAll(/@@curl (\d+) (\d{3})/g)) {
-      const readmeLine = readmeLineOf.get(Number(scriptLine));
-      const command = commands.find((c) => readmeLine !== undefined && c.first <= readmeLine && readmeLine <= c.last);
-      if (!command) {
-        problems.push(`a curl at script line ${scriptLine} (README.md:${readmeLine}) is no curl command the test found in the README`);
-        continue;
-      }
-      ran.add(command);
-      const answered = Number(status);
-      const ok = command.expected === '2xx' ? answered >= 200 && answered < 300 : answered === command.expected;
-      if (!ok) {
-        const said = command.expected === '2xx' ? 'a 2xx' : command.expected === 0 ? 'no answer (000)' : String(command.expected);
-        problems.push(`${where(command.first, command.block)}: curl answered ${answered}, the README says ${said}${blockOutput(blocks.indexOf(command.block))}`);
-      }
-    }
-    for (const command of commands) if (!ran.has(command)) problems.push(`${where(command.first, command.block)}: this curl never ran`);
+  it.concurrent.each(runnable.map((p) => [p.file, p.blocks] as const))('%s runs top to bottom in one shell against a real server of its own, each curl answering what the page says', async (_file, blocks) => {
+    const problems = await runPage(blocks, servers);
     expect(problems, problems.join('\n\n')).toEqual([]);
   }, 40_000);
 });

@@ -189,9 +189,9 @@ describe('signature doctor: a mismatch names the known mistake behind it', () =>
     expect(hint).toContain('[fields-in-sent-order]');
   });
 
-  it("the README's doctor example answers the hint the README shows", async () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const part = readme.slice(readme.indexOf('### Signature doctor'));
+  it("the docs' doctor example answers the hint the docs show", async () => {
+    const page = readFileSync(new URL('../../docs/signatures.md', import.meta.url), 'utf8');
+    const part = page.slice(page.indexOf('## Signature doctor'));
     const sent = JSON.parse(/-d '([^']+)'/.exec(part)![1]!) as Body;
     const shown = /"signature_hint":("(?:[^"\\]|\\.)*")/.exec(part)![1]!;
     clock.advance(100);

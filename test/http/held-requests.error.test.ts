@@ -136,6 +136,20 @@ describe('held requests are bounded per merchant', () => {
     expect(await rule()).toMatchObject({ times_left: 0, fired: 1 });
   });
 
+  it('the magic amount 900.03 refused with a 429 keeps nothing for its Idempotency-Key: a retry runs again', async () => {
+    const holds = await hold(each.sandbox, MAX_HELD_PER_MERCHANT, 'timeout');
+    const request = { body: createBody({ amount: 900.03 }), headers: { 'Idempotency-Key': 'held-magic-1' } };
+    const refused = await call(each.sandbox, 'POST', CREATE, request);
+    expectEnvelope(refused, 429);
+    expect(refused.body.description).toMatch(CAP_TEXT);
+    // Run again, refused again: not the first 429 replayed.
+    const retry = await call(each.sandbox, 'POST', CREATE, request);
+    expectEnvelope(retry, 429);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    holds.giveUp();
+    await ended(holds, each.sandbox);
+  });
+
   it('the Idempotency-Key of a refused request is released: the retry runs once, then replays', async () => {
     const holds = await hold(each.sandbox, MAX_HELD_PER_MERCHANT, 'timeout');
     const request = heldCreate('latency=10', { 'Idempotency-Key': 'held-1' });

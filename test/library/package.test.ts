@@ -1,5 +1,5 @@
 // The package as a consumer gets it: `npm pack`, installed into a fresh folder, runs the
-// README's "complete vitest file you can paste" as pasted, and ships what that file uses.
+// docs' "complete vitest file you can paste" (docs/library.md) as pasted, and ships what that file uses.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,9 +10,9 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 const run = (cmd: string, args: string[], cwd: string) =>
   execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: 'true', npm_config_fund: 'false', npm_config_audit: 'false' } });
 
-/** The README's consumer example: the ts block after "A complete vitest file you can paste". */
+/** The consumer example of docs/library.md: the ts block after "A complete vitest file you can paste". */
 function readmeConsumerExample(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(join(ROOT, 'docs', 'library.md'), 'utf8');
   const at = readme.indexOf('file you can paste');
   expect(at).toBeGreaterThan(0);
   const block = /```ts\n([\s\S]*?)```/.exec(readme.slice(at));
@@ -52,7 +52,7 @@ describe.skipIf(process.env.SANDBOX_TEST_STORE === 'postgres')('the packed packa
     }
   });
 
-  it("runs the README's consumer example as pasted", () => {
+  it("runs the docs' consumer example as pasted", () => {
     const out = run('npx', ['vitest', 'run', '--reporter=verbose'], work);
     expect(out).toMatch(/4 passed/);
     expect(out).toContain('replays the shipped scenario files');

@@ -1,4 +1,4 @@
-// The README's "Use it in your own tests" example, verbatim: it must run as pasted.
+// The "complete vitest file you can paste" of docs/library.md, verbatim: it must run as pasted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from 'payreq-sandbox';
 import type { EnrolledMerchant, Sandbox } from 'payreq-sandbox';

@@ -1,13 +1,12 @@
 /**
  * Generated payers, wallets and merchant names come from each sandbox's own generator, seeded
- * from its seed: two sandboxes with one seed given the same calls draw the same people, in any
- * interleaving, and another seed draws others (merchant names: per payee id, which is random).
+ * from its seed: two sandboxes with one seed given the same calls (enrolments included) draw the
+ * same people, in any interleaving, and another seed draws others.
  */
 import { describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { PeopleGenerator } from '../../src/services/people.js';
 import { seededSandboxesPerTest } from '../support/sandboxes.js';
-import { DEMO_KEY, control, createPayment, expectEnvelope, statusOf } from '../support/http.js';
+import { DEMO_KEY, call, control, createPayment, enroll, expectEnvelope, statusOf } from '../support/http.js';
 
 const sandboxWithSeed = seededSandboxesPerTest();
 
@@ -20,15 +19,24 @@ async function generatedPayment(sandbox: Sandbox, step: number): Promise<string>
   return `${status.payer.id} ${status.payer.name} ${status.source.account}`;
 }
 
-async function enrolledNames(sandbox: Sandbox, count: number): Promise<string[]> {
-  const names: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const merchant = await sandbox.control.enroll();
-    const answer = await sandbox.fetch(new Request('http://sandbox.test/sandbox/v1/merchant', { headers: { 'Service-Api-Key': merchant.apiKey } }));
-    const body = (await answer.json()) as { name: string; city: string };
-    names.push(`${body.name}, ${body.city}`);
+/** Enrols merchants with these bodies; answers each one's name and city, and its key. */
+async function enrolled(sandbox: Sandbox, bodies: readonly Record<string, unknown>[]): Promise<{ profile: string; key: string; payee: string }[]> {
+  const out: { profile: string; key: string; payee: string }[] = [];
+  for (const body of bodies) {
+    const merchant = await enroll(sandbox, body);
+    const { body: own } = await call(sandbox, 'GET', '/sandbox/v1/merchant', { key: merchant.api_key });
+    out.push({ profile: `${String(own.name)}, ${String(own.city)}`, key: merchant.api_key, payee: merchant.payee_id });
   }
-  return names;
+  return out;
+}
+
+/** An enrolled merchant's payment picked up by a generated payer and paid: who paid. */
+async function enrolledPickup(sandbox: Sandbox, merchant: { key: string; payee: string }, ref: string): Promise<string> {
+  const { payment_id } = await createPayment(sandbox, { payee: merchant.payee, merchant_ref_no: ref }, { key: merchant.key });
+  expectEnvelope(await control(sandbox, payment_id, 'pickup', undefined, merchant.key), 200);
+  expectEnvelope(await control(sandbox, payment_id, 'pay', undefined, merchant.key), 200);
+  const status = (await statusOf(sandbox, payment_id, merchant.key)) as { payer: { id: string; name: string } };
+  return `${status.payer.id} ${status.payer.name}`;
 }
 
 const STEPS = 6;
@@ -79,16 +87,29 @@ describe('generated people are drawn per sandbox', () => {
     expect(seven.source).toEqual(eight.source);
   });
 
-  it('merchants enrolled without a name get names drawn from the seed and their payee id, not from an enrolment count', async () => {
-    const [a, b] = [await sandboxWithSeed(7), await sandboxWithSeed(7)];
-    const names = await enrolledNames(a, 4);
-    expect(new Set(names).size).toBe(4);
-    const [seven, again, eight] = [new PeopleGenerator(7), new PeopleGenerator(7), new PeopleGenerator(8)];
-    for (let i = 0; i < 5; i++) again.merchantProfile(`payee_other${i}`);
-    expect(again.merchantProfile('payee_A')).toEqual(seven.merchantProfile('payee_A'));
-    const ids = ['payee_A', 'payee_B', 'payee_C'];
-    expect(ids.map((id) => eight.merchantProfile(id))).not.toEqual(ids.map((id) => seven.merchantProfile(id)));
-    const demoName = async (sandbox: Sandbox) => (await (await sandbox.fetch(new Request('http://sandbox.test/sandbox/v1/merchant', { headers: { 'Service-Api-Key': DEMO_KEY } }))).json()) as { name: string };
-    expect((await demoName(a)).name).toBe((await demoName(b)).name);
+  it('enrolled merchants get the same names and generated payers in two sandboxes with one seed; another seed gives others', async () => {
+    const bodies = [{}, { home_currency: 'EUR' }, { city: 'Penang' }, { name: 'Named Shop' }];
+    const run = async (sandbox: Sandbox) => {
+      const merchants = await enrolled(sandbox, bodies);
+      const payers: string[] = [];
+      for (const merchant of merchants) for (const ref of ['order-1', 'order-2']) payers.push(await enrolledPickup(sandbox, merchant, ref));
+      return { profiles: merchants.map((m) => m.profile), payers };
+    };
+    const [a, b, other] = [await run(await sandboxWithSeed(7)), await run(await sandboxWithSeed(7)), await run(await sandboxWithSeed(8))];
+    expect(b).toEqual(a);
+    expect(new Set(a.profiles).size).toBe(4);
+    expect(a.profiles[2]).toMatch(/, Penang$/);
+    expect(a.profiles[3]).toMatch(/^Named Shop, /);
+    expect(new Set(a.payers).size).toBe(8);
+    expect(other.profiles[0]).not.toBe(a.profiles[0]);
+    for (const payer of other.payers) expect(a.payers).not.toContain(payer);
+    const demoName = async (sandbox: Sandbox) => (await call(sandbox, 'GET', '/sandbox/v1/merchant', { key: DEMO_KEY })).body.name;
+    expect(await demoName(await sandboxWithSeed(7))).toBe(await demoName(await sandboxWithSeed(7)));
+  });
+
+  it('two merchants enrolled alike get the same name: a name says nothing of who enrolled before', async () => {
+    const sandbox = await sandboxWithSeed(7);
+    const [first, , third] = await enrolled(sandbox, [{}, { name: 'Between' }, {}]);
+    expect(third!.profile).toBe(first!.profile);
   });
 });

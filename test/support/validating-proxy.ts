@@ -10,7 +10,10 @@
  *   server accepted it (2xx or 3xx);
  * - looser: the document accepts the request but the server refused a field with a 400 that
  *   names it, other than by the few rules no JSON Schema can state (SERVER_ONLY_RULES);
- * - unknown path: a path outside the document answered anything but the 404 envelope.
+ * - unknown path: a path outside the document answered anything but the 404 envelope;
+ * - not served: a method the document lists no operation for, on a path it has, answered other
+ *   than its shared 405 (components/responses/MethodNotAllowed, Allow naming the listed methods)
+ *   or an answer every request may meet first (408, 429, 431, 500, 503).
  */
 import { createServer, request as httpRequest } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server } from 'node:http';
@@ -20,7 +23,7 @@ import { OpenAPIBackend } from 'openapi-backend';
 import type { Document, Operation } from 'openapi-backend';
 
 export interface Violation {
-  readonly kind: 'response' | 'stricter' | 'looser' | 'unknown path';
+  readonly kind: 'response' | 'stricter' | 'looser' | 'unknown path' | 'not served';
   readonly exchange: string;
   readonly detail: string;
 }
@@ -154,6 +157,27 @@ export async function startValidatingProxy(document: Document, upstream: string)
     }
   }
 
+  /** The methods the document lists for this path (empty when it does not have the path). */
+  function listedMethods(path: string): string[] {
+    return ['GET', 'HEAD', 'POST', 'PUT', 'DELETE'].filter((method) => api.matchOperation({ method, path, headers: {} }) !== undefined);
+  }
+
+  /** A method no operation lists, on a path the document has: what the document's text and MethodNotAllowed answer say. */
+  function checkNotServed(listed: readonly string[], status: number, headers: IncomingHttpHeaders, body: Buffer): string[] {
+    const responses = ((document.components ?? {}) as { responses?: Record<string, Json> }).responses ?? {};
+    const byStatus: Record<number, string> = { 405: 'MethodNotAllowed', 408: 'RequestTimeout', 429: 'RateLimited', 431: 'HeadersTooLarge', 500: 'Internal', 503: 'Unavailable' };
+    const name = byStatus[status];
+    if (!name || !responses[name]) return [`status ${status} is neither the 405 of a method not served nor an answer that may come first`];
+    const schema = ((responses[name].content as Json)['application/json'] as Json).schema as Json;
+    const problems: string[] = [];
+    if (essence(headers['content-type']) !== 'application/json') problems.push(`a ${status} that is not JSON`);
+    else if (!ajvForShared.validate({ ...schema, components: document.components }, JSON.parse(body.toString('utf8')))) problems.push(...errorsText(ajvForShared.errors).map((e) => `body: ${e}`));
+    const allow = (headers.allow ?? '').split(', ').sort().join(', ');
+    if (status === 405 && allow !== [...listed].sort().join(', ')) problems.push(`Allow ${JSON.stringify(headers.allow ?? null)} is not the methods the document lists (${listed.join(', ')})`);
+    return problems;
+  }
+  const ajvForShared = new Ajv2020.default({ strict: false, allErrors: true });
+
   const server: Server = createServer(async (req, res) => {
     const url = new URL(req.url ?? '/', 'http://proxy');
     const exchange = `${req.method} ${url.pathname}${url.search}`;
@@ -168,7 +192,10 @@ export async function startValidatingProxy(document: Document, upstream: string)
       const answerBody = await readAll(answer);
       const status = answer.statusCode ?? 0;
       record(status);
-      if (!operation) {
+      const listed = operation ? [] : listedMethods(url.pathname);
+      if (!operation && listed.length > 0) {
+        for (const detail of checkNotServed(listed, status, answer.headers, answerBody)) violations.push({ kind: 'not served', exchange: `${exchange} -> ${status}`, detail });
+      } else if (!operation) {
         const envelope = essence(answer.headers['content-type']) === 'application/json' ? (JSON.parse(answerBody.toString('utf8')) as { code?: number }) : undefined;
         if (status !== 404 || envelope?.code !== 404) violations.push({ kind: 'unknown path', exchange, detail: `a path the document does not have answered ${status}, not the 404 envelope` });
       } else {

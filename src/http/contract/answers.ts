@@ -29,7 +29,7 @@ export const headers = {
   }),
   retryAfter: header('RetryAfter', { description: 'Seconds to wait before the next request.', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } }),
   retryAfterWhenStore: header('RetryAfterStore', {
-    description: 'Seconds to wait: sent when the store is unreachable (2), and with a 503 injected by Sandbox-Fault or a fault rule (1); not with the magic amount 900.02.',
+    description: 'Seconds to wait: sent when the store is unreachable or its data file cannot be written (2), and with a 503 injected by Sandbox-Fault or a fault rule (1); not with the magic amount 900.02.',
     required: false,
     schema: { type: 'string', pattern: '^[0-9]+$' },
   }),
@@ -101,21 +101,15 @@ export const answers = {
       { headers: { 'Retry-After': headers.retryAfter } },
     ),
   ),
-  internal: shared('Internal', json('Internal error, or the data file could not be written: nothing was changed.', problemBody(500))),
+  internal: shared('Internal', json('Internal error: nothing was changed.', problemBody(500))),
   storeUnavailable: shared(
     'Unavailable',
-    json("The sandbox's database cannot be reached (Retry-After says when to retry), or a 503 injected by a fault.", problemBody(503), {
+    json("The sandbox's database cannot be reached, or its data file cannot be written (a full disk): nothing was changed, and Retry-After says when to retry. Or a 503 injected by a fault.", problemBody(503), {
       headers: { 'Retry-After': headers.retryAfterWhenStore },
     }),
   ),
   timeout: shared('Timeout', json('Injected by a timeout fault after the change was committed (the answer was held), or by error=504.', problemBody(504))),
   injected4xx: shared('InjectedClientError', json('Any status 400-499 injected by Sandbox-Fault error=<status> (or a fault rule): nothing was committed.', problemBody('4XX'))),
-  injectedMethodNotAllowed: shared(
-    'InjectedMethodNotAllowed',
-    json('A 405 injected by Sandbox-Fault error=405 (or a fault rule), nothing committed; Allow lists the methods this path serves, as a real 405 does.', problemBody(405), {
-      headers: { Allow: headers.allow },
-    }),
-  ),
   injected5xx: shared('InjectedServerError', json('Any status 500-599 injected by Sandbox-Fault error=<status> or error-after-commit=<status> (or a fault rule).', problemBody('5XX'))),
   requestTimeout: shared(
     'RequestTimeout',
@@ -123,13 +117,20 @@ export const answers = {
   ),
   headersTooLarge: shared('HeadersTooLarge', json('The request headers are over 16 KiB: answered by the server before any route, nothing was done, and the connection is closed.', problemBody(431))),
   uriTooLong: shared('UriTooLong', json('The path is over 2,048 characters (a path parameter far too long): answered before the key is checked.', problemBody(414))),
-  methodNotAllowed: shared('MethodNotAllowed', json('The path exists, but not with this method; Allow lists the methods it serves.', problemBody(405), { headers: { Allow: headers.allow } })),
+  methodNotAllowed: shared(
+    'MethodNotAllowed',
+    json(
+      'The path exists, but not with this method (a method no operation of the path lists), or a 405 injected on a public route by Sandbox-Fault error=405 or a fault rule (nothing committed). Allow lists the methods the path serves.',
+      problemBody(405),
+      { headers: { Allow: headers.allow } },
+    ),
+  ),
 } as const;
 
 /** Every request may meet these before any route: the server answers them itself (src/server.ts). */
 export const SERVER_ANSWERS = { 408: answers.requestTimeout, 431: answers.headersTooLarge } as const;
 
-/** Every route that reads the store: a failed write of the same moment, an unreachable database. */
+/** Every route that reads the store: an internal error; an unreachable database or a data file that cannot be written. */
 export const STORE_ANSWERS = { 500: answers.internal, 503: answers.storeUnavailable } as const;
 
 /** Every route behind the Service-Api-Key (and its rate limit). */
@@ -142,4 +143,4 @@ export const BODY_ANSWERS = { 400: answers.invalid, 413: answers.tooLarge, 415: 
  * The public routes, where Sandbox-Fault and fault rules inject answers, with the headers of the
  * status (http/faults.ts injectedHeaders): 429 and 503 (Retry-After) are declared with the keyed answers.
  */
-export const FAULT_ANSWERS = { 405: answers.injectedMethodNotAllowed, 504: answers.timeout, '4XX': answers.injected4xx, '5XX': answers.injected5xx } as const;
+export const FAULT_ANSWERS = { 405: answers.methodNotAllowed, 504: answers.timeout, '4XX': answers.injected4xx, '5XX': answers.injected5xx } as const;

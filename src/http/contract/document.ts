@@ -1,7 +1,8 @@
 /**
  * The OpenAPI 3.1 document, generated from the routes the app serves: each registered handler's
- * contract (contract/route.ts) at the full path Hono mounted it on. A path the app serves has
- * an operation for every method it answers 405 to, so the document covers those answers too.
+ * contract (contract/route.ts) at the full path Hono mounted it on. Only what is served has an
+ * operation: a method a path does not serve answers 405, described once (info.description and
+ * components/responses/MethodNotAllowed), so a generated client gets no method that can only fail.
  */
 import type { RouterRoute } from 'hono/types';
 import { z } from 'zod';
@@ -19,9 +20,11 @@ export interface DocumentOptions {
 }
 
 const METHODS: readonly Method[] = ['get', 'put', 'post', 'delete'];
-/** Methods an integrator might try by mistake; each answers 405 where the path does not serve it. */
-const NOT_ALLOWED_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 const ALIAS_PREFIX = '/v1/';
+
+/** Wrong methods have no operations: this text (with components/responses/MethodNotAllowed) is their one description. */
+const NOT_SERVED_TEXT =
+  'Only what is served is listed. A method a path does not serve answers 405 with the MethodNotAllowed answer (components/responses), its Allow header naming the methods the path serves (HEAD wherever GET is); nothing is done and no key is needed. Only the answers every request may meet can come first: the server\'s own 408 and 431, and on a keyed path with a valid key its rate limit (429) or an unreachable store (500, 503). A method outside GET, HEAD, PUT, POST and DELETE answers the same way.';
 
 const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Payments', description: 'The public API of the payment request service, as production serves it under /openapi/v1.' },
@@ -30,7 +33,6 @@ const TAGS: readonly { name: string; description: string }[] = [
   { name: 'Sandbox tools', description: 'Sandbox-only catalogues and tools: codes, magic values, signatures, QR images.' },
   { name: 'Pages', description: 'HTML pages: the merchant dashboard and the payer page behind checkout_url.' },
   { name: 'Service', description: 'Health, metrics and this reference.' },
-  { name: 'Method not allowed', description: 'Each path answers 405 with an Allow header to the methods it does not serve.' },
 ];
 
 /**
@@ -125,7 +127,7 @@ class DocumentBuilder {
 
     return {
       summary: alias ? `${route.summary} (alias of /openapi/v1)` : route.summary,
-      ...(route.description ? { description: route.description } : {}),
+      description: route.description,
       operationId: operationId(route.method, path),
       tags: [alias ? `${route.tag} (alias)` : route.tag],
       security: SECURITY[route.access],
@@ -145,30 +147,6 @@ class DocumentBuilder {
 
   propertiesOf(schema: z.ZodObject): Record<string, Json> {
     return (this.toJsonSchema(schema, 'input').properties ?? {}) as Record<string, Json>;
-  }
-
-  /** What a method the path does not serve answers: 405, or what the path's middleware answers first. */
-  notAllowed(method: string, path: string, served: readonly RouteContract[]): Json {
-    const keyed = served.some((r) => r.access === 'key');
-    const statuses: Partial<Record<StatusKey, AnswerContract>> = { 405: answers.methodNotAllowed, ...SERVER_ANSWERS };
-    if (keyed) Object.assign(statuses, { 429: answers.rateLimited, 500: answers.internal, 503: answers.storeUnavailable });
-    if (keyed && method === 'post') Object.assign(statuses, { 400: answers.invalid, 402: answers.refused, 413: answers.tooLarge });
-    // No fault applies to a method the path does not serve (middleware/faults.ts): it answers its 405.
-    const responses: Json = {};
-    const all = withLongPathAnswer(statuses, path);
-    for (const status of sortedStatuses(all)) responses[String(status)] = this.answer(all[status]!, {});
-    const allowed = served.map((r) => r.method.toUpperCase()).join(', ');
-    // The path's templated parts, as the operations it serves declare them.
-    const params = served[0]?.request?.params ? this.propertiesOf(served[0].request.params) : {};
-    const parameters = [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: params[name!] ?? { type: 'string' } }));
-    return {
-      summary: `Not served: ${method.toUpperCase()} answers 405 (this path serves ${allowed})`,
-      operationId: `${operationId(method, path)}NotAllowed`,
-      tags: ['Method not allowed'],
-      security: [],
-      ...(parameters.length ? { parameters } : {}),
-      responses,
-    };
   }
 }
 
@@ -198,7 +176,7 @@ function withLongPathAnswer(statuses: Readonly<Partial<Record<StatusKey, AnswerC
 }
 
 function sortedStatuses(responses: Readonly<Partial<Record<StatusKey, AnswerContract>>>): StatusKey[] {
-  const rank = (s: string) => (s.endsWith('XX') ? Number(s[0]) * 100 + 99.5 : Number(s));
+  const rank = (s: string) => (s === 'default' ? 1000 : s.endsWith('XX') ? Number(s[0]) * 100 + 99.5 : Number(s));
   return (Object.keys(responses) as StatusKey[]).sort((a, b) => rank(String(a)) - rank(String(b)));
 }
 
@@ -228,29 +206,24 @@ function describedRoutes(routes: readonly RouterRoute[]): [string, RouteContract
 
 export function openApiDocument(routes: readonly RouterRoute[], options: DocumentOptions): Json {
   const builder = new DocumentBuilder();
-  const servedByPath = new Map<string, RouteContract[]>();
-  for (const [path, route] of describedRoutes(routes)) {
-    (builder.paths[path] ??= {})[route.method] = builder.operation(route, path);
-    let served = servedByPath.get(path);
-    if (!served) servedByPath.set(path, (served = []));
-    served.push(route);
-  }
-  for (const [path, served] of servedByPath) {
-    const methods = new Set<string>(served.map((r) => r.method));
-    const get = builder.paths[path]!.get;
-    if (get) builder.paths[path]!.head = headOf(get as Record<string, Json>, builder.responses);
-    for (const method of NOT_ALLOWED_METHODS) if (!methods.has(method)) builder.paths[path]![method] = builder.notAllowed(method, path, served);
+  for (const [path, route] of describedRoutes(routes)) (builder.paths[path] ??= {})[route.method] = builder.operation(route, path);
+  for (const [path, operations] of Object.entries(builder.paths)) {
+    if (operations.get) operations.head = headOf(operations.get as Record<string, Json>, builder.responses);
     // Methods in the usual order, so the reference page lists a path's operations the same way each time.
-    const operations = builder.paths[path]!;
-    builder.paths[path] = Object.fromEntries([...METHODS, 'head', 'patch'].flatMap((m) => (operations[m] ? [[m, operations[m]]] : [])));
+    builder.paths[path] = Object.fromEntries([...METHODS, 'head'].flatMap((m) => (operations[m] ? [[m, operations[m]]] : [])));
   }
+  // The one description of every method a path does not serve (the text below points to it).
+  builder.answer(answers.methodNotAllowed, {});
   return {
     openapi: '3.1.0',
     info: {
       title: 'payreq-sandbox',
       version: options.version,
+      contact: { name: 'payreq-sandbox', url: `${options.serverUrl}/docs` },
+      license: { name: 'MIT', identifier: 'MIT' },
       description:
-        'The payment request service as simulated by payreq-sandbox: the public API under /openapi/v1 (also served under /v1), sandbox-only routes under /sandbox/v1. Every JSON answer carries a numeric code and a description; by default the HTTP status equals code (SANDBOX_HTTP_STATUS=always-200 makes every status 200, which this document does not describe). Amounts are JSON numbers written with exactly two decimals.',
+        'The payment request service as simulated by payreq-sandbox: the public API under /openapi/v1 (also served under /v1), sandbox-only routes under /sandbox/v1. Every JSON answer carries a numeric code and a description; by default the HTTP status equals code (SANDBOX_HTTP_STATUS=always-200 makes every status 200, which this document does not describe). Amounts are JSON numbers written with exactly two decimals.\n\n' +
+        NOT_SERVED_TEXT,
     },
     servers: [{ url: options.serverUrl, description: 'This sandbox (PUBLIC_BASE_URL, or the origin this document was fetched from)' }],
     tags: TAGS,

@@ -28,7 +28,8 @@ export interface AnswerContract {
   readonly headers?: Readonly<Record<string, HeaderContract>>;
 }
 
-export type StatusKey = number | '4XX' | '5XX';
+/** A status, a range, or default: any status not listed (one answer for several, such as the payer page's 402 and 404). */
+export type StatusKey = number | '4XX' | '5XX' | 'default';
 
 export interface RequestContract {
   readonly params?: z.ZodObject;
@@ -43,7 +44,8 @@ export interface RouteContract {
   /** OpenAPI form, relative to where the router is mounted: /payments/payment/{payment_id}. */
   readonly path: string;
   readonly summary: string;
-  readonly description?: string;
+  /** What it does and what it answers, in a sentence or two: every operation of the document has one. */
+  readonly description: string;
   readonly tag: string;
   readonly access: Access;
   readonly request?: RequestContract;

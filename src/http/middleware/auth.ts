@@ -2,7 +2,24 @@
 import type { Context } from 'hono';
 import { SandboxError } from '../../domain/errors.js';
 import type { Merchant } from '../../domain/merchant.js';
+import type { Payment } from '../../domain/payment.js';
 import type { AppEnv } from '../context.js';
+
+/** A request the keyed layer let in: its merchant, and a status read's payment read with the key. */
+export interface KeyedRequest {
+  readonly merchant: Merchant;
+  readonly read: { readonly id: string; readonly payment: Payment | undefined } | undefined;
+}
+
+/** Set by this module alone, read by the status handler and the record. */
+export interface KeyedVariables {
+  keyed: KeyedRequest | undefined;
+}
+
+/** The merchant the key named (and any payment read with it), or undefined for a request no key let in. */
+export function keyedOf(c: Context<AppEnv>): KeyedRequest | undefined {
+  return c.get('keyed');
+}
 
 /** Whether the request's method and path name a route the app serves. */
 export type RouteCheck = (c: Context<AppEnv>) => boolean;
@@ -25,11 +42,12 @@ export async function authenticate(c: Context<AppEnv>, isRouted: RouteCheck, rea
     if (id === undefined) {
       const merchant = await merchants.authenticate(key);
       c.set('merchant', merchant);
+      c.set('keyed', { merchant, read: undefined });
       return merchant;
     }
     const { merchant, payment } = await merchants.authenticateRead(key, id);
     c.set('merchant', merchant);
-    c.get('record').keyedRead = { id, payment };
+    c.set('keyed', { merchant, read: { id, payment } });
     return merchant;
   } catch (err) {
     if (err instanceof SandboxError && !isRouted(c)) return undefined;

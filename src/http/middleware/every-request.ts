@@ -1,44 +1,61 @@
 /**
- * The outermost layer, the one every request passes: it opens the request's record (the id taken
- * from the client when it is a sane one, else drawn), refuses an over-long path, notes a
- * Sandbox-Fault header sent where faults do not apply; once answered, it waits for the store's
- * pending write (the one wait, made once: request-record.ts), then makes the journal entry, the
- * metrics and the log line from the record, labelled with the route pattern, never the raw path.
+ * The outermost layer, the one every request passes: it makes the request's record (the id taken
+ * from the client when it is a sane one, else drawn), refuses an over-long path, warns of a
+ * Sandbox-Fault header sent where faults do not apply. Once answered (every change already
+ * written: the store writes before it answers), it lets the faults after commit spoil the
+ * answer, completes the record, and the journal entry, the evidence, the metrics and the log
+ * line read it; only then does a fault hold or cut the answer.
  */
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { matchedRoutes, routePath } from 'hono/route';
-import type { Answered } from '../../services/metrics.js';
 import { clientAddress } from '../client-address.js';
 import type { AppEnv, Services } from '../context.js';
-import { asciiHeaderValue } from '../envelope.js';
+import { asciiHeaderValue, envelopeOf } from '../envelope.js';
 import { sendError } from '../errors.js';
-import { isDroppedResponse } from '../faults.js';
+import { committedFaultsOf, cutAnswer, releaseHeldPlaces, spoilCommittedAnswer } from '../faults.js';
+import type { Cut } from '../faults.js';
 import { RequestRecord } from '../request-record.js';
+import type { CompletedAnswer } from '../request-record.js';
 import { ignoredFaultHeader } from '../sandbox/faults/fault-header.js';
 import { HEALTH_ROUTES } from '../service/service.routes.js';
+import { warn } from '../warnings.js';
 import type { RouteCheck } from './auth.js';
+import { completeRecord } from './complete.js';
+import { journal } from './journal.js';
 import { longPathRefusal } from './path-length.js';
 
 export function everyRequest(services: Services, isRouted: RouteCheck) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    const record = new RequestRecord(c.req.header('request-id'));
+    const record = new RequestRecord(c.req.header('request-id'), c.req.method, c.req.path);
     c.set('services', services);
     c.set('record', record);
     const refused = longPathRefusal(c.req.url);
     // Rare, so looked at only when sent: the route is matched only then.
     const ignored = refused === undefined && c.req.header('sandbox-fault') !== undefined ? ignoredFaultHeader(c, isRouted) : undefined;
-    if (ignored !== undefined) record.warnings.push(ignored);
+    if (ignored !== undefined) warn(c, [ignored]);
     if (refused) c.res = sendError(c, refused);
     else await next();
 
-    await record.untilWritten(c);
-    // The journal records what the client gets, which depends on that write.
-    await record.journalOnce(c, false);
-    // Envelopes carry both already (sendText); touching c.res.headers would rebuild the light response.
-    if (record.responseBody === undefined) noteOnOtherAnswer(c.res, record.id, ignored);
-    observe(c, services, record);
+    const faults = committedFaultsOf(c);
+    if (faults === undefined) return completeAndRead(c, services, record, undefined, ignored);
+    try {
+      const cut = await spoilCommittedAnswer(c, faults);
+      await completeAndRead(c, services, record, cut, ignored);
+      if (cut) c.res = await cutAnswer(c, cut);
+    } finally {
+      releaseHeldPlaces(faults);
+    }
   });
+}
+
+/** Completes the record; its journal entry, evidence, metrics and log line read it. */
+async function completeAndRead(c: Context<AppEnv>, services: Services, record: RequestRecord, cut: Cut | undefined, ignored: string | undefined): Promise<void> {
+  const answer = completeRecord(c, record, cut);
+  // The journal records what the client gets, which depends on the write waited for.
+  if (answer.keyedBy && services.journal.enabled) await journal(c, record, answer, answer.keyedBy);
+  // Envelopes carry both already (sendText); touching c.res.headers would rebuild the light response.
+  if (envelopeOf(c) === undefined) noteOnOtherAnswer(c.res, record.id, ignored);
+  observe(c, services, record, answer);
 }
 
 /** Request-Id, and the ignored-fault warning, on an answer that is not an envelope (a page, an image). */
@@ -51,33 +68,13 @@ function noteOnOtherAnswer(res: Response, id: string, warning: string | undefine
   }
 }
 
-/** The request's metrics and log line. */
-function observe(c: Context<AppEnv>, services: Services, record: RequestRecord): void {
+/** The request's metrics and log line, read from its completed record. */
+function observe(c: Context<AppEnv>, services: Services, record: RequestRecord, answer: CompletedAnswer): void {
   const { log, metrics, config } = services;
-  const route = routePatternOf(c);
-  const seconds = (performance.now() - record.startedAt) / 1000;
-  const status = c.res.status;
-  metrics?.observeRequest(c.req.method, route, status, seconds, answeredBy(c.res, record));
+  const { route, status, latencyMs } = answer;
+  metrics?.observeRequest(record.method, route, status, latencyMs / 1000, answer.fault !== null);
   // A balancer's probes every few seconds would drown the lines that matter (SANDBOX_LOG_HEALTH=on keeps them).
   if (!log || (HEALTH_ROUTES.has(route) && !config.logHealthChecks)) return;
   const client = clientAddress(c, config.trustProxy);
-  log.info({ request_id: record.id, method: c.req.method, route, status, latency_ms: Math.round(seconds * 10_000) / 10, payee_id: c.get('merchant')?.payeeId ?? null, client }, 'request');
-}
-
-/** Whether a fault gave the answer (or cut it): what an unknown status is counted as in metrics. */
-function answeredBy(res: Response, record: RequestRecord): Answered {
-  if (isDroppedResponse(res)) return 'dropped';
-  return record.fault === undefined ? 'plain' : 'injected';
-}
-
-/**
- * The route pattern of the answer, for labels: after next(), the index is the one that answered.
- * When middleware answered (a 401, a rate limit, an injected fault; its pattern ends in *), the
- * route is the handler Hono matched for this method, so those answers are counted per route too.
- */
-function routePatternOf(c: Context<AppEnv>): string {
-  const pattern = routePath(c);
-  if (pattern && !pattern.endsWith('*')) return pattern;
-  const method = c.req.method === 'HEAD' ? 'GET' : c.req.method;
-  return matchedRoutes(c).find((route) => route.method === method)?.path ?? 'unmatched';
+  log.info({ request_id: record.id, method: record.method, route, status, latency_ms: latencyMs, payee_id: answer.payeeId, client }, 'request');
 }

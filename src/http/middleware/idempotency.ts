@@ -3,11 +3,13 @@
  * retry with the same key and the same request gets it again (`Idempotent-Replayed: true`)
  * instead of making a second change, also when the first answer was lost to a fault after the
  * change committed. The same key with another request is a 400; a retry while the first is still
- * running is a 402. Answers that committed nothing (5xx, an injected `error=`) are not kept, so
- * the retry runs. The key is claimed before the request waits for anything (an injected latency
- * included), so the faults run inside this.
+ * running is a 402. Answers that committed nothing (5xx, 429, an injected `error=`) are not
+ * kept, so the retry runs. The key is claimed before the request waits for anything (an injected
+ * latency included), so the faults run inside this; the faults after commit spoil, hold or cut
+ * the answer only once it is kept here.
  */
 import type { Context } from 'hono';
+import { canonicalJson } from '../../domain/canonical-json.js';
 import { SandboxError } from '../../domain/errors.js';
 import { STILL_IN_PROGRESS } from '../../domain/readiness.js';
 import type { ResponseCode } from '../../domain/codes.js';
@@ -15,7 +17,7 @@ import { readBodyText } from '../body.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
 import type { AppEnv } from '../context.js';
 import type { Merchant } from '../../domain/merchant.js';
-import { envelopeCodeOf, sendText } from '../envelope.js';
+import { envelopeCodeOf, envelopeOf, sendText } from '../envelope.js';
 
 /** What an Idempotency-Key may be: 1-255 printable ASCII characters. */
 export const IDEMPOTENCY_KEY = /^[\x20-\x7E]{1,255}$/;
@@ -25,8 +27,9 @@ export const REPLAYED_HEADER = 'Idempotent-Replayed';
 /**
  * Runs `run` under the request's Idempotency-Key (a POST to a route the app serves with its
  * method: a typo's 404 or a wrong method's 405 neither uses a key up nor is refused by one).
+ * `run` answers false when a fault answered before anything ran: nothing to keep.
  */
-export async function withIdempotencyKey(c: Context<AppEnv>, merchant: Merchant, key: string, run: () => Promise<void>): Promise<void> {
+export async function withIdempotencyKey(c: Context<AppEnv>, merchant: Merchant, key: string, run: () => Promise<boolean>): Promise<void> {
   if (!IDEMPOTENCY_KEY.test(key)) {
     throw SandboxError.invalid(
       'Idempotency-Key must be 1 to 255 printable ASCII characters (space to ~), and the one sent is not: send one value per operation (a UUID does) and the same value on every retry of it.',
@@ -48,45 +51,32 @@ export async function withIdempotencyKey(c: Context<AppEnv>, merchant: Merchant,
     return;
   }
 
-  const record = c.get('record');
-  let settled = false;
-  const keep = async (): Promise<void> => {
-    if (settled) return;
-    settled = true;
-    // Kept only once the change is written: a failed write turns this answer into a 500, not kept.
-    await record.untilWritten(c);
-    const text = record.responseBody;
-    const code = text === undefined ? null : envelopeCodeOf(text);
-    if (text !== undefined && code !== null && code < 500) await idempotency.finish(merchant.payeeId, key, code, text);
-    else await idempotency.forget(merchant.payeeId, key);
-  };
-  record.keepCommittedAnswer = keep;
+  let kept = false;
   try {
-    await run();
+    if (await run()) kept = await keepAnswer(c, merchant.payeeId, key);
   } finally {
-    // A fault before commit (error=) withdraws the hook (http/faults.ts): nothing committed, nothing kept.
-    if (record.keepCommittedAnswer === keep) await keep();
-    else if (!settled) await idempotency.forget(merchant.payeeId, key);
+    if (!kept) await idempotency.forget(merchant.payeeId, key);
   }
 }
 
-/** The body as compared: parsed JSON with its keys sorted at every level, or the text as sent. */
+/** Keeps this request's answer for its key; false for one that committed nothing (a 5xx, a 429: retry later). */
+async function keepAnswer(c: Context<AppEnv>, payeeId: string, key: string): Promise<boolean> {
+  const text = envelopeOf(c)?.text;
+  const code = text === undefined ? null : envelopeCodeOf(text);
+  if (text === undefined || code === null || code >= 500 || code === 429) return false;
+  await c.get('services').idempotency.finish(payeeId, key, code, text);
+  return true;
+}
+
+/** The body as compared: its canonical JSON, or the text as sent. */
 function canonicalBody(text: string): string {
   if (text.trim() === '') return '';
   // Too deep to be accepted: compared as sent rather than parsed at several times a flat body's cost.
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return text;
   try {
-    return JSON.stringify(sortKeys(JSON.parse(text)));
+    return canonicalJson(JSON.parse(text));
   } catch {
     return text;
   }
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const name of Object.keys(value).sort()) Object.defineProperty(out, name, { value: sortKeys((value as Record<string, unknown>)[name]), enumerable: true });
-  return out;
 }
 

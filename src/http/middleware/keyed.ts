@@ -2,7 +2,8 @@
  * The layer of keyed routes, in one pass: the key names the merchant (a status read reads its
  * payment in the same store call); then only what applies to this request: the rate limit when
  * the merchant set one, the Idempotency-Key for a POST that sends one, the faults (public routes)
- * when a header or a rule asks for them. A plain status read enters none of them.
+ * when a header or a rule asks for them. A plain status read enters none of them. The faults
+ * after commit are applied by the outermost layer, once the answer is kept (http/faults.ts).
  */
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../context.js';
@@ -27,19 +28,19 @@ export function keyedRequests(options: KeyedOptions) {
   return createMiddleware<AppEnv>(async (c, next) => {
     const merchant = await authenticate(c, serves, readOf);
     if (merchant === undefined) return next();
-    const record = c.get('record');
-    if (c.get('services').journal.enabled) record.journalTo = merchant;
 
     const limit = merchant.settings.rateLimitPerSecond;
     if (limit > 0) await limitRate(c, merchant, limit);
 
     const header = faults ? c.req.header('sandbox-fault') : undefined;
-    let run: () => Promise<void> = next;
-    if (faults && (header !== undefined || (merchant.faultRules?.length ?? 0) > 0) && serves(c)) {
-      run = () => withFaults(c, merchant, header, faults, next);
-    }
+    const faulted = faults !== undefined && (header !== undefined || (merchant.faultRules?.length ?? 0) > 0) && serves(c);
     const key = c.req.method === 'POST' ? c.req.header('idempotency-key') : undefined;
-    if (key !== undefined && serves(c)) return withIdempotencyKey(c, merchant, key, run);
-    return run();
+    const keyed = key !== undefined && serves(c);
+    if (!faulted && !keyed) return next();
+    const run = faulted ? () => withFaults(c, merchant, header, faults!, next) : () => next().then(RAN);
+    if (keyed) return withIdempotencyKey(c, merchant, key, run);
+    await run();
   });
 }
+
+const RAN = () => true;

@@ -2,6 +2,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { Code } from '../../domain/codes.js';
+import { bearerToken } from '../bearer.js';
 import type { AppEnv, Services } from '../context.js';
 import { ok, send } from '../envelope.js';
 import { toJsonText } from '../json-text.js';
@@ -9,15 +10,13 @@ import { toJsonText } from '../json-text.js';
 /** What fails while the store is not ready, by store: the file store answers reads from memory. */
 const WHILE_NOT_READY = {
   memory: 'Requests that read or change data fail until the store is back.',
-  file: 'Changes may be refused (500, nothing kept) until it is fixed; reads are still answered, from memory.',
+  file: 'Changes may be refused (503, nothing kept) until it is fixed; reads are still answered, from memory.',
   postgres: 'Requests that read or change data fail until the store is back.',
 } as const;
 
 /** GET /livez: 200 while the process answers at all; it touches no store, so a database outage does not restart instances. */
 export function live() {
   return (c: Context<AppEnv>): Response => {
-    // Nothing this answer says depends on the store: it does not wait for a pending write either.
-    c.get('record').needsNoWrite();
     return ok(c, 'alive: this process answers. Whether it should get work is GET /readyz.');
   };
 }
@@ -69,10 +68,10 @@ const SEND_TOKEN = 'send Authorization: Bearer <token>, with the token set in SA
 /** Why a call to /metrics is refused, or undefined when it carries the token. */
 function refusedMetricsCall(header: string | undefined, expected: Buffer): string | undefined {
   if (header === undefined) return `GET /metrics on this sandbox needs the metrics token and no Authorization header was sent: ${SEND_TOKEN}.`;
-  const match = /^Bearer (.+)$/i.exec(header);
-  if (!match) return `The Authorization header is not of the form "Bearer <token>": ${SEND_TOKEN}.`;
+  const token = bearerToken(header);
+  if (token === undefined) return `The Authorization header is not of the form "Bearer <token>": ${SEND_TOKEN}.`;
   // Digests of equal length, compared in constant time: neither the token nor its length shows in the timing.
-  if (!timingSafeEqual(digest(match[1]!), expected)) return `The bearer token sent is not the metrics token of this sandbox: ${SEND_TOKEN}.`;
+  if (!timingSafeEqual(digest(token), expected)) return `The bearer token sent is not the metrics token of this sandbox: ${SEND_TOKEN}.`;
   return undefined;
 }
 

@@ -42,6 +42,7 @@ export const health = defineRoute({
   method: 'get',
   path: '/healthz',
   summary: 'The same as /readyz (no key)',
+  description: 'Kept for tools that check /healthz: 200 while the store can be written and read and the instance is not draining, else 503 with what is wrong.',
   tag,
   access: 'open',
   responses: readyAnswers,

@@ -10,7 +10,9 @@ import { bodyOf, rawBodyOf } from '../../contract/input.js';
 import type { RouteHandler } from '../../contract/route.js';
 import { ok, sendText } from '../../envelope.js';
 import { toJsonText } from '../../json-text.js';
-import { applyCommittedFault, takeHeldPlace } from '../../faults.js';
+import { answerAfterCommit, noteFault, takeHeldPlace } from '../../faults.js';
+import { tellAnswered } from '../../answered.js';
+import { keyedOf } from '../../middleware/auth.js';
 import { metadataView, paymentStatusFields, qrData } from '../../views.js';
 import type { PaymentRoutes } from './payments.routes.js';
 import type { StatusTexts } from './status-texts.js';
@@ -28,8 +30,8 @@ export function paymentHandlers(routes: PaymentRoutes, statusTexts: StatusTexts)
       const amountMinor = toMinorUnits(input.amount)!;
       const magic = MAGIC_AMOUNTS[amountMinor];
       // The magic timeout holds its answer like a timeout fault: it takes a held place before anything commits.
-      const place = magic?.fault === 'timeout' ? await takeHeldPlace(c, config.timeoutHoldMs) : undefined;
-      if (magic) c.get('record').noteFault(`${magic.fault} (magic amount ${input.amount})`);
+      let place = magic?.fault === 'timeout' ? await takeHeldPlace(c, config.timeoutHoldMs) : undefined;
+      if (magic) noteFault(c, `${magic.fault} (magic amount ${input.amount})`);
       try {
         const { payment, fault } = await payments.create(merchant, {
           body,
@@ -43,7 +45,7 @@ export function paymentHandlers(routes: PaymentRoutes, statusTexts: StatusTexts)
           signType: input.sign_type ?? undefined,
           sign: input.sign ?? undefined,
         });
-        c.get('record').answered = { paymentId: payment.id, merchantRefNo: input.merchant_ref_no, amount: input.amount, signed: typeof input.sign === 'string' };
+        tellAnswered(c, { paymentId: payment.id, merchantRefNo: input.merchant_ref_no, amount: input.amount, signed: typeof input.sign === 'string' });
         const qrFields = qrData(payment, merchant, baseUrlOf(c));
         if (merchant.settings.inlineQrImage) qrFields.image = await qr.dataUrl(payment.token, qrFields.payload as string);
         const response = ok(c, `Payment created with status ${payment.status} (${STATUS_MEANINGS[payment.status]}); show qr_data to the payer.`, {
@@ -53,7 +55,12 @@ export function paymentHandlers(routes: PaymentRoutes, statusTexts: StatusTexts)
           qr_data: qrFields,
           metadata: metadataView(payment),
         });
-        return fault ? await applyCommittedFault(c, fault) : response;
+        if (fault) {
+          // Held or dropped once the answer is kept (the Idempotency-Key) and journaled: the place goes with it.
+          answerAfterCommit(c, [{ kind: fault }], place);
+          place = undefined;
+        }
+        return response;
       } finally {
         place?.release();
       }
@@ -81,19 +88,16 @@ export function paymentHandlers(routes: PaymentRoutes, statusTexts: StatusTexts)
       const merchant = c.get('merchant');
       const id = c.req.param('payment_id');
       // The payment as read with the key (auth.ts) for this id; read again where a fault may apply (a latency may have let it change).
-      const record = c.get('record');
-      const read = record.keyedRead;
+      const read = keyedOf(c)?.read;
       const faultable = c.req.header('sandbox-fault') !== undefined || (merchant.faultRules?.length ?? 0) > 0;
       const p = await c.get('services').payments.get(merchant, id, read?.id === id && !faultable ? read : undefined);
-      record.answered = { paymentId: p.id, paymentStatus: p.status };
+      tellAnswered(c, { paymentId: p.id, paymentStatus: p.status });
       const text = statusTexts.text(p, () => {
         const settled = p.status === 'A' && p.settled ? ' and settled' : '';
         return toJsonText({ code: Code.OK, description: `Payment ${p.id} is ${p.status} (${STATUS_MEANINGS[p.status]}${settled}).`, ...paymentStatusFields(p, merchant) });
       });
-      const answer = sendText(c, Code.OK, text);
       // The journal keeps this text once for every read of this version, not once per read.
-      record.answerRef = `${p.id}@${p.version}`;
-      return answer;
+      return sendText(c, Code.OK, text, {}, `${p.id}@${p.version}`);
     },
   };
 }

@@ -14,11 +14,12 @@ const POST_HEADERS = { 'Sandbox-Fault': requestHeaders.sandboxFault, 'Idempotenc
 
 const changed = (what: string) => json(what, okBody({}));
 
-const transition = <A extends string, S extends z.ZodObject>(action: A, summary: string, schema: S) =>
+const transition = <A extends string, S extends z.ZodObject>(action: A, summary: string, description: string, schema: S) =>
   defineRoute({
     method: 'post',
     path: `/payments/payment/{payment_id}/${action}`,
     summary,
+    description,
     tag,
     access: 'key',
     request: { params, headers: POST_HEADERS, body: { schema, required: true } },
@@ -65,13 +66,14 @@ export function paymentRoutes(productTypes: readonly string[]) {
         ),
       },
     }),
-    assign: transition('assign', 'Assign a payer (P or W to W)', assignSchema),
-    cancel: transition('cancel', 'Cancel before payment (P or W to V)', reasonSchema),
-    void: transition('void', 'Void a paid payment before settlement (A to V)', reasonSchema),
+    assign: transition('assign', 'Assign a payer (P or W to W)', 'Gives the payment a payer: P becomes W; in W the payer is replaced. A magic payer (PAYER_PAYS, PAYER_PAYS_LATER, PAYER_DECLINES, PAYER_NEVER_PAYS) steers what happens next. Any other status is refused with 402 naming it.', assignSchema),
+    cancel: transition('cancel', 'Cancel before payment (P or W to V)', 'The merchant cancels a payment the payer has not paid: status V, the reason kept in its history. A paid payment is refused with 402 (use void).', reasonSchema),
+    void: transition('void', 'Void a paid payment before settlement (A to V)', 'The merchant voids a paid payment that is not settled yet: status V, the reason kept in its history. Before payment it is refused with 402 (use cancel); once settled, with 402 too.', reasonSchema),
     status: defineRoute({
       method: 'get',
       path: '/payments/payment/{payment_id}',
       summary: 'Check payment status',
+      description: "The payment as the interface shows it: status, amounts written with two decimals, payee, payer (null before one is assigned), source and fee (after payment), payment_date in Unix seconds (null until paid) and metadata as sent. Another merchant's payment_id answers 404, exactly like an unknown one.",
       tag,
       access: 'key',
       request: { params, headers: { 'Sandbox-Fault': requestHeaders.sandboxFault } },

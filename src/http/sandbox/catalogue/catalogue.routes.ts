@@ -9,6 +9,7 @@ export const codes = defineRoute({
   method: 'get',
   path: '/codes',
   summary: 'Every code the sandbox answers, with its meaning and causes',
+  description: 'The codes of the envelope (which equal the HTTP status by default), each with its meaning and what causes it in the sandbox. No key needed.',
   tag,
   access: 'open',
   responses: {
@@ -21,6 +22,7 @@ export const magic = defineRoute({
   method: 'get',
   path: '/magic',
   summary: 'Every magic value: data that steers the outcome without a control call',
+  description: 'The payers (PAYER_PAYS, PAYER_DECLINES, ...) and amounts (900.01 to 900.04) that make a payment pay, fail, wait or fault through the data an application already sends. No key needed.',
   tag,
   access: 'open',
   responses: {

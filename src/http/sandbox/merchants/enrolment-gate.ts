@@ -2,6 +2,7 @@
 import type { Context } from 'hono';
 import { SandboxError } from '../../../domain/errors.js';
 import { sameSecret } from '../../../domain/ids.js';
+import { bearerToken } from '../../bearer.js';
 import { clientAddress } from '../../client-address.js';
 import type { AppEnv } from '../../context.js';
 
@@ -37,8 +38,7 @@ async function checkAdminToken(c: Context<AppEnv>, adminToken: string): Promise<
     SandboxError.rateLimited(`Too many wrong admin tokens: ${ADMIN_TOKEN_ATTEMPTS_PER_MINUTE} a minute from one client; retry after ${wait} s (see Retry-After) with Authorization: Bearer <SANDBOX_ADMIN_TOKEN>.`, wait);
   const waiting = limited ? await store.rateWindows.wait(key, ADMIN_TOKEN_ATTEMPTS_PER_MINUTE, 60_000, merchants.realNow()) : 0;
   if (waiting > 0) throw refuse(waiting);
-  const header = c.req.header('authorization') ?? '';
-  const token = header.startsWith('Bearer ') ? header.slice(7) : '';
+  const token = bearerToken(c.req.header('authorization')) ?? '';
   if (sameSecret(token, adminToken)) return;
   // Another instance may have filled the window meanwhile: then this attempt is refused as over it.
   const over = limited ? await store.rateWindows.take(key, ADMIN_TOKEN_ATTEMPTS_PER_MINUTE, 60_000, merchants.realNow()) : 0;

@@ -51,6 +51,7 @@ export const ownMerchant = defineRoute({
   method: 'get',
   path: '/merchant',
   summary: "The key's own merchant: payee id, settings and its storage usage (never keys or salt)",
+  description: 'The merchant of this key: payee id, name, city, country, MCC, currency, settings, and how much of its storage quota it uses. API keys and the signing salt are never shown again after enrolment.',
   tag,
   access: 'key',
   responses: { 200: json('The merchant.', okBody({ ...profileShape, storage: storageShape })), ...KEYED_ANSWERS },
