@@ -30,9 +30,21 @@ interface Known {
   readonly at: number;
 }
 
+/** The merchants holding any record: the fair share's divisor (storage-quota.ts). */
+function holdersOf(sql: Sql) {
+  return sql<{ payee_id: string }[]>`
+    SELECT payee_id FROM (
+      SELECT payee_id FROM payreq_storage WHERE payment_bytes > 0
+      UNION SELECT payee_id FROM payreq_journal UNION SELECT payee_id FROM payreq_deliveries
+      UNION SELECT payee_id FROM payreq_idempotency UNION SELECT payee_id FROM payreq_readiness) holding`;
+}
+
 export class PostgresStorage {
   private readonly parts = new Map<string, Known>();
-  private sandbox: Known | null = null;
+  private sandbox: (Known & { readonly holders: Set<string> }) | null = null;
+  private counting: Promise<void> | null = null;
+  /** Bytes this instance added (and deleted) in all: what it wrote while a count ran is added to that count. */
+  private drift = 0;
 
   constructor(private readonly run: Run) {}
 
@@ -58,18 +70,43 @@ export class PostgresStorage {
 
   /** The sandbox's records, from a sum at most USAGE_TTL_MS old plus what this instance added since. */
   async sandboxBytes(): Promise<number> {
-    if (this.sandbox && Date.now() - this.sandbox.at <= USAGE_TTL_MS) return this.sandbox.bytes;
-    const bytes = await this.run(async (sql) => {
-      const [payments] = await sql<{ bytes: string }[]>`SELECT coalesce(sum(payment_bytes), 0)::bigint AS bytes FROM payreq_storage`;
-      const [parts] = await partsSum(sql, null);
-      return Number(payments?.bytes ?? 0) + Number(parts?.bytes ?? 0);
-    });
-    this.sandbox = { bytes, at: Date.now() };
-    return bytes;
+    return (await this.sandboxUsage()).bytes;
   }
 
-  /** A payment of `bytes` was stored by this instance. */
+  /**
+   * The sandbox's records and the merchants holding any, from a count at most USAGE_TTL_MS old
+   * plus what this instance wrote since (a merchant it wrote for is a holder at once).
+   */
+  async sandboxUsage(): Promise<{ readonly bytes: number; readonly holders: number }> {
+    if (!this.sandbox || Date.now() - this.sandbox.at > USAGE_TTL_MS) {
+      const counting = (this.counting ??= this.count().finally(() => (this.counting = null)));
+      // A count under way does not hold up those that know an older one: they go on with it.
+      if (!this.sandbox) await counting;
+    }
+    return { bytes: this.sandbox!.bytes, holders: this.sandbox!.holders.size };
+  }
+
+  /** Sums the sandbox's records and lists their merchants: one count at once, however many ask. */
+  private async count(): Promise<void> {
+    const before = this.drift;
+    const counted = await this.run(async (sql) => {
+      const [payments] = await sql<{ bytes: string }[]>`SELECT coalesce(sum(payment_bytes), 0)::bigint AS bytes FROM payreq_storage`;
+      const [parts] = await partsSum(sql, null);
+      const holders = new Set((await holdersOf(sql)).map((r) => r.payee_id));
+      return { bytes: Number(payments?.bytes ?? 0) + Number(parts?.bytes ?? 0), holders };
+    });
+    this.sandbox = { bytes: counted.bytes + (this.drift - before), holders: counted.holders, at: Date.now() };
+  }
+
+  /** This instance wrote `bytes` of records of the merchant: counted in the sandbox's total and its holders until the next count. */
+  wrote(payeeId: string, bytes: number): void {
+    this.added(bytes);
+    this.sandbox?.holders.add(payeeId);
+  }
+
+  /** A payment of `bytes` was stored by this instance (negative: records it deleted). */
   added(bytes: number): void {
+    this.drift += bytes;
     if (this.sandbox) this.sandbox.bytes += bytes;
   }
 

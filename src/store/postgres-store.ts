@@ -30,6 +30,7 @@ import { JOURNAL_TRIM_EVERY, PostgresJournalLog, trimJournal } from './postgres-
 import { PostgresRateWindows } from './postgres-rate-windows.js';
 import { EVIDENCE_TRIM_EVERY, PostgresReadinessLog, trimEvidence } from './postgres-readiness.js';
 import { PostgresTrims } from './postgres-trims.js';
+import { PostgresRoom } from './postgres-room.js';
 import type { TrimCounter } from './postgres-trims.js';
 import { PostgresTurnWriter } from './postgres-turn.js';
 import { migrate } from './postgres-schema.js';
@@ -41,7 +42,7 @@ import type { Sql } from './postgres-connection.js';
 import { redactedUrl } from './unavailable.js';
 import { PostgresStorage } from './postgres-storage.js';
 import { passesBudget, paymentRoom, textBytes } from './storage-quota.js';
-import type { StorageLimits, StorageUsage } from './storage-quota.js';
+import type { StorageLimits, StorageRefusal, StorageUsage } from './storage-quota.js';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// URL. */
@@ -50,6 +51,8 @@ export interface PostgresStoreOptions {
   readonly maxConnections?: number;
   /** Where the database going away and coming back, and failed trims, are said; loggerOr's default when not given. */
   readonly logger?: Logger;
+  /** The storage limits whose allowance the journal, evidence and deliveries are trimmed to (none: their count caps alone). */
+  readonly limits?: StorageLimits;
 }
 
 
@@ -82,17 +85,19 @@ export class PostgresStore implements Store {
     const logger = loggerOr(options.logger);
     this.connection = new PostgresConnection(options.url, this.shownUrl, options.maxConnections ?? 10, logger);
     this.trims = new PostgresTrims((query) => this.run(query), logger);
+    this.storage = new PostgresStorage((query) => this.run(query));
+    const room = new PostgresRoom(this.storage, this.trims, options.limits);
     this.journalTrims = this.trims.counter(JOURNAL_TRIM_EVERY, trimJournal);
     const writer = new PostgresTurnWriter((query) => this.run(query), {
       journal: this.journalTrims,
       evidence: this.trims.counter(EVIDENCE_TRIM_EVERY, trimEvidence),
+      bytes: room.written,
     });
     this.journal = new PostgresJournalLog(this, writer, this.journalTrims);
     this.rateWindows = new PostgresRateWindows(this);
-    this.deliveries = new PostgresDeliveryLog(this, this.trims);
+    this.deliveries = new PostgresDeliveryLog(this, this.trims, room.written);
     this.idempotency = new PostgresIdempotencyKeys(this, this.trims);
     this.readiness = new PostgresReadinessLog(this, writer);
-    this.storage = new PostgresStorage((query) => this.run(query));
     this.keyedReads = new PostgresKeyedReads((query) => this.run(query), paymentOf);
   }
 
@@ -173,20 +178,22 @@ export class PostgresStore implements Store {
   async insertPayment(payment: Payment, outbox: readonly Delivery[] = [], limits?: StorageLimits): Promise<InsertResult> {
     const row = paymentRow(payment);
     const bytes = textBytes(row.doc);
-    let room = Number.MAX_SAFE_INTEGER;
+    let room: { readonly bytes: number; readonly refusal: StorageRefusal } = { bytes: Number.MAX_SAFE_INTEGER, refusal: 'merchant_quota' };
     if (limits) {
-      if (passesBudget(await this.storage.sandboxBytes(), bytes, limits)) {
-        this.storage.recount();
-        return 'sandbox_budget';
-      }
-      room = paymentRoom(await this.storage.recentPartsBytes(payment.payeeId), limits);
+      const sandbox = await this.storage.sandboxUsage();
+      const parts = await this.storage.recentPartsBytes(payment.payeeId);
+      const full = passesBudget(sandbox.bytes, bytes, limits);
+      // Whether the merchant holds anything counts only when its fair share decides: a full sandbox.
+      const payments = full ? await this.storage.paymentBytes(payment.payeeId) : 0;
+      room = paymentRoom(parts, { merchantBytes: parts + payments, sandboxBytes: sandbox.bytes, holders: sandbox.holders }, bytes, limits);
+      if (full) this.storage.recount();
     }
     // The merchant's count takes the bytes only while they fit its room, and the payment is stored only then: one statement.
     const insert = (sql: Sql) => sql`
       WITH counted AS (
-        INSERT INTO payreq_storage AS s (payee_id, payment_bytes) SELECT ${row.payee_id}::text, ${bytes}::bigint WHERE ${bytes}::bigint <= ${room}::bigint
+        INSERT INTO payreq_storage AS s (payee_id, payment_bytes) SELECT ${row.payee_id}::text, ${bytes}::bigint WHERE ${bytes}::bigint <= ${room.bytes}::bigint
         ON CONFLICT (payee_id) DO UPDATE SET payment_bytes = s.payment_bytes + excluded.payment_bytes
-          WHERE s.payment_bytes + excluded.payment_bytes <= ${room}::bigint
+          WHERE s.payment_bytes + excluded.payment_bytes <= ${room.bytes}::bigint
         RETURNING 1)
       INSERT INTO payreq_payments (id, payee_id, merchant_ref_no, token, code, status, live, due_at, settle_at, created_at, version, doc)
       SELECT ${row.id}::text, ${row.payee_id}::text, ${row.merchant_ref_no}::text, ${row.token}::text, ${row.code}::text, ${row.status}::text, ${row.live}::boolean,
@@ -201,7 +208,7 @@ export class PostgresStore implements Store {
           if (n === 1) await this.deliveries.insert(tx, outbox);
           return n;
         }));
-      if (stored !== 1) return 'merchant_quota';
+      if (stored !== 1) return room.refusal;
       this.storage.added(bytes);
       return 'inserted';
     } catch (err) {
@@ -309,8 +316,8 @@ export class PostgresStore implements Store {
 
   /** The merchant's payments as counted and its other records summed now; the sandbox's a few seconds old. */
   async storageUsage(payeeId: string): Promise<StorageUsage> {
-    const [payments, parts, sandboxBytes] = await Promise.all([this.storage.paymentBytes(payeeId), this.storage.partsBytes(payeeId), this.storage.sandboxBytes()]);
-    return { merchantBytes: payments + parts, sandboxBytes };
+    const [payments, parts, sandbox] = await Promise.all([this.storage.paymentBytes(payeeId), this.storage.partsBytes(payeeId), this.storage.sandboxUsage()]);
+    return { merchantBytes: payments + parts, sandboxBytes: sandbox.bytes, holders: sandbox.holders };
   }
 
   resetMerchant(payeeId: string): Promise<number> {
