@@ -1,0 +1,61 @@
+/**
+ * A payment opened to act on it: its actions are in view as the detail opens, on a phone and a
+ * desktop alike, and what an action answered shows in view too, not a screen above the button.
+ */
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer, Sandbox } from '../../src/index.js';
+import { createBody, DEMO_KEY, memorySandbox } from '../helpers.js';
+import type { Chromium } from './chromium.js';
+import { DESKTOP, launchChromium, openDashboard, PHONE } from './chromium.js';
+
+let sandbox: Sandbox;
+let server: RunningServer;
+let chromium: Chromium;
+
+beforeAll(async () => {
+  sandbox = await memorySandbox();
+  server = await sandbox.listen(0, '127.0.0.1');
+  chromium = await launchChromium();
+});
+
+afterAll(async () => {
+  await chromium?.close();
+  await server?.close(100);
+  await sandbox?.close();
+});
+
+afterEach(() => {
+  expect(chromium.problems.splice(0)).toEqual([]);
+});
+
+async function create(): Promise<string> {
+  const res = await fetch(`${server.url}/openapi/v1/payments/payment`, { method: 'POST', headers: { 'Service-Api-Key': DEMO_KEY, 'Content-Type': 'application/json' }, body: JSON.stringify(createBody({ metadata: { order: 'A-17' } })) });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { payment_id: string }).payment_id;
+}
+
+/** Whether the whole of `target` is inside the viewport as the page is scrolled now. */
+async function inView(page: Page, target: Locator): Promise<boolean> {
+  const box = await target.boundingBox();
+  const height = page.viewportSize()?.height ?? 0;
+  return box !== null && box.y >= 0 && box.y + box.height <= height;
+}
+
+describe('a payment opened to act on it', () => {
+  for (const [name, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
+    it(`shows its actions, and what one answered, without scrolling on a ${name}`, async () => {
+      const id = await create();
+      const page = await chromium.newPage(viewport);
+      await openDashboard(page, server.url, DEMO_KEY);
+      await page.locator(`tr[data-payment-id="${id}"] button[data-action="open"]`).click();
+      await page.locator('#detail [data-field="payment_id"]').waitFor();
+      const pay = page.locator('#detail-actions button[data-action="pay"]');
+      expect(await inView(page, pay)).toBe(true);
+      await pay.click();
+      await page.locator('#detail-message [data-code="200"]').waitFor();
+      expect(await inView(page, page.locator('#detail-message'))).toBe(true);
+      await page.close();
+    });
+  }
+});
