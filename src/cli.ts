@@ -7,6 +7,7 @@ import { decodeEmvPayload } from './domain/emv.js';
 import { createSandbox, isPostgresUrl } from './index.js';
 import { redactedUrl } from './store/unavailable.js';
 import { DEFAULT_STORAGE_LIMITS, MIB } from './store/storage-quota.js';
+import { DEFAULT_SNAPSHOT_AFTER_BYTES, fsyncPolicy } from './store/file-log.js';
 import { isDriverWriteAfterClose } from './store/postgres-connection.js';
 import { pino } from 'pino';
 import type { Logger as PinoLogger } from 'pino';
@@ -138,7 +139,8 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   // A hosted sandbox (admin token set) does not open the public demo keys unless asked to.
   const demos = envChoice(process.env, 'SANDBOX_DEMO_MERCHANTS', config.adminToken ? ['off', 'on'] : ['on', 'off']) === 'on';
   if (postgresUrl) guardDriverWriteAfterClose(logger);
-  const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, url: postgresUrl, seed: options.seed, config, log, processMetrics: true, demoMerchants: demos, repair: options.repair });
+  const fileStore = { fsync: fsyncPolicy(process.env.SANDBOX_FSYNC), snapshotAfterBytes: envMebibytes(process.env, 'SANDBOX_SNAPSHOT_MB', DEFAULT_SNAPSHOT_AFTER_BYTES) };
+  const sandbox = await createSandbox({ store: storeKind, dataFile: options.data, url: postgresUrl, seed: options.seed, config, log, processMetrics: true, demoMerchants: demos, repair: options.repair, ...fileStore });
   const server = await sandbox.listen(options.port, options.host).catch(async (err: unknown) => {
     await sandbox.close().catch(() => {});
     throw listenError(err, options.port, options.host);
@@ -260,7 +262,7 @@ export function buildProgram(): Command {
     .addOption(new Option('--host <host>', 'address to listen on (0.0.0.0 for every interface, as a hosted sandbox needs)').env('HOST').default('127.0.0.1'))
     .addOption(new Option('-d, --data <file>', 'file of the file store').env('SANDBOX_DATA').default('data/sandbox.json'))
     .option('--memory', 'keep everything in memory (same as --store memory)', false)
-    .option('--repair', 'start on a damaged file store: drop what cannot be read, report it in the log, keep <file>.damaged-<time> copies, fold the rest into a new snapshot', false)
+    .option('--repair', 'start on a damaged file store: keep every whole line that can be read, say in the log what was dropped, keep <file>.damaged-<time> copies, write the rest as a new snapshot', false)
     .addOption(
       new Option('--store <store>', 'file, memory, or postgres://user:pass@host:port/db to share one sandbox between instances')
         .env('SANDBOX_STORE')

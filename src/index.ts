@@ -27,6 +27,7 @@ import type { Logger } from './logger.js';
 import type { Services } from './services/index.js';
 import type { EnrollInput } from './services/merchants.js';
 import { FileStore } from './store/file-store.js';
+import type { FsyncPolicy } from './store/file-log.js';
 import { MemoryStore } from './store/memory-store.js';
 import { PostgresStore } from './store/postgres-store.js';
 import type { Store } from './store/store.js';
@@ -36,8 +37,12 @@ export interface SandboxOptions {
   readonly store?: 'memory' | 'file' | 'postgres';
   /** The file of the file store; default data/sandbox.json. */
   readonly dataFile?: string;
-  /** Start the file store on damaged files: drop what cannot be read, say what through the logger, keep copies. */
+  /** Start the file store on damaged files: drop the lines that cannot be read, say which through the logger, keep copies. */
   readonly repair?: boolean;
+  /** When the file store's log reaches the disk (SANDBOX_FSYNC): always, second (default), off. */
+  readonly fsync?: FsyncPolicy;
+  /** The file store writes a snapshot once its log holds this many bytes (SANDBOX_SNAPSHOT_MB; default 64 MiB). */
+  readonly snapshotAfterBytes?: number;
   /** The postgres:// or postgresql:// URL of the PostgreSQL store. */
   readonly url?: string;
   /** Real time in ms for the whole sandbox; each merchant's clock runs at an offset from it. */
@@ -195,7 +200,10 @@ function libraryBody<S extends z.ZodObject>(helper: string, schema: S, input: un
 }
 
 function storeOf(options: SandboxOptions, logger: Logger): Store {
-  if (options.store === 'file') return new FileStore({ dataFile: options.dataFile ?? 'data/sandbox.json', repair: options.repair === true, logger });
+  if (options.store === 'file') {
+    const { fsync, snapshotAfterBytes } = options;
+    return new FileStore({ dataFile: options.dataFile ?? 'data/sandbox.json', repair: options.repair === true, fsync, snapshotAfterBytes, logger });
+  }
   if (options.store === 'postgres') {
     if (!options.url || !isPostgresUrl(options.url)) throw new Error('createSandbox({ store: "postgres" }) needs url: a postgres:// or postgresql:// URL of the database.');
     return new PostgresStore({ url: options.url, logger });

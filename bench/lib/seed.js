@@ -1,13 +1,13 @@
 /**
- * Seeds a file store directly: one lowdb snapshot ({format, walSegment, merchants, payments})
+ * Seeds a file store directly: a snapshot (JSON lines, in the store's own record format)
  * holding the demo merchants and `count` payments shaped exactly as create stores them
- * (status P, within their time-to-live, as a load test leaves them), written by the store's
- * snapshot writer. No HTTP, no log: ~1-2 s for 100k.
+ * (status P, within their time-to-live, as a load test leaves them), and an empty log after it.
+ * No HTTP: ~1-2 s for 100k.
  *
  * CLI: node bench/lib/seed.js <file> <count>
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -57,9 +57,8 @@ export const SEED_PAYEE = 'DEMO-MERCHANT-1';
  * default 15-minute time-to-live, longer than a bench run.
  */
 export async function seedStore(file, count, { now = Date.now(), ttlMs = 15 * 60_000 } = {}) {
-  const [{ SNAPSHOT_FORMAT }, { SnapshotFile }, { newPayment }] = await Promise.all([
-    import(dist('store/file-store.js')),
-    import(dist('store/snapshot-file.js')),
+  const [{ FORMAT, line }, { newPayment }] = await Promise.all([
+    import(dist('store/file-records.js')),
     import(dist('domain/payment.js')),
   ]);
   const merchants = await demoMerchants();
@@ -86,8 +85,14 @@ export async function seedStore(file, count, { now = Date.now(), ttlMs = 15 * 60
     });
   }
   mkdirSync(path.dirname(file), { recursive: true });
-  // Written by the store's own snapshot writer, so the file has the layout a running sandbox leaves.
-  await new SnapshotFile(file).write({ format: SNAPSHOT_FORMAT, walSegment: 0, merchants, payments });
+  // The layout a running sandbox leaves: the snapshot's records between its header and end lines, and the log after it.
+  const records = [...merchants.map((v) => ({ t: 'merchant', v })), ...payments.map((v) => ({ t: 'payment', v }))];
+  const fd = openSync(file, 'w');
+  writeSync(fd, line({ t: 'snapshot', format: FORMAT, generation: 1 }));
+  for (let i = 0; i < records.length; i += 1000) writeSync(fd, records.slice(i, i + 1000).map(line).join(''));
+  writeSync(fd, line({ t: 'end', records: records.length }));
+  closeSync(fd);
+  writeFileSync(`${file}.log`, line({ t: 'log', format: FORMAT, generation: 1 }));
   return { ids, tokens, merchants, payments };
 }
 

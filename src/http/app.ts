@@ -40,7 +40,7 @@ export function createApp(services: Services): Hono<AppEnv> {
   const allowByPath = new Map<string, string>();
   const publicKeyed = keyedRequests({ serves: servesMethod, readOf: statusReadOf, faults: { serves: servesMethod, allowOf: (c) => allowOf(c, allowByPath) } });
 
-  const api = publicApi(services.config.productTypes, services.store.versionsFinal);
+  const api = publicApi(services.config.productTypes);
   for (const prefix of PUBLIC_PREFIXES) {
     app.use(`${prefix}/*`, publicKeyed);
     app.route(prefix, api);

@@ -44,28 +44,16 @@ export function answerError(err: Error, c: Context<AppEnv>): Response {
     const outcome = err.outcomeUnknown
       ? 'the connection was lost mid-call, so a change may or may not have been made: read the payment status before you retry'
       : 'nothing was changed; retry in a few seconds';
-    return send(c, { code: Code.UNAVAILABLE, description: `The sandbox's database cannot be reached right now: ${outcome}.` }, { 'Retry-After': '2' });
+    return send(c, { code: Code.UNAVAILABLE, description: err.forClient ?? `The sandbox's database cannot be reached right now: ${outcome}.` }, { 'Retry-After': '2' });
   }
   // A client that hung up mid-body is not a sandbox fault: nobody reads this answer, and the journal says what happened.
   if (clientHungUp(err)) return send(c, { code: Code.INVALID, description: 'The client closed the connection before the request body arrived; nothing was changed.' });
   // The services are set by the app's first layer; an error thrown before it still gets a logger.
   const logger = loggerOr(c.get('services')?.logger);
   const request = { request_id: c.get('record')?.id ?? null, method: c.req.method, path: new URL(c.req.url).pathname };
-  const storage = storageFailure(err);
-  if (storage) {
-    logger.error({ ...request, ...errorFields(err) }, 'store write failed: the request changed nothing');
-    return send(c, { code: Code.INTERNAL, description: `The sandbox could not write its data file (${storage}): nothing was changed. Free disk space or check the data directory, then retry.` });
-  }
   // The cause goes to the server log only; the client gets the envelope, never a stack.
   logInternalError(logger, err, request);
   return send(c, { code: Code.INTERNAL, description: 'Internal error in the sandbox: nothing was changed. Please report it with the request that caused it.' });
-}
-
-const STORAGE_ERRORS = new Set(['ENOSPC', 'EDQUOT', 'EIO', 'EROFS', 'EFBIG', 'EBADF']);
-
-function storageFailure(err: Error): string | undefined {
-  const code = (err as { code?: unknown }).code;
-  return typeof code === 'string' && STORAGE_ERRORS.has(code) ? code : undefined;
 }
 
 function clientHungUp(err: Error): boolean {

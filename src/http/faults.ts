@@ -13,7 +13,7 @@ import type { HeldPlace } from '../services/held-requests.js';
 import type { ResponseCode } from '../domain/codes.js';
 import type { Fault } from '../domain/faults.js';
 import type { AppEnv } from './context.js';
-import { envelopeOf, send } from './envelope.js';
+import { send } from './envelope.js';
 
 /** A fault applied once the change is committed. */
 export type AfterCommitFault = Extract<Fault, { kind: 'error-after-commit' | 'timeout' | 'drop' }>;
@@ -29,8 +29,6 @@ export interface RequestFaults {
   readonly afterCommit: AfterCommitFault[];
   /** Places among the merchant's held requests, kept until the answer is given. */
   readonly places: HeldPlace[];
-  /** The committed answer's text, as the fault found it. */
-  committed: string | undefined;
   /** The methods of the path, for an injected 405's Allow. */
   allow: string;
 }
@@ -41,7 +39,7 @@ export interface FaultVariables {
 
 function faultsOf(c: Context<AppEnv>): RequestFaults {
   let faults = c.get('faults');
-  if (!faults) c.set('faults', (faults = { noted: undefined, afterCommit: [], places: [], committed: undefined, allow: '' }));
+  if (!faults) c.set('faults', (faults = { noted: undefined, afterCommit: [], places: [], allow: '' }));
   return faults;
 }
 
@@ -64,7 +62,6 @@ export function answerAfterCommit(c: Context<AppEnv>, faults: readonly AfterComm
   const own = faultsOf(c);
   own.afterCommit.push(...faults);
   if (place) own.places.push(place);
-  own.committed = envelopeOf(c)?.text;
   own.allow = allow;
 }
 
@@ -116,9 +113,6 @@ export function answerBeforeCommit(c: Context<AppEnv>, status: ResponseCode, hea
  * then: held (`timeout`), cut (`drop`), or nothing more. Called once the answer is kept.
  */
 export async function spoilCommittedAnswer(c: Context<AppEnv>, faults: RequestFaults): Promise<Cut | undefined> {
-  await c.get('record').untilWritten(c);
-  // The write failed and was undone (its 500 replaced the answer): with nothing committed, that 500 is the truth.
-  if (envelopeOf(c)?.text !== faults.committed) return undefined;
   let cut: Cut | undefined;
   for (const fault of faults.afterCommit) {
     if (fault.kind === 'error-after-commit') c.res = injectedError(c, fault.status, true, injectedHeaders(fault.status, faults.allow));

@@ -5,14 +5,9 @@
  * learn something of the request keep it in context variables of their own (body.ts,
  * envelope.ts, faults.ts, answered.ts, warnings.ts, middleware/auth.ts); none writes here.
  */
-import type { Context } from 'hono';
-import { Code } from '../domain/codes.js';
 import { newRequestId } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { AnsweredFacts } from '../domain/readiness.js';
-import { answeredOf } from './answered.js';
-import type { AppEnv } from './context.js';
-import { send } from './envelope.js';
 
 const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -73,40 +68,5 @@ export class RequestRecord {
   get answer(): CompletedAnswer | undefined {
     return this.completed;
   }
-
-  private written: Promise<void> | undefined;
-
-  /** The answer says nothing the store holds (GET /livez): it waits for no write. */
-  needsNoWrite(): void {
-    this.written ??= Promise.resolve();
-  }
-
-  /**
-   * No answer leaves before the changes it may have read are written (the file store commits in
-   * groups): those of its one payment for a create or a status read, else any pending. The wait is made once, by whichever part asks first (an Idempotency-Key keeping its
-   * answer, a held fault, the end of the request): a later wait would be for a newer batch, one
-   * this answer never read. When that write fails, its changes are undone, so the answer (which
-   * may show them) becomes a 500 that says so.
-   */
-  untilWritten(c: Context<AppEnv>): Promise<void> {
-    return (this.written ??= this.waitForWrite(c));
-  }
-
-  private async waitForWrite(c: Context<AppEnv>): Promise<void> {
-    const { store } = c.get('services');
-    // A create or a status read shows its one payment: it waits for that payment's write alone.
-    const shown = answeredOf(c)?.paymentId;
-    const pending = shown === undefined ? store.pendingWrites() : store.pendingWriteOf(shown);
-    if (!pending) return;
-    try {
-      await pending;
-    } catch {
-      // Hono's setter copies the old answer's headers onto a new one (Idempotent-Replayed, Location...): the 500 is alone.
-      c.res = undefined;
-      c.res = send(c, {
-        code: Code.INTERNAL,
-        description: 'The sandbox could not write its data file, so the changes made at the same moment were undone and this answer may not hold: retry the request.',
-      });
-    }
-  }
 }
+

@@ -3,7 +3,7 @@
  * outbox), claimed for sending under a lease, so that whichever instance is alive sends each
  * one and its retries, also after the instance that started them died.
  */
-import { ByteTally, recordBytes } from './storage-quota.js';
+import { ByteTally, deliveryBytes } from './storage-quota.js';
 export interface DeliveryAttempt {
   readonly at: number;
   readonly status: number | null;
@@ -152,7 +152,7 @@ export interface DeliveryLog {
   clear(payeeId: string): Promise<void>;
 }
 
-/** The deliveries of one process: the memory store's, and the file store's in front of its files (file-logs.ts). */
+/** The deliveries of one process: the memory store's, and the file store's in front of its files (file-parts.ts). */
 export class MemoryDeliveryLog implements DeliveryLog {
   private readonly byMerchant = new Map<string, Delivery[]>();
   /** The stored bytes of the deliveries kept, per merchant (storage quota). */
@@ -165,13 +165,13 @@ export class MemoryDeliveryLog implements DeliveryLog {
       let log = this.byMerchant.get(d.payeeId);
       if (!log) this.byMerchant.set(d.payeeId, (log = []));
       log.unshift(d);
-      this.bytes.add(d.payeeId, recordBytes(d));
+      this.bytes.add(d.payeeId, deliveryBytes(d));
       if (d.state === 'pending') this.pending.set(d.id, { delivery: d, leaseUntil: 0 });
       // Trimmed deliveries are gone, pending ones included: work stays bounded too.
       while (log.length > DELIVERY_LOG_CAP) {
         const trimmed = log.pop()!;
         this.pending.delete(trimmed.id);
-        this.bytes.add(d.payeeId, -recordBytes(trimmed));
+        this.bytes.add(d.payeeId, -deliveryBytes(trimmed));
       }
     }
   }
@@ -280,7 +280,7 @@ export class MemoryDeliveryLog implements DeliveryLog {
     const log = this.byMerchant.get(d.payeeId);
     const at = log?.findIndex((x) => x.id === d.id) ?? -1;
     if (at < 0) return false;
-    this.bytes.add(d.payeeId, recordBytes(d) - recordBytes(log![at]));
+    this.bytes.add(d.payeeId, deliveryBytes(d) - deliveryBytes(log![at]!));
     log![at] = d;
     return true;
   }

@@ -1,187 +1,105 @@
 /**
- * The durable store, assembled from three parts:
- * - the in-memory index (memory-index.ts), with the journal and the deliveries (file-logs.ts),
- *   which answers every read;
- * - the write-ahead log (log-writer.ts), where every change is written before anyone is told
- *   of it: the payment changes of one turn together (group commit), with the webhook
- *   deliveries they cause in the same write;
- * - the lowdb snapshot (snapshot-file.ts), into which the log is folded in the background once
- *   it holds as many records as the snapshot (so the amortised cost per write stays flat), and
- *   at shutdown; a background fold that fails waits 30 s before the next, doubling to 10 min.
+ * The durable store of one process, the plain way (SPEC 23): the memory store (which answers
+ * every read), with every change first a line appended synchronously to the log
+ * `<dataFile>.log` (file-log.ts), then made in memory, so an answer is given only about what
+ * the log holds and nothing is ever pending. A write that fails (a full disk) throws
+ * StoreUnavailableError before memory changes: the request answers 503, nothing changed.
  *
- * Every change below is: log first, then memory (or, for a payment change of the turn, memory
- * at once and undone if the turn's write fails). A process killed at any moment restarts with
- * every acknowledged change. Start-up reads the snapshot, then the log segments after it, each
- * checked (store-files.ts): damage refuses the start, unless `repair` drops it and says so.
- *
- * Files: `<dataFile>` (the snapshot, replaced atomically), `<dataFile>.wal.<n>` segments and
- * `<dataFile>.wal-end` (how many bytes of each segment were written). The snapshot names the
- * first segment it does not include, so a crash between writing the snapshot and deleting old
- * segments leaves segments that are simply skipped. Each log line and the snapshot carry a
- * CRC-32 (store-records.ts, snapshot-file.ts); files of earlier versions, without, still load.
- * The idempotency keys and the readiness evidence are parts in files of their own, written and
- * checked the same way (part-file.ts): `<dataFile>.idempotency` and `<dataFile>.readiness`.
+ * Once the log passes `snapshotAfterBytes`, the whole state is written as the snapshot
+ * `<dataFile>` (a temporary file, then rename) and the log starts afresh after it; a stop
+ * writes one too. A start reads the snapshot, then the log (file-start.ts). Both files are
+ * JSON lines (file-records.ts).
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { Low } from 'lowdb';
 import { errorFields, loggerOr } from '../logger.js';
 import type { Logger } from '../logger.js';
-import { afterReset } from '../domain/merchant.js';
-import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
-import { MemoryDeliveryLog } from './delivery-log.js';
 import type { Delivery } from './delivery-log.js';
-import { FileDeliveryLog, FileIdempotencyKeys, FileJournalLog, FileReadinessLog } from './file-logs.js';
-import { MemoryJournalLog } from './journal-log.js';
 import { DataDirProbe, diskProblem } from './data-dir-probe.js';
-import { LogWriter } from './log-writer.js';
-import type { LogCounters } from './log-writer.js';
-import { MemoryIndex, MerchantQueues } from './memory-index.js';
-import type { StorePart } from './part-file.js';
-import { MemoryRateWindows } from './rate-windows.js';
-import { SnapshotFile } from './snapshot-file.js';
-import type { InsertResult, KeyedPayment, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
-import { clearMerchantParts, countMerchantParts } from './store.js';
-import { storageRefusal, tallyUsage, textBytes } from './storage-quota.js';
-import type { StorageLimits, StorageUsage } from './storage-quota.js';
-import { CHECKSUM_KEY, Damage, emptySnapshot, readSnapshot, replaySegment, segmentsToReplay } from './store-files.js';
-import { encodeRecord, keysHashed, SNAPSHOT_FORMAT } from './store-records.js';
-import type { LogRecord, Snapshot } from './store-records.js';
-
-export { SNAPSHOT_FORMAT };
-export type { Snapshot };
+import { AppendLog, DEFAULT_SNAPSHOT_AFTER_BYTES, replaceFile } from './file-log.js';
+import type { FsyncPolicy } from './file-log.js';
+import { deliveryLines, FileDeliveryLog, FileIdempotencyKeys, FileJournalLog, FileReadinessLog } from './file-parts.js';
+import type { LogLines } from './file-parts.js';
+import { FORMAT, line } from './file-records.js';
+import type { LogRecord } from './file-records.js';
+import { readStore } from './file-start.js';
+import { MemoryStore } from './memory-store.js';
+import type { InsertResult } from './store.js';
+import { storageRefusal, textBytes } from './storage-quota.js';
+import type { StorageLimits } from './storage-quota.js';
 
 export interface FileStoreOptions {
   readonly dataFile: string;
-  /** Fold the log into the snapshot once it holds this many records, or as many as the snapshot, whichever is more. */
-  readonly compactAfter?: number;
-  /** Milliseconds, for the wait after a failed fold; tests move it by hand. */
+  /** A snapshot is written once the log holds this many bytes (default 64 MiB). */
+  readonly snapshotAfterBytes?: number;
+  /** SANDBOX_FSYNC (file-log.ts); default `second`. */
+  readonly fsync?: FsyncPolicy;
+  /** Milliseconds, pacing the health probe; tests move it by hand. */
   readonly clock?: () => number;
-  /** Where failed writes and folds, torn records skipped and repairs are said; loggerOr's default when not given. */
+  /** Where cut lines, failed writes and repairs are said; loggerOr's default when not given. */
   readonly logger?: Logger;
-  /**
-   * Start on damaged files: drop what cannot be read (reported through the logger and in `repaired`),
-   * keep a copy of each damaged file (`<file>.damaged-<time>`), and fold the rest into a new snapshot.
-   */
+  /** Start on damaged files: drop the lines that cannot be read (said, and each damaged file copied to `<file>.damaged-<time>`). */
   readonly repair?: boolean;
 }
 
-/** After a failed background fold, the first wait before the next; it doubles up to the most. */
-export const FOLD_RETRY_FIRST_MS = 30_000;
-export const FOLD_RETRY_MOST_MS = 10 * 60_000;
-
-export class FileStore implements Store {
-  readonly kind = 'file' as const;
-  /** A read may show a change of this turn that a failed write undoes, leaving its version number to another change. */
-  readonly versionsFinal = false;
-  readonly rateWindows = new MemoryRateWindows();
-  readonly journal: FileJournalLog;
-  readonly deliveries: FileDeliveryLog;
-  readonly idempotency: FileIdempotencyKeys;
-  readonly readiness: FileReadinessLog;
+export class FileStore extends MemoryStore implements LogLines {
+  override readonly kind = 'file' as const;
+  override readonly journal = new FileJournalLog(this);
+  override readonly deliveries = new FileDeliveryLog(this);
+  override readonly idempotency = new FileIdempotencyKeys(this);
+  override readonly readiness = new FileReadinessLog(this);
   /** What a start with `repair` dropped, one line each. */
   repaired: readonly string[] = [];
-  private readonly index = new MemoryIndex();
-  private readonly queues = new MerchantQueues();
-  private readonly log: LogWriter;
+  /** Snapshots written since start (tests count them). */
+  snapshots = 0;
+  private readonly log: AppendLog;
   private readonly probe: DataDirProbe;
-  private readonly snapshot: Low<Snapshot>;
-  /** Records the snapshot holds: the log is folded once it holds as many. */
-  private snapshotRecords = 0;
-  private compacting: Promise<void> | null = null;
-  /** No background fold before `at` (clock ms): a fold that fails is not retried on every write. */
-  private foldRetry = { at: -Infinity, waitMs: 0 };
-  private closed = false;
-  /** Merchants read at start with plain API keys (an earlier version): the files are rewritten without them. */
-  private plainKeys = 0;
   private readonly logger: Logger;
+  private readonly snapshotAfter: number;
+  private generation = 0;
+  /** While the files are read at start, replayed changes write nothing. */
+  private replaying = false;
+  private snapshotDue = false;
+  /** After a snapshot failed: none before the log holds this many bytes. */
+  private nextSnapshotAt: number;
+  private closed = false;
 
   constructor(private readonly options: FileStoreOptions) {
+    super();
     this.logger = loggerOr(options.logger);
-    this.log = new LogWriter(options.dataFile, () => this.foldIfDue(), this.logger);
-    this.probe = new DataDirProbe(options.dataFile, () => this.now());
-    this.journal = new FileJournalLog(new MemoryJournalLog(), this.log);
-    this.deliveries = new FileDeliveryLog(new MemoryDeliveryLog(), this.log);
-    this.idempotency = new FileIdempotencyKeys(options.dataFile, this.logger);
-    this.readiness = new FileReadinessLog(options.dataFile, this.logger);
-    this.snapshot = new Low<Snapshot>(new SnapshotFile<Snapshot>(options.dataFile, { checksumKey: CHECKSUM_KEY }), emptySnapshot());
+    this.log = new AppendLog(`${options.dataFile}.log`, options.fsync ?? 'second');
+    this.probe = new DataDirProbe(options.dataFile, options.clock ?? (() => performance.now()));
+    this.nextSnapshotAt = this.snapshotAfter = options.snapshotAfterBytes ?? DEFAULT_SNAPSHOT_AFTER_BYTES;
   }
 
-  get dataFile(): string {
-    return this.options.dataFile;
-  }
-
-  /** Bytes and records appended to the log since start, and folds made. */
-  get counters(): LogCounters {
-    return this.log.counters;
-  }
-
-  async open(): Promise<void> {
-    const file = this.options.dataFile;
-    mkdirSync(path.dirname(file), { recursive: true });
-    const damage = new Damage(file, this.options.repair === true, this.logger);
-    const { snapshot, ...found } = await readSnapshot(file, damage);
-    this.restore(snapshot);
-    const segments = segmentsToReplay(this.log.segments(), snapshot.walSegment, found, this.log, damage);
-    let replayed = 0;
-    const lengths = new Map<number, number>();
-    for (const { n, written } of segments) {
-      const read = replaySegment(this.log.segmentFile(n), { bytes: written, marker: this.log.endFile }, damage, (record) => this.apply(record));
-      replayed += read.records;
-      lengths.set(n, read.bytes);
+  override async open(): Promise<void> {
+    const { dataFile } = this.options;
+    mkdirSync(path.dirname(dataFile), { recursive: true });
+    // A start that throws leaves the store unusable: replaying stays on, nothing is written.
+    this.replaying = true;
+    const started = readStore(dataFile, this.log.file, this.options.repair === true, this.logger, (r) => this.apply(r));
+    this.replaying = false;
+    this.generation = started?.generation ?? 0;
+    if (started && started.dropped.length > 0) {
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      // Copies of the files as they were, before the new snapshot replaces them.
+      const copies = started.damagedFiles.map((file) => `${file}.damaged-${stamp}`);
+      started.damagedFiles.forEach((file, i) => copyFileSync(file, copies[i]!));
+      this.repaired = started.dropped;
+      this.logger.warn({ file: dataFile, dropped: started.dropped, copies }, 'store started with --repair: it dropped the lines that could not be read, kept copies of the damaged files, and wrote what was read as a new snapshot');
     }
-    // Always a fresh segment: the last one may end in a torn line.
-    this.log.open(Math.max(snapshot.walSegment, ...segments.map(({ n }) => n + 1)), lengths);
-    this.log.records = replayed;
-    for (const part of this.parts()) {
-      // Each part checks its own files (a dropped snapshot of one says nothing of the others); the report is one.
-      const found = new Damage(part.file, damage.repair, this.logger);
-      await part.open(found);
-      damage.dropped.push(...found.dropped);
-      for (const f of found.files) damage.files.add(f);
-    }
-    if (damage.dropped.length > 0) await this.finishRepair(damage);
-    else if (this.plainKeys > 0) await this.foldAwayPlainKeys();
+    if (started && started.logBytes !== null) this.log.open(started.logBytes);
+    else this.writeSnapshot();
   }
 
-  /** A fold writes the snapshot from memory, where keys are hashed, and deletes the segments that held them in plain text. */
-  private async foldAwayPlainKeys(): Promise<void> {
-    await this.compact();
-    this.logger.warn(
-      { file: this.options.dataFile, merchants: this.plainKeys },
-      'store hashed the plain-text API keys of an earlier version: it now keeps only their SHA-256 (snapshot rewritten, old log segments deleted)',
-    );
-    this.plainKeys = 0;
-  }
-
-  /** A merchant as read from the files, its keys hashed if an earlier version wrote them plain. */
-  private loaded(m: Merchant): Merchant {
-    const hashed = keysHashed(m);
-    if (!hashed) return m;
-    this.plainKeys++;
-    return hashed;
-  }
-
-  /** The parts in files of their own (part-file.ts). */
-  private parts(): readonly StorePart[] {
-    return [this.idempotency.part, this.readiness.part];
-  }
-
-  /**
-   * Ready while the data directory takes a probe file (data-dir-probe.ts, at most once a second)
-   * and the last append of each log (the main one and the parts') landed. The newer evidence
-   * decides: an append that failed after the last probe makes the store not ready until that
-   * log's next append or the next probe succeeds (both write to the same directory and disk).
-   */
-  async ready(): Promise<void> {
+  /** Ready while the data directory takes a probe file and the last append landed (the newer evidence decides). */
+  override async ready(): Promise<void> {
     if (this.closed || !this.log.isOpen) throw new Error(`the file store ${this.options.dataFile} is closed`);
     const probe = await this.probe.check();
-    if (!probe.ok) throw new Error(probe.problem);
-    for (const log of [this.log, this.idempotency.part.log, this.readiness.part.log]) {
-      const failed = log.failure;
-      if (failed && failed.at >= probe.started) throw new Error(`the last write of a change failed: ${diskProblem(failed, this.options.dataFile)}`);
-    }
+    if (probe.problem !== undefined) throw new Error(probe.problem);
+    const failed = this.log.failure;
+    if (failed && failed.at >= probe.started) throw new Error(`the last write of a change failed: ${diskProblem(failed.err, this.options.dataFile)}`);
   }
 
   /** Probes of the data directory made for ready() (tests count them). */
@@ -189,236 +107,147 @@ export class FileStore implements Store {
     return this.probe.runs;
   }
 
-  async close(): Promise<void> {
+  /** A stop writes a snapshot (a short log for the next start); if that fails, the log still holds every change. */
+  override async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    const parts = Promise.allSettled(this.parts().map((part) => part.close()));
     try {
-      await this.compacting?.catch(() => undefined);
-      this.log.flush();
-      await this.compact();
+      if (this.log.isOpen) this.writeSnapshot();
+    } catch (err) {
+      this.logger.warn({ file: this.options.dataFile, ...errorFields(err) }, 'store close: no snapshot written (the log keeps every change)');
     } finally {
-      // Whatever the snapshot did, every acknowledged change is already in the log.
       this.log.close();
-      const failed = (await parts).find((r) => r.status === 'rejected');
-      if (failed) this.logger.warn(errorFields(failed.reason), 'store close: a part was not folded (its log keeps every change)');
+      await super.close();
     }
   }
 
-  async saveMerchant(merchant: Merchant): Promise<void> {
-    this.log.now(encodeRecord({ t: 'merchant', v: merchant }));
-    this.index.applyMerchant(merchant);
+  protected override write(record: LogRecord): void {
+    this.append(line(record));
   }
 
-  updateMerchant<T>(payeeId: string, change: MerchantChange<T>): Promise<{ readonly result: T } | undefined> {
-    return this.queues.run(payeeId, () => this.index.merchant(payeeId), change, (m) => this.saveMerchant(m));
+  /** Writes `text` to the log, or throws having changed nothing; a snapshot follows once the log is long. */
+  append(text: string): void {
+    if (this.replaying) return;
+    const failing = this.log.failure !== undefined;
+    try {
+      this.log.append(text);
+    } catch (err) {
+      // Said once when writes start failing and once when they land again, not per request.
+      if (!failing) this.logger.error({ file: this.log.file, ...errorFields(err) }, 'store write failed: changes are refused (503) until the data directory takes writes again');
+      throw err;
+    }
+    if (failing) this.logger.info({ file: this.log.file }, 'store writes land again');
+    if (this.log.bytes >= this.nextSnapshotAt && !this.snapshotDue) {
+      this.snapshotDue = true;
+      // Once the change is made in memory (the caller does that next, in the same turn).
+      queueMicrotask(() => this.snapshotNow());
+    }
   }
 
-  async insertPayment(payment: Payment, outbox: readonly Delivery[] = [], limits?: StorageLimits): Promise<InsertResult> {
-    const conflict = this.index.insertConflict(payment);
+  /** Writes a record of what already happened; false when it could not (append said so, once per outage), never a throw (file-parts.ts). */
+  record(text: string): boolean {
+    try {
+      this.append(text);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private snapshotNow(): void {
+    this.snapshotDue = false;
+    if (this.closed) return;
+    try {
+      this.writeSnapshot();
+    } catch (err) {
+      // The log keeps every change; the next try waits until it has grown as much again.
+      this.nextSnapshotAt = this.log.bytes + this.snapshotAfter;
+      this.logger.error({ file: this.options.dataFile, ...errorFields(err) }, 'store snapshot failed (the log keeps every change)');
+    }
+  }
+
+  /** The state as the next generation's snapshot, then the log afresh after it (file-start.ts reads a stop between the two). */
+  writeSnapshot(): void {
+    const generation = this.generation + 1;
+    replaceFile(this.options.dataFile, this.snapshotLines(generation), this.options.fsync !== 'off');
+    this.generation = generation;
+    this.log.restart(line({ t: 'log', format: FORMAT, generation }));
+    this.nextSnapshotAt = this.snapshotAfter;
+    this.snapshots++;
+  }
+
+  /** The snapshot in chunks of about 1 MB: never one string of the whole state. */
+  private *snapshotLines(generation: number): Generator<string> {
+    let chunk = line({ t: 'snapshot', format: FORMAT, generation });
+    let records = 0;
+    for (const r of this.records()) {
+      chunk += line(r);
+      records++;
+      if (chunk.length > 1_000_000) {
+        yield chunk;
+        chunk = '';
+      }
+    }
+    yield `${chunk}${line({ t: 'end', records })}`;
+  }
+
+  /** Everything held, as the records that rebuild it, oldest first per merchant. */
+  private *records(): Generator<LogRecord> {
+    for (const v of this.allMerchants()) yield { t: 'merchant', v };
+    for (const v of this.allPayments()) yield { t: 'payment', v };
+    for (const [payeeId, v] of this.journal.entries()) yield { t: 'journal', payeeId, v };
+    for (const v of this.deliveries.all()) yield { t: 'delivery', v };
+    for (const [payeeId, v] of this.idempotency.answered()) yield { t: 'key', payeeId, v };
+    for (const { payeeId, id, v } of this.readiness.rows()) yield { t: 'seen', payeeId, id, v, replaced: null };
+  }
+
+  /** One record of the snapshot or the log, made in memory as it was when written (the parts' writes are off meanwhile). */
+  private apply(r: LogRecord): void {
+    const parts = [this.journal, this.deliveries, this.idempotency, this.readiness];
+    switch (r.t) {
+      case 'merchant': return this.applyMerchant(r.v);
+      case 'payment': return this.applyPayment(this.withSharedPayee(r.v));
+      case 'reset': return void this.applyReset(r.payeeId);
+      case 'prune': return void this.applyPrune(r.payeeId, r.createdBefore);
+      case 'merchant-delete': return void (this.applyMerchantDelete(r.payeeId), parts.forEach((part) => void part.clear(r.payeeId)));
+      case 'journal': return this.journal.restore(r.payeeId, r.v);
+      case 'delivery': return this.deliveries.put(r.v);
+      case 'key': return this.idempotency.restore(r.payeeId, r.v);
+      case 'seen': return this.readiness.restore(r, r.replaced);
+      case 'journal-clear': return void this.journal.clear(r.payeeId);
+      case 'deliveries-clear': return void this.deliveries.clear(r.payeeId);
+      case 'keys-clear': return void this.idempotency.clear(r.payeeId);
+      case 'seen-clear': return void this.readiness.clear(r.payeeId);
+    }
+  }
+
+  override async insertPayment(payment: Payment, outbox: readonly Delivery[] = [], limits?: StorageLimits): Promise<InsertResult> {
+    const conflict = this.insertConflict(payment);
     if (conflict) return conflict;
-    const line = encodeRecord({ t: 'payment', v: payment });
-    const bytes = paymentBytesOf(line);
-    const refused = limits && storageRefusal(this.usage(payment.payeeId), bytes, limits);
+    const text = line({ t: 'payment', v: payment });
+    const refused = limits && storageRefusal(this.usage(payment.payeeId), paymentBytesOf(text), limits);
     if (refused) return refused;
-    await this.writePayment(payment, undefined, outbox, line);
+    this.writePayment(payment, text, outbox);
     return 'inserted';
   }
 
-  async updatePayment(payment: Payment, expectedVersion: number, outbox: readonly Delivery[] = []): Promise<boolean> {
-    const current = this.index.replaceable(payment, expectedVersion);
-    if (!current) return false;
-    await this.writePayment(payment, current, outbox);
+  override async updatePayment(payment: Payment, expectedVersion: number, outbox: readonly Delivery[] = []): Promise<boolean> {
+    if (!this.replaceable(payment, expectedVersion)) return false;
+    this.writePayment(payment, line({ t: 'payment', v: payment }), outbox);
     return true;
   }
 
-  /**
-   * Group commit: the change is in memory at once (a second create in the same turn sees its
-   * merchant_ref_no), and in the log, with its deliveries, at the end of the turn.
-   */
-  private async writePayment(payment: Payment, previous: Payment | undefined, outbox: readonly Delivery[], line = encodeRecord({ t: 'payment', v: payment })): Promise<void> {
-    const bytes = paymentBytesOf(line);
-    let lines = line;
-    for (const d of outbox) lines += encodeRecord({ t: 'delivery', v: d });
-    // The deliveries go to memory once the change is written: a change undone by a failed write sends nothing.
-    const written = this.log.change(lines, 1 + outbox.length, () => this.index.unapplyPayment(payment, previous), () => this.deliveries.memory.add(outbox), payment.id);
-    this.index.applyPayment(payment, bytes);
-    await written;
+  /** The change and the deliveries it causes in one write: both or neither. */
+  private writePayment(payment: Payment, text: string, outbox: readonly Delivery[]): void {
+    this.append(outbox.length === 0 ? text : text + deliveryLines(outbox));
+    this.applyPayment(payment, paymentBytesOf(text));
+    this.deliveries.add(outbox);
   }
-
-  async storageUsage(payeeId: string): Promise<StorageUsage> {
-    return this.usage(payeeId);
-  }
-
-  private usage(payeeId: string) {
-    const parts = [this.journal.memory.bytes, this.deliveries.memory.bytes, this.idempotency.memory.bytes, this.readiness.memory.bytes];
-    return tallyUsage(payeeId, this.index.paymentBytes, parts);
-  }
-
-  async resetMerchant(payeeId: string): Promise<number> {
-    this.log.now(encodeRecord({ t: 'reset', payeeId }));
-    const erased = this.index.applyReset(payeeId);
-    // Each part writes its own clear record (the journal and deliveries into the main log).
-    await clearMerchantParts(this, payeeId);
-    await this.updateMerchant(payeeId, (m) => [afterReset(m), null] as const);
-    return erased;
-  }
-
-  async prunePayments(payeeId: string, createdBefore: number): Promise<number> {
-    this.log.now(encodeRecord({ t: 'prune', payeeId, createdBefore }));
-    return this.index.applyPrune(payeeId, createdBefore);
-  }
-
-  /**
-   * What a reset erases (its records), then one `merchant-delete` record, which alone erases
-   * the merchant, its keys and all it holds when replayed: a restart does not bring it back.
-   */
-  async deleteMerchant(payeeId: string): Promise<MerchantErasure | undefined> {
-    if (!(await this.index.merchant(payeeId))) return undefined;
-    const counted = await countMerchantParts(this, payeeId);
-    const reset = await this.resetMerchant(payeeId);
-    const late = await this.queues.exclusive(payeeId, async () => {
-      this.log.now(encodeRecord({ t: 'merchant-delete', payeeId }));
-      const erased = this.forgetMerchant(payeeId);
-      // The parts have logs of their own: cleared again, for what requests in flight kept since the reset.
-      await this.idempotency.clear(payeeId);
-      await this.readiness.clear(payeeId);
-      return erased;
-    });
-    return { payments: reset + late, ...counted };
-  }
-
-  /** The merchant out of memory, with anything a request in flight added since its reset. */
-  private forgetMerchant(payeeId: string): number {
-    const erased = this.index.applyMerchantDelete(payeeId);
-    void this.journal.memory.clear(payeeId);
-    void this.deliveries.memory.clear(payeeId);
-    return erased;
-  }
-
-  pendingWrites(): Promise<void> | undefined {
-    return this.log.pending();
-  }
-
-  pendingWriteOf(paymentId: string): Promise<void> | undefined {
-    return this.log.pendingOf(paymentId);
-  }
-
-  /** Folds the log into a new snapshot and deletes the folded segments. */
-  async compact(): Promise<void> {
-    if (this.compacting) return this.compacting;
-    this.compacting = this.compactNow().finally(() => {
-      this.compacting = null;
-    });
-    return this.compacting;
-  }
-
-  private async compactNow(): Promise<void> {
-    if (!this.log.isOpen) return;
-    // Rotate first (writing what is pending: the snapshot is taken from memory, which must be in
-    // the log first); changes made while the snapshot is written go to the new segment.
-    const next = this.log.rotate();
-    const data: Snapshot = {
-      format: SNAPSHOT_FORMAT,
-      walSegment: next,
-      merchants: this.index.allMerchants(),
-      payments: this.index.allPayments(),
-      journal: Array.from(this.journal.memory.entries(), ([payeeId, entry]) => ({ payeeId, entry })),
-      deliveries: [...this.deliveries.memory.all()],
-    };
-    this.snapshot.data = data;
-    try {
-      await this.snapshot.write();
-    } finally {
-      // Snapshots hold plain arrays; drop them so memory holds each record once.
-      this.snapshot.data = emptySnapshot();
-    }
-    this.snapshotRecords = recordsIn(data);
-    this.log.deleteBefore(next);
-    this.counters.compactions++;
-    this.foldRetry = { at: -Infinity, waitMs: 0 };
-  }
-
-  /** After a write: a fold in the background once the log holds as many records as the snapshot. */
-  private foldIfDue(): void {
-    const threshold = Math.max(this.options.compactAfter ?? 10_000, this.snapshotRecords);
-    if (this.log.records >= threshold && !this.compacting && this.now() >= this.foldRetry.at) setImmediate(() => this.foldInBackground());
-  }
-
-  /** Starts a background fold, unless one failed too recently. */
-  private foldInBackground(): void {
-    if (this.compacting || this.now() < this.foldRetry.at) return;
-    this.compact().catch((err: unknown) => {
-      const waitMs = Math.min(Math.max(FOLD_RETRY_FIRST_MS, this.foldRetry.waitMs * 2), FOLD_RETRY_MOST_MS);
-      this.foldRetry = { at: this.now() + waitMs, waitMs };
-      this.logger.error({ file: this.options.dataFile, ...errorFields(err), retry_in_s: waitMs / 1000 }, 'store compaction failed (the log keeps every change)');
-    });
-  }
-
-  private now(): number {
-    return this.options.clock ? this.options.clock() : performance.now();
-  }
-
-  /** Memory as the snapshot holds it. */
-  private restore(s: Snapshot): void {
-    for (const m of s.merchants) this.index.applyMerchant(this.loaded(m));
-    for (const p of s.payments) this.index.applyPayment(this.index.withSharedPayee(p));
-    for (const { payeeId, entry } of s.journal ?? []) this.journal.memory.restore(payeeId, entry);
-    this.deliveries.memory.add(s.deliveries ?? []);
-    this.snapshotRecords = recordsIn(s);
-  }
-
-  /** One record of the log, replayed into memory as it was applied when written. */
-  private apply(record: LogRecord): void {
-    switch (record.t) {
-      case 'merchant': return this.index.applyMerchant(this.loaded(record.v));
-      case 'payment': return this.index.applyPayment(this.index.withSharedPayee(record.v));
-      case 'reset': return void this.index.applyReset(record.payeeId);
-      case 'prune': return void this.index.applyPrune(record.payeeId, record.createdBefore);
-      case 'journal': return this.journal.memory.restore(record.payeeId, record.v);
-      case 'journal-clear': return void this.journal.memory.clear(record.payeeId);
-      case 'delivery': return this.deliveries.memory.put(record.v);
-      case 'deliveries-clear': return void this.deliveries.memory.clear(record.payeeId);
-      case 'merchant-delete': return void this.forgetMerchant(record.payeeId);
-    }
-  }
-
-  /** After a start with repair that dropped something: copies of the damaged files, the report, and a fold without the damage. */
-  private async finishRepair(damage: Damage): Promise<void> {
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    const copies = [...damage.files].map((file) => {
-      copyFileSync(file, `${file}.damaged-${stamp}`);
-      return `${file}.damaged-${stamp}`;
-    });
-    this.repaired = damage.dropped;
-    this.logger.warn({ file: this.options.dataFile, dropped: damage.dropped, copies }, 'store started with --repair: it dropped what could not be read, kept copies of the damaged files, and folds what was read into a new snapshot');
-    await Promise.all([this.compact(), ...this.parts().map((part) => part.compact())]);
-  }
-
-  // Reads: the index answers them all.
-  merchantByKey(apiKey: string): Promise<Merchant | undefined> { return this.index.merchantByKey(apiKey); }
-  keyedPayment(apiKey: string, paymentId: string): Promise<KeyedPayment | undefined> { return this.index.keyedPayment(apiKey, paymentId); }
-  merchant(payeeId: string): Promise<Merchant | undefined> { return this.index.merchant(payeeId); }
-  merchantIds(): Promise<readonly string[]> { return this.index.merchantIds(); }
-  payment(payeeId: string, paymentId: string): Promise<Payment | undefined> { return this.index.payment(payeeId, paymentId); }
-  paymentByRef(payeeId: string, ref: string): Promise<Payment | undefined> { return this.index.paymentByRef(payeeId, ref); }
-  paymentByToken(token: string): Promise<Payment | undefined> { return this.index.paymentByToken(token); }
-  listPayments(payeeId: string, query: PaymentQuery): Promise<PaymentPage> { return this.index.listPayments(payeeId, query); }
-  countPayments(payeeId: string): Promise<number> { return this.index.countPayments(payeeId); }
-  belowPaymentCap(payeeId: string, cap: number): Promise<boolean> { return this.index.belowPaymentCap(payeeId, cap); }
-  livePayments(payeeId: string): Promise<readonly Payment[]> { return this.index.livePayments(payeeId); }
-  dueIds(payeeId: string, now: number, autoSettle: boolean): Promise<readonly string[]> { return this.index.dueIds(payeeId, now, autoSettle); }
-  countDue(payeeId: string, now: number, autoSettle: boolean): Promise<number> { return this.index.countDue(payeeId, now, autoSettle); }
-  merchantsWithDueWork(realNow: number): Promise<readonly string[]> { return this.index.merchantsWithDueWork(realNow); }
 }
 
-function recordsIn(s: Snapshot): number {
-  return s.merchants.length + s.payments.length + (s.journal?.length ?? 0) + (s.deliveries?.length ?? 0);
-}
+/** A payment's line is its document in a fixed frame: the document's bytes (storage-quota.ts) are the line's less the frame's. */
+const PAYMENT_FRAME_BYTES = line({ t: 'payment', v: null as unknown as Payment }).length - 'null'.length;
 
-/** A payment's line is its document in a fixed frame: the document's bytes (storage-quota.ts) are the line's less the frame's, with no second JSON.stringify. */
-const PAYMENT_FRAME_BYTES = encodeRecord({ t: 'payment', v: null as unknown as Payment }).length - 'null'.length;
-
-function paymentBytesOf(line: string): number {
-  return textBytes(line) - PAYMENT_FRAME_BYTES;
+function paymentBytesOf(text: string): number {
+  return textBytes(text) - PAYMENT_FRAME_BYTES;
 }

@@ -2,7 +2,7 @@
  * Idempotency keys (SPEC 16): per merchant, the first answer to a POST sent with an
  * `Idempotency-Key`, kept for 24 hours of the merchant's clock, so a retry gets that answer
  * again instead of making a second change. The in-process keys below serve the memory store, and
- * the file store in front of its files (file-logs.ts); a shared store keeps them in a table.
+ * the file store in front of its files (file-parts.ts); a shared store keeps them in a table.
  */
 import { createHash } from 'node:crypto';
 import { MAX_LATENCY_MS } from '../domain/faults.js';

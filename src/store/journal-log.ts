@@ -1,6 +1,6 @@
 /**
  * Where the request journal is kept: per merchant, newest first, bounded. The in-process log
- * below serves the memory store, and the file store in front of its files (file-logs.ts); a
+ * below serves the memory store, and the file store in front of its files (file-parts.ts); a
  * shared store keeps the same entries in a table.
  */
 import { answerTextBytes, ByteTally, journalEntryBytes } from './storage-quota.js';
@@ -211,7 +211,7 @@ export class MemoryJournalLog implements JournalLog {
 /**
  * The text kept for `ref`, now referred to once more (kept as `body` when none was: refs 1); undefined
  * when the entry keeps its own answer: no ref, no answer, or another text kept under that name (a
- * ref may name two answers, as on the file store a version a failed write left to another change).
+ * ref may name two answers: a text that differs from the one kept is kept with its entry).
  * A body undefined is an entry read back without its text: it refers to the one kept.
  */
 function refer(answers: Map<string, KeptAnswer>, ref: string | undefined, body: string | null | undefined): KeptAnswer | undefined {

@@ -1,6 +1,6 @@
 /**
  * The in-memory index of merchants and payments: the memory store is this index (plus the
- * journal and deliveries), and the file store keeps one in front of its files. It answers every
+ * journal and deliveries), and so the file store, which writes each change first. It answers every
  * read of a Store and applies changes it is told of; it never writes anything anywhere, and
  * never decides whether a change may be made.
  */
@@ -32,14 +32,6 @@ export class MemoryIndex implements StoreReads {
   private readonly due = new DueIndex();
   /** The stored bytes of the payments, per merchant (storage-quota.ts). */
   readonly paymentBytes = new ByteTally();
-
-  get paymentCount(): number {
-    return this.payments.size;
-  }
-
-  get merchantCount(): number {
-    return this.merchants.size;
-  }
 
   /** Every merchant and payment as they are now (records are immutable: a change stores a new one). */
   allMerchants(): Merchant[] {
@@ -179,20 +171,6 @@ export class MemoryIndex implements StoreReads {
     if (isLive(payment)) live.add(payment.id);
     else live.delete(payment.id);
     this.due.note(payment);
-  }
-
-  /** Undoes `applyPayment(payment)` when `previous` was stored before it (undefined: it was new). */
-  unapplyPayment(payment: Payment, previous: Payment | undefined): void {
-    if (previous) {
-      this.applyPayment(previous);
-      return;
-    }
-    this.forget(payment);
-    this.paymentBytes.add(payment.payeeId, -recordBytes(payment));
-    const order = this.paymentOrder.get(payment.payeeId);
-    const at = order ? order.lastIndexOf(payment.id) : -1;
-    if (at >= 0) order!.splice(at, 1);
-    this.live.get(payment.payeeId)?.delete(payment.id);
   }
 
   /** Erases the merchant's payments; answers how many went. */

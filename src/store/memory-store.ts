@@ -1,7 +1,8 @@
 /**
  * The in-memory store of tests and in-process use: the index itself (which answers every read),
  * the journal, the deliveries, the idempotency keys and the readiness evidence, with writes that
- * change memory and nothing else.
+ * change memory and nothing else. The file store is this store with each change written first
+ * (`write`, file-store.ts).
  */
 import { afterReset } from '../domain/merchant.js';
 import type { Merchant } from '../domain/merchant.js';
@@ -13,22 +14,24 @@ import { MemoryJournalLog } from './journal-log.js';
 import { MemoryIndex, MerchantQueues } from './memory-index.js';
 import { MemoryRateWindows } from './rate-windows.js';
 import { MemoryReadinessLog } from './readiness-log.js';
+import type { LogRecord } from './file-records.js';
 import type { InsertResult, MerchantChange, MerchantErasure, Store } from './store.js';
 import { clearMerchantParts, countMerchantParts } from './store.js';
 import { recordBytes, storageRefusal, tallyUsage } from './storage-quota.js';
 import type { StorageLimits, StorageUsage } from './storage-quota.js';
 
 export class MemoryStore extends MemoryIndex implements Store {
-  readonly kind = 'memory' as const;
-  /** Nothing is written, so no change is ever undone. */
-  readonly versionsFinal = true;
+  readonly kind: Store['kind'] = 'memory';
   readonly journal = new MemoryJournalLog();
   readonly rateWindows = new MemoryRateWindows();
   readonly deliveries = new MemoryDeliveryLog();
   readonly idempotency = new MemoryIdempotencyKeys();
   readonly readiness = new MemoryReadinessLog();
-  private readonly queues = new MerchantQueues();
+  protected readonly queues = new MerchantQueues();
   private shut = false;
+
+  /** Where a durable store writes a change before it is made (or throws, and nothing is made); memory writes nothing. */
+  protected write(_record: LogRecord): void {}
 
   async open(): Promise<void> {}
   async close(): Promise<void> {
@@ -40,6 +43,7 @@ export class MemoryStore extends MemoryIndex implements Store {
   }
 
   async saveMerchant(merchant: Merchant): Promise<void> {
+    this.write({ t: 'merchant', v: merchant });
     this.applyMerchant(merchant);
   }
 
@@ -69,11 +73,12 @@ export class MemoryStore extends MemoryIndex implements Store {
     return this.usage(payeeId);
   }
 
-  private usage(payeeId: string) {
+  protected usage(payeeId: string) {
     return tallyUsage(payeeId, this.paymentBytes, [this.journal.bytes, this.deliveries.bytes, this.idempotency.bytes, this.readiness.bytes]);
   }
 
   async resetMerchant(payeeId: string): Promise<number> {
+    this.write({ t: 'reset', payeeId });
     const erased = this.applyReset(payeeId);
     await clearMerchantParts(this, payeeId);
     await this.updateMerchant(payeeId, (m) => [afterReset(m), null] as const);
@@ -81,6 +86,7 @@ export class MemoryStore extends MemoryIndex implements Store {
   }
 
   async prunePayments(payeeId: string, createdBefore: number): Promise<number> {
+    this.write({ t: 'prune', payeeId, createdBefore });
     return this.applyPrune(payeeId, createdBefore);
   }
 
@@ -90,19 +96,12 @@ export class MemoryStore extends MemoryIndex implements Store {
     const counted = await countMerchantParts(this, payeeId);
     const reset = await this.resetMerchant(payeeId);
     const late = await this.queues.exclusive(payeeId, async () => {
+      // Replayed, this one record erases the merchant and all it holds: a restart does not bring it back.
+      this.write({ t: 'merchant-delete', payeeId });
       const erased = this.applyMerchantDelete(payeeId);
       await clearMerchantParts(this, payeeId);
       return erased;
     });
     return { payments: reset + late, ...counted };
-  }
-
-  /** Memory is the store: nothing is ever waiting to be written. */
-  pendingWrites(): Promise<void> | undefined {
-    return undefined;
-  }
-
-  pendingWriteOf(): Promise<void> | undefined {
-    return undefined;
   }
 }

@@ -6,6 +6,7 @@ import type { Delivery, DeliveryAttempt, DeliveryLog, DeliveryState, MerchantPla
 import { cannotBeStored } from './postgres-connection.js';
 import type { Run, Sql } from './postgres-connection.js';
 import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
+import { attemptBytes, deliveryBytes } from './storage-quota.js';
 
 /** The largest PostgreSQL integer: a limit per merchant of "none". */
 const MAX_INT4 = 2_147_483_647;
@@ -57,8 +58,8 @@ export class PostgresDeliveryLog implements DeliveryLog {
         ...(d.heldGapMs === undefined ? {} : { heldGapMs: d.heldGapMs }),
       };
       await tx`
-        INSERT INTO payreq_deliveries (id, payee_id, doc, state, attempts, attempt, next_attempt_at)
-        VALUES (${d.id}, ${d.payeeId}, ${JSON.stringify(doc)}, ${d.state}, ${JSON.stringify(d.attempts)}::text::jsonb, ${d.attempt}, ${d.nextAttemptAt})`;
+        INSERT INTO payreq_deliveries (id, payee_id, doc, state, attempts, attempt, next_attempt_at, bytes)
+        VALUES (${d.id}, ${d.payeeId}, ${JSON.stringify(doc)}, ${d.state}, ${JSON.stringify(d.attempts)}::text::jsonb, ${d.attempt}, ${d.nextAttemptAt}, ${deliveryBytes(d)})`;
     }
     // Counted when written: a change that is rolled back only makes the trim come sooner.
     const payeeId = deliveries[0]?.payeeId;
@@ -181,7 +182,7 @@ export class PostgresDeliveryLog implements DeliveryLog {
     await this.store.run(
       (sql) => sql`
         UPDATE payreq_deliveries
-           SET attempts = attempts || ${JSON.stringify([attempt])}::text::jsonb, state = ${next.state}, attempt = ${next.attempt},
+           SET attempts = attempts || ${JSON.stringify([attempt])}::text::jsonb, bytes = bytes + ${attemptBytes(attempt)}, state = ${next.state}, attempt = ${next.attempt},
                next_attempt_at = ${next.nextAttemptAt}, lease_until = NULL
          WHERE id = ${id} AND state = 'pending'`,
     );

@@ -7,7 +7,7 @@
 import type postgres from 'postgres';
 
 /** The schema this code reads and writes; a database with a newer one is refused. */
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 /** Key of the advisory lock held while migrating ('payreq' in ASCII). */
 const MIGRATION_LOCK = 0x7061797265710000n;
@@ -186,6 +186,11 @@ const MIGRATIONS: readonly string[] = [
   );
   ALTER TABLE payreq_journal ADD COLUMN answer_ref text, ADD COLUMN bytes integer;
   ALTER TABLE payreq_readiness ADD COLUMN bytes integer;
+  `,
+  // A delivery carries the bytes it counts (storage-quota.ts deliveryBytes), as the journal and the
+  // evidence do: written with it, and grown by each attempt. Rows of earlier versions: their text.
+  `
+  ALTER TABLE payreq_deliveries ADD COLUMN bytes integer;
   `,
 ];
 

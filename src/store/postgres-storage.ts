@@ -12,7 +12,7 @@ export const USAGE_TTL_MS = 5_000;
 
 /**
  * The bytes of the journal (answer texts once), deliveries, idempotency keys and evidence, as their
- * tables hold them: journal and evidence rows carry what they count (a row an earlier version wrote: its text).
+ * tables hold them: journal, evidence and delivery rows carry what they count (a row an earlier version wrote: its text).
  */
 function partsSum(sql: Sql, payeeId: string | null) {
   // Two statements, not one with "OR $1 IS NULL": a generic plan of that could not use the payee_id indexes.
@@ -20,7 +20,7 @@ function partsSum(sql: Sql, payeeId: string | null) {
   return sql<{ bytes: string }[]>`
     SELECT ((SELECT coalesce(sum(coalesce(bytes, octet_length(entry))), 0) FROM payreq_journal ${mine})
           + (SELECT coalesce(sum(bytes), 0) FROM payreq_answers ${mine})
-          + (SELECT coalesce(sum(octet_length(doc) + octet_length(attempts::text)), 0) FROM payreq_deliveries ${mine})
+          + (SELECT coalesce(sum(coalesce(bytes, octet_length(doc) + octet_length(attempts::text))), 0) FROM payreq_deliveries ${mine})
           + (SELECT coalesce(sum(octet_length(key) + octet_length(fingerprint) + coalesce(octet_length(body), 0)), 0) FROM payreq_idempotency ${mine})
           + (SELECT coalesce(sum(coalesce(bytes, octet_length(entry))), 0) FROM payreq_readiness ${mine}))::bigint AS bytes`;
 }

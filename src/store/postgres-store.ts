@@ -60,8 +60,6 @@ const CAP_COUNT_MARGIN = 1_000;
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
-  /** Reads see committed rows only. */
-  readonly versionsFinal = true;
   readonly journal: JournalLog;
   readonly rateWindows: RateWindows;
   readonly deliveries: PostgresDeliveryLog;
@@ -307,15 +305,6 @@ export class PostgresStore implements Store {
 
   livePayments(payeeId: string): Promise<readonly Payment[]> {
     return this.run(async (sql) => (await sql<{ doc: string }[]>`SELECT doc FROM payreq_payments WHERE payee_id = ${payeeId} AND live ORDER BY seq`).map((r) => paymentOf(r.doc)));
-  }
-
-  /** Every change is committed before its call returns: nothing waits. */
-  pendingWrites(): Promise<void> | undefined {
-    return undefined;
-  }
-
-  pendingWriteOf(): Promise<void> | undefined {
-    return undefined;
   }
 
   /** The merchant's payments as counted and its other records summed now; the sandbox's a few seconds old. */

@@ -7,7 +7,7 @@
  * A polling loop does not push older evidence out: entries may carry a repeat key (the same
  * status read, answered the same), and of the entries with one key within a run (entries between
  * two without a key), only the first and the last are kept. The in-process log below serves the
- * memory store, and the file store in front of its files (file-logs.ts); the shared store keeps
+ * memory store, and the file store in front of its files (file-parts.ts); the shared store keeps
  * the same entries in a table (postgres-readiness.ts).
  */
 import type { SeenRequest } from '../domain/readiness.js';

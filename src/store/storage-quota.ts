@@ -87,6 +87,22 @@ export function evidenceBytes(s: { readonly ref: string; readonly method: string
   return recordTextBytes(EVIDENCE_ALLOWANCE, [s.ref, s.method, s.path, s.fault, s.idempotencyKey, s.merchantRefNo, s.bodyDigest, s.paymentId, s.paymentStatus]);
 }
 
+/** Counted for a webhook delivery's numbers, state and field names; and for each attempt's. */
+export const DELIVERY_ALLOWANCE = 200;
+export const ATTEMPT_ALLOWANCE = 64;
+
+/** A webhook attempt: its error text and its numbers (PostgreSQL adds it to its delivery's bytes as it records it). */
+export function attemptBytes(a: { readonly error: string | null }): number {
+  return recordTextBytes(ATTEMPT_ALLOWANCE, [a.error]);
+}
+
+/** A webhook delivery: its texts (the signed body the largest), and its attempts; the same figure on every store. */
+export function deliveryBytes(d: { readonly id: string; readonly eventId: string; readonly eventType: string; readonly paymentId: string; readonly url: string; readonly body: string; readonly attempts: readonly { readonly error: string | null }[] }): number {
+  let bytes = recordTextBytes(DELIVERY_ALLOWANCE, [d.id, d.eventId, d.eventType, d.paymentId, d.url, d.body]);
+  for (const a of d.attempts) bytes += attemptBytes(a);
+  return bytes;
+}
+
 /** An idempotency key: the key, the digest of its request and the answer once there is one. */
 export function idempotencyKeyBytes(key: string, fingerprint: string, body: string | null): number {
   return textBytes(key) + textBytes(fingerprint) + (body === null ? 0 : textBytes(body));

@@ -54,7 +54,7 @@ export interface Store {
   /** The readiness report's evidence, kept beyond the journal's bound; a reset erases it, clearing the journal does not. */
   readonly readiness: ReadinessLog;
   open(): Promise<void>;
-  /** Writes everything out and releases files; the store is unusable afterwards. */
+  /** Releases files and connections; the store is unusable afterwards. */
   close(): Promise<void>;
   /** Resolves while the store can be read and written; otherwise rejects saying what is wrong (for /healthz). */
   ready(): Promise<void>;
@@ -62,11 +62,6 @@ export interface Store {
   merchantByKey(apiKey: string): Promise<Merchant | undefined>;
   /** The key's merchant and its payment `paymentId` in one read (one statement on PostgreSQL); undefined when the key is unknown. */
   keyedPayment(apiKey: string, paymentId: string): Promise<KeyedPayment | undefined>;
-  /**
-   * True when a payment read only ever shows committed changes, so a payment's id and version
-   * name its content; false where a read may show a change that a failed write then undoes.
-   */
-  readonly versionsFinal: boolean;
   merchant(payeeId: string): Promise<Merchant | undefined>;
   /** Stores a new merchant (enrolment); a change to an existing one goes through updateMerchant. */
   saveMerchant(merchant: Merchant): Promise<void>;
@@ -110,18 +105,6 @@ export interface Store {
   merchantsWithDueWork(realNow: number): Promise<readonly string[]>;
   /** Payments that may still change without a request: P, W, and A not yet settled. */
   livePayments(payeeId: string): Promise<readonly Payment[]>;
-  /**
-   * While changes are visible in memory but not yet written (a durable store writes the changes
-   * of one event-loop turn together), the promise of that write; otherwise undefined. An answer
-   * that may have read such a change waits for it, and must not claim success if it rejects.
-   */
-  pendingWrites(): Promise<void> | undefined;
-  /**
-   * Like pendingWrites, for one payment: the write of its last change while that write is
-   * pending, otherwise undefined. An answer that shows only that payment waits for this alone: a
-   * batch of other payments' changes, made after it read, is not one it may have read.
-   */
-  pendingWriteOf(paymentId: string): Promise<void> | undefined;
   /**
    * Erases the merchant's payments, journal, readiness evidence, idempotency keys, webhook
    * deliveries and fault rules and sets its clock back to real time, together (one transaction

@@ -1,9 +1,11 @@
-/** The store cannot be reached (a database down or out of connections): the HTTP layer answers 503. */
+/** The store cannot be reached or written (a database down, a full disk): the HTTP layer answers 503. */
 export class StoreUnavailableError extends Error {
   constructor(
     message: string,
     /** True when a change may have been committed before the answer was lost (the connection died mid-call). */
     readonly outcomeUnknown: boolean,
+    /** What the client is told, when not the database's words (the file store's full disk). */
+    readonly forClient?: string,
   ) {
     super(message);
     this.name = 'StoreUnavailableError';

@@ -1,12 +1,13 @@
 /**
- * A real `serve` process refuses to start on a damaged store (issue 10, defect 6) instead of
- * serving what is left: the log of a SIGKILLed server cut at 50 %, then its snapshot deleted;
- * the end marker `.wal-end` deleted or damaged (SPEC 18), where `--repair` accepts the loss.
+ * A real `serve` process on damaged store files (SPEC 23): a log cut short loses only its cut
+ * last line, said with a warning naming the file; a line damaged in the middle, a deleted log or
+ * a deleted snapshot refuse the start (exit 2) naming file and line, without a stack trace;
+ * `--repair` keeps every whole line and the next start needs no repair.
  */
-import { rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { removeTempDirs, tempDir, walSegments } from '../support/files.js';
+import { removeTempDirs, tempDir } from '../support/files.js';
 import { DEMO_KEY, createBody } from '../support/http.js';
 import { serversPerTest, startServer } from '../support/processes.js';
 import type { ServerProcess } from '../support/processes.js';
@@ -24,75 +25,72 @@ async function refusedStart(dataFile: string): Promise<string> {
     (err: unknown) => err,
   );
   expect(error).toBeInstanceOf(Error);
-  expect((error as Error).message).toMatch(/server exited \(code 2, signal null\) before listening/);
-  return (error as Error).message;
+  const message = (error as Error).message;
+  expect(message).toMatch(/server exited \(code 2, signal null\) before listening/);
+  expect(message).not.toMatch(/\n\s+at /);
+  return message;
 }
 
 const headers = { 'Service-Api-Key': DEMO_KEY, 'Content-Type': 'application/json' };
 
+/** A server that acknowledged `count` creates, then was killed with SIGKILL. */
+async function killedAfter(count: number): Promise<string> {
+  const dataFile = path.join(tempDir('payreq-damaged-'), 's.json');
+  const server = await start(dataFile);
+  for (let i = 0; i < count; i++) {
+    const response = await fetch(`${server.url}/openapi/v1/payments/payment`, { method: 'POST', headers, body: JSON.stringify(createBody({ merchant_ref_no: `cut-${i}` })) });
+    expect(response.status).toBe(200);
+  }
+  server.child.kill('SIGKILL');
+  await server.exited;
+  return dataFile;
+}
+
+async function total(server: ServerProcess): Promise<number> {
+  return ((await (await fetch(`${server.url}/sandbox/v1/payments?limit=1`, { headers })).json()) as { total: number }).total;
+}
+
 describe('serve on damaged store files', () => {
-  it('refuses a log cut at 50 % after a SIGKILL, and a snapshot deleted after a clean stop, saying what to do', async () => {
-    const dataFile = path.join(tempDir('payreq-damaged-'), 's.json');
-    const first = await start(dataFile);
-    for (let i = 0; i < 30; i++) {
-      const response = await fetch(`${first.url}/openapi/v1/payments/payment`, { method: 'POST', headers, body: JSON.stringify(createBody({ merchant_ref_no: `cut-${i}` })) });
-      expect(response.status).toBe(200);
-    }
-    first.child.kill('SIGKILL');
-    await first.exited;
-    const segment = walSegments(dataFile).at(-1)!;
-    const size = statSync(segment).size;
-    truncateSync(segment, Math.floor(size / 2));
-    const cut = await refusedStart(dataFile);
-    expect(cut).toContain(`${segment} holds ${Math.floor(size / 2)} bytes, but ${size} were written to it and acknowledged`);
-    expect(cut).toMatch(/restore .* from a copy, or start with --repair/);
-
-    // Moving the damaged files away starts an empty store; a clean stop folds it into a snapshot.
-    for (const file of walSegments(dataFile)) rmSync(file);
-    const second = await start(dataFile);
-    await fetch(`${second.url}/openapi/v1/payments/payment`, { method: 'POST', headers, body: JSON.stringify(createBody({ merchant_ref_no: 'after' })) });
-    second.child.kill('SIGTERM');
-    expect((await second.exited).code).toBe(0);
-    const third = await start(dataFile);
-    await fetch(`${third.url}/openapi/v1/payments/payment`, { method: 'POST', headers, body: JSON.stringify(createBody({ merchant_ref_no: 'later' })) });
-    third.child.kill('SIGKILL');
-    await third.exited;
-    rmSync(dataFile);
-    const gone = await refusedStart(dataFile);
-    expect(gone).toMatch(new RegExp(`${dataFile} is missing, but its log starts at ${dataFile}\\.wal\\.\\d+`));
-  });
-
-  it('refuses a .wal-end deleted (with the log cut short) or damaged, saying --repair accepts the loss; --repair starts and serves what the log holds', async () => {
-    const dataFile = path.join(tempDir('payreq-damaged-'), 's.json');
-    const first = await start(dataFile);
-    for (let i = 0; i < 30; i++) {
-      const response = await fetch(`${first.url}/openapi/v1/payments/payment`, { method: 'POST', headers, body: JSON.stringify(createBody({ merchant_ref_no: `end-${i}` })) });
-      expect(response.status).toBe(200);
-    }
-    first.child.kill('SIGKILL');
-    await first.exited;
-    const marker = `${dataFile}.wal-end`;
-    const segment = walSegments(dataFile).at(-1)!;
-    rmSync(marker);
-    truncateSync(segment, Math.floor(statSync(segment).size / 2));
-    const deleted = await refusedStart(dataFile);
-    expect(deleted).toContain(`${marker} is missing: it holds how many bytes of each log segment were written and acknowledged`);
-    expect(deleted).toContain('--repair accepts the log as it is');
-
-    writeFileSync(marker, '{"c":"00000000","segments":[[0,1]]}\n');
-    expect(await refusedStart(dataFile)).toContain(`${marker} fails its checksum: it holds how many bytes`);
-
-    const repaired = await servers.start(dataFile, {}, ['--repair']);
-    expect(repaired.output()).toContain(`${marker} fails its checksum`);
-    const list = await fetch(`${repaired.url}/sandbox/v1/payments?limit=100`, { headers });
-    const kept = ((await list.json()) as { payments: unknown[] }).payments.length;
+  it('a log cut short mid-line: starts without the cut line, warning with the file named', async () => {
+    const dataFile = await killedAfter(30);
+    const log = `${dataFile}.log`;
+    truncateSync(log, Math.floor(statSync(log).size / 2));
+    const server = await start(dataFile);
+    expect(server.output()).toContain(`"file":"${log}"`);
+    expect(server.output()).toContain('store dropped a cut last line of its log');
+    const kept = await total(server);
     expect(kept).toBeGreaterThan(0);
     expect(kept).toBeLessThan(30);
+  });
+
+  it('a line damaged in the middle: refused naming file and line; --repair keeps every other line, and the next start needs no repair', async () => {
+    const dataFile = await killedAfter(30);
+    const log = `${dataFile}.log`;
+    const lines = readFileSync(log, 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.includes('"merchantRefNo":"cut-10"'));
+    lines[at] = lines[at]!.replace('"t":"payment"', '"t":"paym\u00e9nt"');
+    writeFileSync(log, lines.join('\n'));
+    const refused = await refusedStart(dataFile);
+    expect(refused).toContain(`${log} line ${at + 1} has type t="paym\u00e9nt"`);
+    expect(refused).toMatch(/restore .* from a copy, or start with --repair/);
+
+    const repaired = await servers.start(dataFile, {}, ['--repair']);
+    expect(repaired.output()).toContain(`${log} line ${at + 1} has type`);
+    expect(await total(repaired)).toBe(29);
     repaired.child.kill('SIGTERM');
     expect((await repaired.exited).code).toBe(0);
-    // Repaired: the next start needs no --repair, and serves the same payments.
-    const again = await start(dataFile);
-    const listed = await fetch(`${again.url}/sandbox/v1/payments?limit=100`, { headers });
-    expect(((await listed.json()) as { payments: unknown[] }).payments).toHaveLength(kept);
+    expect(await total(await start(dataFile))).toBe(29);
+  });
+
+  it('a deleted log, or a deleted snapshot, is refused: never an empty store served silently', async () => {
+    const dataFile = await killedAfter(50);
+    const snapshot = readFileSync(dataFile);
+    rmSync(`${dataFile}.log`);
+    expect(await refusedStart(dataFile)).toContain(`${dataFile}.log is missing, but the snapshot ${dataFile} is there: every change since that snapshot is gone`);
+
+    const other = await killedAfter(3);
+    rmSync(other);
+    expect(await refusedStart(other)).toContain(`${other} is missing, but its log ${other}.log is there`);
+    expect(snapshot.length).toBeGreaterThan(0);
   });
 });

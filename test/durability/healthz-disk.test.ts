@@ -1,7 +1,7 @@
 /**
  * /healthz of a real server process on a real disk that fills up or turns read-only (SPEC 15):
  * 503 saying what is wrong while the store cannot be written, 200 again once it can, and
- * creates that fail cleanly (an envelope, nothing kept) while the disk is full. The disk is a
+ * creates that fail cleanly (a 503 envelope, nothing kept) while the disk is full, without a restart. The disk is a
  * 2 MB tmpfs, so these need root; they are skipped otherwise (CI runs as root).
  */
 import { unlinkSync } from 'node:fs';
@@ -71,12 +71,14 @@ describe.skipIf(!IS_ROOT)(`/healthz of a real server on a real disk (${NOT_ROOT_
     const { dir, dataFile, server } = await serveOnTmpfs();
     expect(await health(server)).toEqual({ status: 200, body: { code: 200, description: 'ok: the file store can be read and written.', store: 'file' } });
 
+    const earlier = await create(server, 'before-full');
+    expect(earlier.status).toBe(200);
     const filler = fill(dir);
     const full = await healthUntil(server, 503);
     expect(full.body).toMatchObject({ code: 503, store: 'file' });
     expect(full.body.description).toBe(
       `Not ready: the data directory ${dir} is full (ENOSPC): no change can be written to ${dataFile} until space is freed there. ` +
-        'Changes may be refused (500, nothing kept) until it is fixed; reads are still answered, from memory.',
+        'Changes may be refused (503, nothing kept) until it is fixed; reads are still answered, from memory.',
     );
 
     // The log's last block may still take a create or two; then each is refused.
@@ -89,11 +91,13 @@ describe.skipIf(!IS_ROOT)(`/healthz of a real server on a real disk (${NOT_ROOT_
     }
     expect(refused, 'a create was refused on the full disk').toBeDefined();
     const { answer } = refused!;
-    expect(answer.status).toBe(500);
-    expect(answer.body).toEqual({ code: 500, description: 'The sandbox could not write its data file (ENOSPC): nothing was changed. Free disk space or check the data directory, then retry.' });
+    expect(answer.status).toBe(503);
+    expect(answer.body).toEqual({ code: 503, description: 'The sandbox could not write its data file (ENOSPC): nothing was changed. Free disk space or check the data directory, then retry.' });
     expect(answer.text).not.toMatch(/\bat .*\(|\.js:\d+|node:|Error:/);
     expect(await byRef(server, refused!.ref)).toBe(0);
     expect((await health(server)).status).toBe(503);
+    // Payments acknowledged before stay readable while the disk is full.
+    for (const id of [earlier.body.payment_id, ...acknowledged]) expect((await fetch(`${server.url}/openapi/v1/payments/payment/${id}`, { headers })).status).toBe(200);
 
     unlinkSync(filler);
     expect(await healthUntil(server, 200)).toMatchObject({ body: { code: 200 } });
@@ -122,7 +126,7 @@ describe.skipIf(!IS_ROOT)(`/healthz of a real server on a real disk (${NOT_ROOT_
       const readOnly = await healthUntil(server, 503);
       expect(readOnly.body.description).toBe(
         `Not ready: the data directory ${dir} is read-only (EROFS): no change can be written to ${dataFile} until it is mounted read-write. ` +
-          'Changes may be refused (500, nothing kept) until it is fixed; reads are still answered, from memory.',
+          'Changes may be refused (503, nothing kept) until it is fixed; reads are still answered, from memory.',
       );
     } finally {
       makeWritable(dir);

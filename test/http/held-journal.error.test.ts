@@ -1,10 +1,11 @@
 /**
- * A timeout fault holds an answer only once its change is committed: when the write the answer
- * waited for fails (the change is undone), the 500 that says so is answered at once, not held,
- * and the journal keeps that 500, not a "held".
+ * A timeout fault holds an answer only once its change is stored: when the store cannot write
+ * the change (a full disk), the 503 that says so is answered at once, not held, and the journal
+ * keeps that 503, not a "held".
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
+import { StoreUnavailableError } from '../../src/store/unavailable.js';
 import { createBody, DEMO_KEY, DEMO_PAYEE, expectEnvelope, memorySandbox, toAnswer } from '../support/http.js';
 import { entriesOf } from '../support/held.js';
 
@@ -16,21 +17,10 @@ beforeAll(async () => {
 afterAll(() => sandbox.close());
 
 describe('a timeout fault over a write that fails', () => {
-  it('answers the 500 at once, holds nothing, and journals the 500', async () => {
+  it('answers the 503 at once, holds nothing, and journals the 503', async () => {
     const { store } = sandbox.services;
-    const saved = { all: store.pendingWrites, one: store.pendingWriteOf };
-    let failed = 0;
-    // The first write the request waits for fails, as a full disk would make it (a create waits for its payment's).
-    const failOnce = (wait: () => Promise<void> | undefined) => {
-      if (failed++ > 0) return wait();
-      const failing = Promise.reject(new Error('ENOSPC'));
-      failing.catch(() => undefined);
-      return failing;
-    };
-    Object.assign(store, {
-      pendingWrites: () => failOnce(() => saved.all.call(store)),
-      pendingWriteOf: (id: string) => failOnce(() => saved.one.call(store, id)),
-    });
+    const refused = new StoreUnavailableError('disk full', false, 'The sandbox could not write its data file (ENOSPC): nothing was changed. Free disk space or check the data directory, then retry.');
+    const insert = vi.spyOn(store, 'insertPayment').mockRejectedValueOnce(refused);
     try {
       const res = await sandbox.fetch(
         new Request('http://sandbox.test/openapi/v1/payments/payment', {
@@ -41,15 +31,14 @@ describe('a timeout fault over a write that fails', () => {
         }),
       );
       const answer = await toAnswer(res);
-      expectEnvelope(answer, 500);
+      expectEnvelope(answer, 503);
       expect(answer.body.description).toMatch(/could not write its data file/);
     } finally {
-      Object.assign(store, { pendingWrites: saved.all, pendingWriteOf: saved.one });
+      insert.mockRestore();
     }
-    expect(failed).toBeGreaterThan(0);
     expect(sandbox.services.held.count(DEMO_PAYEE)).toBe(0);
     const entries = await entriesOf((request) => sandbox.fetch(request), 'http://sandbox.test', DEMO_KEY, 'write-fails-1');
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ status: 500, code: 500 });
+    expect(entries[0]).toMatchObject({ status: 503, code: 503 });
   });
 });

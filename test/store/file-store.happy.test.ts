@@ -1,14 +1,15 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { copyFileSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { apiKeyHash } from '../../src/domain/ids.js';
 import type { Payment } from '../../src/domain/payment.js';
 import { createSandbox } from '../../src/index.js';
 import type { Sandbox } from '../../src/index.js';
-import { FileStore, SNAPSHOT_FORMAT } from '../../src/store/file-store.js';
-import type { Snapshot } from '../../src/store/file-store.js';
+import { fsyncPolicy } from '../../src/store/file-log.js';
+import { FileStore } from '../../src/store/file-store.js';
 import { DEMO_PAYEE, call, expectEnvelope, manualClock } from '../support/http.js';
-import { removeTempDirs, tempDir, walSegments } from '../support/files.js';
+import { removeTempDirs, tempDir } from '../support/files.js';
+import { jsonLines } from '../support/json-lines.js';
 import { aPayment } from '../support/payments.js';
 
 afterAll(removeTempDirs);
@@ -30,49 +31,43 @@ function filler(i: number): Payment {
   return aPayment({ id: `pay_fill${tag}ZZZZZZZZZZ`, token: `ptok_fill${tag}zzzzzzzzzzzzzzzzzzz`, code: `F${tag}ZZZ`, merchantRefNo: `fill-${tag}`, payeeId: DEMO_PAYEE });
 }
 
-async function fillTo(sandbox: Sandbox, count: number): Promise<void> {
-  const store = sandbox.services.store;
+async function fillTo(store: FileStore, count: number): Promise<void> {
   for (let i = await store.countPayments(DEMO_PAYEE); i < count; i++) expect(await store.insertPayment(filler(i))).toBe('inserted');
   expect(await store.countPayments(DEMO_PAYEE)).toBe(count);
 }
 
-/** Bytes the log grew by for each of three creates of the same shape. */
-async function bytesPerCreate(sandbox: Sandbox, round: string): Promise<number[]> {
-  const store = sandbox.services.store as FileStore;
-  const out: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    const before = store.counters.bytesAppended;
-    const recordsBefore = store.counters.recordsAppended;
-    const answer = await call(sandbox, 'POST', '/openapi/v1/payments/payment', {
-      body: { payee: DEMO_PAYEE, product_type: 'QR_DYNAMIC', merchant_ref_no: `probe-${round}-${i}`, amount: 10.5 },
-    });
-    expectEnvelope(answer, 200);
-    out.push(store.counters.bytesAppended - before);
-    // One log record per create.
-    expect(store.counters.recordsAppended - recordsBefore).toBe(1);
-  }
-  return out;
+async function storeWithMerchant(dataFile: string, snapshotAfterBytes?: number): Promise<FileStore> {
+  const store = new FileStore({ dataFile, snapshotAfterBytes });
+  await store.open();
+  await store.saveMerchant({
+    payeeId: DEMO_PAYEE, name: 'Demo', city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeyHashes: [apiKeyHash('k')], signingSalt: 's',
+    settings: { requireSignature: false, qrTtlSeconds: 900, autoSettle: true, rateLimitPerSecond: 0, inlineQrImage: false }, clockOffsetMs: 0, createdAt: 0,
+  });
+  return store;
 }
 
 describe('FileStore: the cost of a write', () => {
-  it('appends the same bytes per create at 100 and at 5,000 stored payments', async () => {
+  it('appends the same bytes per create at 100 and at 5,000 stored payments, and nothing else', async () => {
     const dataFile = path.join(tempDir(), 's.json');
-    const sandbox = await fileSandbox(dataFile);
-    const store = sandbox.services.store as FileStore;
-    expect(store).toBeInstanceOf(FileStore);
-
-    await fillTo(sandbox, 100);
-    const small = await bytesPerCreate(sandbox, 'a');
-    await fillTo(sandbox, 5000);
-    const large = await bytesPerCreate(sandbox, 'b');
-
-    // Same-shaped creates write the same record, however much is stored: no whole-file rewrite.
+    const store = await storeWithMerchant(dataFile);
+    opened.push(store);
+    const log = `${dataFile}.log`;
+    const grew = async (from: number): Promise<number[]> => {
+      const out: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const before = statSync(log).size;
+        expect(await store.insertPayment(filler(from + i))).toBe('inserted');
+        out.push(statSync(log).size - before);
+      }
+      return out;
+    };
+    await fillTo(store, 100);
+    const small = await grew(100);
+    await fillTo(store, 5000);
+    const large = await grew(5000);
     expect(new Set([...small, ...large]).size).toBe(1);
     expect(small[0]).toBeGreaterThan(200);
-    expect(small[0]).toBeLessThan(4096);
-    // Nothing was folded into the snapshot along the way: the log alone carried the writes.
-    expect(store.counters.compactions).toBe(0);
-    expect(existsSync(dataFile)).toBe(false);
+    expect(store.snapshots).toBe(1);
   });
 
   it('writes each create to the log on disk before answering', async () => {
@@ -82,71 +77,58 @@ describe('FileStore: the cost of a write', () => {
       body: { payee: DEMO_PAYEE, product_type: 'QR_DYNAMIC', merchant_ref_no: 'on-disk', amount: 1 },
     });
     expectEnvelope(answer, 200);
-    const log = walSegments(dataFile).map((f) => readFileSync(f, 'utf8')).join('');
-    const line = log.split('\n').find((l) => l.includes(answer.body.payment_id));
-    expect(line).toBeDefined();
-    expect(JSON.parse(line!)).toMatchObject({ t: 'payment', v: { id: answer.body.payment_id, merchantRefNo: 'on-disk', amountMinor: 100 } });
+    const line = jsonLines(`${dataFile}.log`).find((l) => (l.v as { id?: string } | undefined)?.id === answer.body.payment_id);
+    expect(line).toMatchObject({ t: 'payment', v: { id: answer.body.payment_id, merchantRefNo: 'on-disk', amountMinor: 100 } });
   });
 });
 
-describe('FileStore: compaction and restart', () => {
-  it('folds the log into the lowdb snapshot, deletes folded segments, and a restart replays snapshot plus log', async () => {
+describe('FileStore: snapshot and restart', () => {
+  it('writes a snapshot once the log passes its size, starts the log afresh, and a restart reads snapshot plus log', async () => {
     const dataFile = path.join(tempDir(), 's.json');
-    const first = new FileStore({ dataFile });
-    await first.open();
-    const sandboxLike = { services: { store: first } } as unknown as Sandbox;
-    await first.saveMerchant({
-      payeeId: DEMO_PAYEE, name: 'Demo', city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeyHashes: [apiKeyHash('k')], signingSalt: 's',
-      settings: { requireSignature: false, qrTtlSeconds: 900, autoSettle: true, rateLimitPerSecond: 0, inlineQrImage: false }, clockOffsetMs: 0, createdAt: 0,
-    });
-    await fillTo(sandboxLike, 30);
-    const segmentsBefore = walSegments(dataFile);
-    expect(segmentsBefore.length).toBeGreaterThanOrEqual(1);
+    const first = await storeWithMerchant(dataFile, 20_000);
+    await fillTo(first, 60);
+    await Promise.resolve();
+    expect(first.snapshots).toBeGreaterThan(1);
+    const snapshot = jsonLines(dataFile);
+    expect(snapshot[0]).toEqual({ t: 'snapshot', format: 'payreq-sandbox/2', generation: first.snapshots });
+    expect(snapshot.at(-1)).toEqual({ t: 'end', records: snapshot.length - 2 });
+    const log = jsonLines(`${dataFile}.log`);
+    expect(log[0]).toEqual({ t: 'log', format: 'payreq-sandbox/2', generation: first.snapshots });
+    expect(statSync(`${dataFile}.log`).size).toBeLessThan(20_000);
 
-    await first.compact();
-    expect(first.counters.compactions).toBe(1);
-    const snapshot = JSON.parse(readFileSync(dataFile, 'utf8')) as Snapshot;
-    expect(snapshot.format).toBe(SNAPSHOT_FORMAT);
-    expect(snapshot.payments).toHaveLength(30);
-    expect(snapshot.merchants.map((m) => m.payeeId)).toEqual([DEMO_PAYEE]);
-    for (const old of segmentsBefore) expect(existsSync(old)).toBe(false);
-    const current = walSegments(dataFile);
-    expect(current.map((f) => Number(f.split('.wal.')[1]))).toEqual([snapshot.walSegment]);
-    expect(statSync(current[0]!).size).toBe(0);
-
-    // Changes after the snapshot go to the log only.
     const changed = { ...filler(3), status: 'V' as const, version: 2 };
     expect(await first.updatePayment(changed, 1)).toBe(true);
-    await fillTo(sandboxLike, 40);
-    expect((JSON.parse(readFileSync(dataFile, 'utf8')) as Snapshot).payments).toHaveLength(30);
-
     // A second process opening the same files (the first never closed: as after a crash).
     const second = new FileStore({ dataFile });
     await second.open();
-    opened.push(second);
-    expect(await second.countPayments(DEMO_PAYEE)).toBe(40);
+    opened.push(second, first);
+    expect(await second.countPayments(DEMO_PAYEE)).toBe(60);
     expect(await second.payment(DEMO_PAYEE, changed.id)).toMatchObject({ status: 'V', version: 2 });
     expect((await second.merchantByKey('k'))?.payeeId).toBe(DEMO_PAYEE);
   });
 
-  it('compacts in the background once the log holds enough records', async () => {
+  it('a stop between the new snapshot and the fresh log applies nothing twice and loses nothing', async () => {
     const dataFile = path.join(tempDir(), 's.json');
-    const store = new FileStore({ dataFile, compactAfter: 25 });
-    await store.open();
+    const store = await storeWithMerchant(dataFile, 20_000);
     opened.push(store);
-    const sandboxLike = { services: { store } } as unknown as Sandbox;
-    await store.saveMerchant({
-      payeeId: DEMO_PAYEE, name: 'Demo', city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeyHashes: [apiKeyHash('k')], signingSalt: 's',
-      settings: { requireSignature: false, qrTtlSeconds: 900, autoSettle: true, rateLimitPerSecond: 0, inlineQrImage: false }, clockOffsetMs: 0, createdAt: 0,
-    });
-    await fillTo(sandboxLike, 30);
-    await vi.waitFor(() => expect(store.counters.compactions).toBeGreaterThanOrEqual(1), { timeout: 5000, interval: 20 });
-    await vi.waitFor(() => expect(existsSync(dataFile)).toBe(true), { timeout: 5000, interval: 20 });
-    const snapshot = JSON.parse(readFileSync(dataFile, 'utf8')) as Snapshot;
-    expect(snapshot.payments.length).toBeGreaterThanOrEqual(24);
+    // The log just before a snapshot, then put back after it: as if the process stopped between the two.
+    let before = '';
+    for (let i = 0; store.snapshots < 2; i++) {
+      copyFileSync(`${dataFile}.log`, (before = `${dataFile}.log-before`));
+      expect(await store.insertPayment(filler(i))).toBe('inserted');
+      await Promise.resolve();
+    }
+    const count = await store.countPayments(DEMO_PAYEE);
+    copyFileSync(`${dataFile}.log`, `${dataFile}.log-after`);
+    copyFileSync(before, `${dataFile}.log`);
+    const restarted = new FileStore({ dataFile });
+    await restarted.open();
+    opened.push(restarted);
+    expect(await restarted.countPayments(DEMO_PAYEE)).toBe(count);
+    expect(jsonLines(`${dataFile}.log`)).toEqual([{ t: 'log', format: 'payreq-sandbox/2', generation: 3 }]);
   });
 
-  it('close writes everything into the snapshot; the sandbox restarts from it', async () => {
+  it('keeps everything across a close and a restart of the sandbox', async () => {
     const dataFile = path.join(tempDir(), 's.json');
     const first = await createSandbox({ store: 'file', dataFile, clock: manualClock().clock, scheduler: false });
     const created = await call(first, 'POST', '/openapi/v1/payments/payment', {
@@ -156,16 +138,39 @@ describe('FileStore: compaction and restart', () => {
     const enrolled = await call(first, 'POST', '/sandbox/v1/merchants', { key: null, body: { name: 'Later Shop' } });
     await first.close();
 
-    const snapshot = JSON.parse(readFileSync(dataFile, 'utf8')) as Snapshot;
-    expect(snapshot.payments.map((p) => p.id)).toContain(created.body.payment_id);
-    expect(snapshot.merchants.map((m) => m.payeeId)).toContain(enrolled.body.payee_id);
-    for (const segment of walSegments(dataFile)) expect(statSync(segment).size).toBe(0);
-
     const second = await fileSandbox(dataFile);
     const status = await call(second, 'GET', `/openapi/v1/payments/payment/${created.body.payment_id}`);
     expectEnvelope(status, 200);
     expect(status.text).toContain('"original_amount":42.00');
     expect(status.body.payment_status).toBe('A');
     expectEnvelope(await call(second, 'GET', '/sandbox/v1/clock', { key: enrolled.body.api_key }), 200);
+    for (const file of [dataFile, `${dataFile}.log`]) jsonLines(file);
+  });
+});
+
+describe('SANDBOX_FSYNC', () => {
+  it('takes always, second (the default) and off; another word refuses the start saying what each means', () => {
+    expect([undefined, '', 'always', 'second', 'off'].map(fsyncPolicy)).toEqual(['second', 'second', 'always', 'second', 'off']);
+    expect(() => fsyncPolicy('sometimes')).toThrow('SANDBOX_FSYNC must be always, second or off (got "sometimes"): always flushes every change to the disk before the answer, second (the default) at most a second later, off leaves it to the OS.');
+  });
+});
+
+describe('FileStore: what a merchant set survives a kill', () => {
+  it('its clock, its fault rules with their counters, and its webhook URL, as the log holds them', async () => {
+    const dataFile = path.join(tempDir(), 's.json');
+    const first = await createSandbox({ store: 'file', dataFile, clock: manualClock().clock, scheduler: false });
+    expectEnvelope(await call(first, 'POST', '/sandbox/v1/clock/advance', { body: { seconds: 3600 } }), 200);
+    expectEnvelope(await call(first, 'POST', '/sandbox/v1/faults', { body: { match: { method: 'POST', path: '*/payments/payment' }, fault: 'error=503', times: 2 } }), 200);
+    const refused = await call(first, 'POST', '/openapi/v1/payments/payment', { body: { payee: DEMO_PAYEE, product_type: 'QR_DYNAMIC', merchant_ref_no: 'r-1', amount: 1 } });
+    expect(refused.status).toBe(503);
+    expectEnvelope(await call(first, 'PUT', '/sandbox/v1/webhook', { body: { url: 'http://127.0.0.1:9/hook' } }), 200);
+    expect((await call(first, 'GET', '/sandbox/v1/clock')).body.offset_seconds).toBe(3600);
+
+    // Not closed: as after kill -9, the next process reads what the log holds.
+    const second = await fileSandbox(dataFile);
+    expect((await call(second, 'GET', '/sandbox/v1/clock')).body.offset_seconds).toBe(3600);
+    expect((await call(second, 'GET', '/sandbox/v1/faults')).body.rules).toMatchObject([{ times_left: 1, fired: 1 }]);
+    expect((await call(second, 'GET', '/sandbox/v1/webhook')).body.url).toBe('http://127.0.0.1:9/hook');
+    await first.close();
   });
 });

@@ -3,10 +3,11 @@
  * back and removed in the data directory at most once a second, and the log's last append.
  * Real files throughout: the full disk is a real tmpfs (root only), the lost directory a real one.
  */
-import { existsSync, readdirSync, rmSync, unlinkSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statfsSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/store/file-store.js';
+import { StoreUnavailableError } from '../../src/store/unavailable.js';
 import type { Payment } from '../../src/domain/payment.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
 import { aPayment } from '../support/payments.js';
@@ -95,7 +96,8 @@ describe.skipIf(!IS_ROOT)(`FileStore.ready() on a full disk (a real 2 MB tmpfs; 
     const filler = fill(dir);
 
     const refused = await insertUntilRefused(store);
-    expect((refused as { code?: string }).code).toBe('ENOSPC');
+    expect(refused).toBeInstanceOf(StoreUnavailableError);
+    expect(refused.message).toContain('is full (ENOSPC)');
     // The probe a moment ago passed, but the append since failed: the newer says.
     await expect(store.ready()).rejects.toThrow(`the last write of a change failed: the data directory ${dir} is full (ENOSPC): no change can be written to ${dataFile} until space is freed there`);
     clock.now += 1_000;
@@ -120,6 +122,37 @@ describe.skipIf(!IS_ROOT)(`FileStore.ready() on a full disk (a real 2 MB tmpfs; 
     unlinkSync(filler);
     expect(await store.insertPayment(payment())).toBe('inserted');
     await store.ready();
+  });
+
+  it('a snapshot the full disk refuses leaves the old snapshot and the log whole: a restart finds every acknowledged payment', async () => {
+    const dir = mountTmpfs('2m');
+    mounts.push(dir);
+    const dataFile = path.join(dir, 'sandbox.json');
+    const store = new FileStore({ dataFile, snapshotAfterBytes: 200_000 });
+    stores.push(store);
+    await store.open();
+    const acknowledged: string[] = [];
+    const insert = async () => {
+      const p = payment();
+      await store.insertPayment(p);
+      acknowledged.push(p.id);
+    };
+    // Half the threshold in the log, then a disk with room for the rest of the log but not for a snapshot beside it.
+    while (statSync(`${dataFile}.log`).size < 100_000) await insert();
+    const filler = fill(dir);
+    unlinkSync(filler);
+    writeFileSync(filler, Buffer.alloc(Math.max(0, statfsSync(dir).bavail * statfsSync(dir).bsize - 150_000)));
+    const snapshots = store.snapshots;
+    for (let i = 0; i < 400; i++) await insert().catch(() => undefined);
+    await Promise.resolve();
+    expect(store.snapshots).toBe(snapshots);
+    expect(statSync(`${dataFile}.log`).size).toBeGreaterThan(200_000);
+    unlinkSync(filler);
+
+    const again = new FileStore({ dataFile });
+    stores.push(again);
+    await again.open();
+    expect(await again.countPayments(aPayment().payeeId)).toBe(acknowledged.length);
   });
 
   it('nothing of a refused change is kept: a restart finds every acknowledged payment and none of the refused', async () => {

@@ -29,12 +29,8 @@ async function answered(store: FileStore, key: string, body = `{"code":200,"desc
   await store.idempotency.finish(payeeId, key, 200, body);
 }
 
-/** As after kill -9: the part's log writes nothing more and folds nothing more (a second store in this process then reads its files as a restart would). */
-async function crash(store: FileStore): Promise<void> {
-  await store.idempotency.part.idle();
-  store.idempotency.part.log.close();
-  await store.idempotency.part.idle();
-}
+/** As after kill -9: nothing to stop, every change is in the log already (a second store in this process then reads the files as a restart would). */
+async function crash(_store: FileStore): Promise<void> {}
 
 const again = (store: FileStore, key: string, fingerprint = `POST /openapi/v1/payments/payment {"k":"${key}"}`) => store.idempotency.begin(M, key, fingerprint, NOW + 1_000, REAL + 1_000);
 
@@ -101,37 +97,20 @@ describe('FileStore: idempotency keys survive a restart, bounded', () => {
     await third.close();
   });
 
-  it('the files are folded down to what is kept: 10,000 keys leave files of about 1,000', async () => {
+  it('the files hold what is kept: 10,000 keys leave a snapshot of about 1,000', async () => {
     const dataFile = path.join(tempDir(), 's.json');
-    const store = await opened(dataFile);
+    const store = new FileStore({ dataFile, snapshotAfterBytes: 300_000 });
+    await store.open();
     for (let i = 0; i < 10_000; i++) await answered(store, `f-${i}`, '{"code":200}');
-    const bytes = () => readdirSync(path.dirname(dataFile)).filter((f) => f.startsWith('s.json.idempotency')).reduce((n, f) => n + statSync(path.join(path.dirname(dataFile), f)).size, 0);
-    // A key's line is ~150 bytes; the log is folded once it holds as many records as the snapshot.
-    expect(bytes()).toBeLessThan(3 * IDEMPOTENCY_KEYS_PER_MERCHANT * 200);
+    const bytes = () => readdirSync(path.dirname(dataFile)).filter((f) => f.startsWith('s.json')).reduce((n, f) => n + statSync(path.join(path.dirname(dataFile), f)).size, 0);
+    // A key's line is ~150 bytes; the log starts afresh after each snapshot.
+    expect(store.snapshots).toBeGreaterThan(2);
+    expect(bytes()).toBeLessThan(IDEMPOTENCY_KEYS_PER_MERCHANT * 200 + 300_000);
     await store.close();
-    expect(bytes()).toBeLessThan(IDEMPOTENCY_KEYS_PER_MERCHANT * 200);
     const reopened = await opened(dataFile);
     expect(await again(reopened, 'f-9999')).toMatchObject({ kind: 'done' });
     expect(await again(reopened, 'f-8999')).toEqual({ kind: 'started' });
     await reopened.close();
-  });
-
-  it('a changed byte in the keys log refuses the start, naming the file; --repair drops that key only', async () => {
-    const dataFile = path.join(tempDir(), 's.json');
-    const first = await opened(dataFile);
-    await answered(first, 'k-1');
-    await answered(first, 'k-2');
-    const log = `${dataFile}.idempotency.wal.0`;
-    const text = readFileSync(log, 'utf8');
-    await crash(first);
-    writeFileSync(log, text.replace('"key":"k-1"', '"key":"k-X"'));
-
-    await expect(opened(dataFile)).rejects.toThrow(/s\.json\.idempotency\.wal\.0 line 1 fails its checksum/);
-    const repaired = await opened(dataFile, true);
-    expect(repaired.repaired.join('\n')).toMatch(/idempotency\.wal\.0 line 1 fails its checksum/);
-    expect(await again(repaired, 'k-1')).toEqual({ kind: 'started' });
-    expect(await again(repaired, 'k-2')).toMatchObject({ kind: 'done' });
-    await repaired.close();
   });
 
   it('a torn last record (a crash mid-write, never acknowledged) is skipped', async () => {
@@ -139,7 +118,7 @@ describe('FileStore: idempotency keys survive a restart, bounded', () => {
     const first = await opened(dataFile);
     await answered(first, 'k-1');
     await crash(first);
-    appendFileSync(`${dataFile}.idempotency.wal.0`, '{"c":"0000');
+    appendFileSync(`${dataFile}.log`, '{"t":"key","payeeId":"M","v":{"key":"k-');
     const second = await opened(dataFile);
     expect(await again(second, 'k-1')).toMatchObject({ kind: 'done' });
     await second.close();

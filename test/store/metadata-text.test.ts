@@ -40,7 +40,7 @@ describe.each([
     await writer.saveMerchant(M);
     const p = oldPayment();
     expect(await writer.insertPayment(p)).toBe('inserted');
-    if (fold && writer instanceof FileStore) await writer.compact();
+    if (fold && writer instanceof FileStore) await writer.writeSnapshot();
     await writer.close();
     const reader = make();
     await reader.open();

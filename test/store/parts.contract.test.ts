@@ -1,7 +1,7 @@
 /**
  * The store parts' rules, one contract for the memory, file and PostgreSQL stores (SPEC 20): every
  * cap and trim of the journal, the webhook deliveries, the idempotency keys and the readiness
- * evidence keeps the same rows on all three. On PostgreSQL the trims run in the background; the
+ * evidence keeps the same rows on all three, and counts the same bytes. On PostgreSQL the trims run in the background; the
  * test runs the due ones (trims.runAll) before it looks.
  */
 import path from 'node:path';
@@ -19,7 +19,7 @@ import { MemoryStore } from '../../src/store/memory-store.js';
 import { JOURNAL_TRIM_EVERY } from '../../src/store/postgres-journal.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { READINESS_CAP } from '../../src/store/readiness-log.js';
-import { answerTextBytes, journalEntryBytes } from '../../src/store/storage-quota.js';
+import { answerTextBytes, DELIVERY_ALLOWANCE, deliveryBytes, evidenceBytes, journalEntryBytes } from '../../src/store/storage-quota.js';
 import type { Store } from '../../src/store/store.js';
 import { freshDatabase } from '../support/databases.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
@@ -34,7 +34,6 @@ const KINDS: readonly [string, () => Promise<Store>][] = [
 
 /** Whatever the store defers (PostgreSQL's background trims) done, so what is kept can be compared. */
 async function settled(store: Store): Promise<void> {
-  await store.pendingWrites();
   if (store instanceof PostgresStore) await store.trims.runAll();
 }
 
@@ -199,6 +198,20 @@ describe.each(KINDS)('the store parts contract: %s', (_kind, make) => {
     await settled(store);
     expect([await used(store), await answerRows(store)]).toEqual([0, store instanceof PostgresStore ? 0 : undefined]);
     expect(await store.journal.list('M1', { limit: 10 })).toEqual([]);
+  });
+
+  it('counts a delivery, its attempt and its resend, and a piece of evidence, the same bytes on every store (storage-quota.ts)', async () => {
+    const pending: Delivery = { ...delivery(1), state: 'pending', nextAttemptAt: 0, body: '{"note":"ü€"}' };
+    await store.deliveries.record([pending, delivery(2)]);
+    expect((await store.deliveries.claimDue(10, 1_000, 1)).map((d) => d.id)).toEqual([pending.id]);
+    const attempt = { at: 5, status: null, error: 'connect ECONNREFUSED 127.0.0.1:9 (ü)', latencyMs: 3 };
+    await store.deliveries.recordAttempt(pending.id, attempt, { state: 'failed', attempt: 1, nextAttemptAt: null });
+    expect(await store.deliveries.resend('M1', pending.id, 20)).toMatchObject({ state: 'pending', attempts: [attempt] });
+    await store.readiness.add('M1', seen(7), null);
+    await settled(store);
+    const expected = deliveryBytes({ ...pending, attempts: [attempt] }) + deliveryBytes(delivery(2)) + evidenceBytes(seen(7));
+    expect(expected).toBeGreaterThan(DELIVERY_ALLOWANCE * 2);
+    expect(await used(store)).toBe(expected);
   });
 
   it('collapses a polling run to its first and last read', async () => {

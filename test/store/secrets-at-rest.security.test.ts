@@ -6,8 +6,10 @@
  * the memory store. Old stores migrate: a file store with plain keys is rewritten at its first
  * start, a PostgreSQL database of the previous schema is migrated; their keys still work.
  */
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { apiKeyHash } from '../../src/domain/ids.js';
@@ -129,31 +131,21 @@ function earlierMerchant(payeeId: string, apiKey: string): Record<string, unknow
 }
 
 describe('a file store written with plain keys (an earlier version)', () => {
-  it('is rewritten at its first start: no plain key left in the snapshot or the log; both keys still authenticate', async () => {
+  it('is converted once (scripts/convert-data.js): no plain key left in the snapshot or the log; both keys still authenticate', async () => {
     const dataFile = path.join(tempDir('payreq-secrets-old-'), 's.json');
     // As an earlier version wrote them, by hand: a snapshot and a log segment, without checksums or end marker.
     writeFileSync(dataFile, JSON.stringify({ format: 'payreq-sandbox/1', walSegment: 0, merchants: [earlierMerchant('OLD-1', PLAIN_KEYS[0]!)], payments: [] }));
     writeFileSync(`${dataFile}.wal.0`, `${JSON.stringify({ t: 'merchant', v: earlierMerchant('OLD-2', PLAIN_KEYS[1]!) })}\n`);
-    expect(filesText(dataFile)).toContain(PLAIN_KEYS[1]);
+    await expect(new FileStore({ dataFile }).open()).rejects.toThrow(/Convert it once with: node .*convert-data\.js/);
 
-    const captured = capturedLog();
-    const store = new FileStore({ dataFile, logger: captured.log });
+    const out = execFileSync(process.execPath, [fileURLToPath(new URL('../../scripts/convert-data.js', import.meta.url)), dataFile], { encoding: 'utf8' });
+    for (const key of PLAIN_KEYS) expect(out).not.toContain(key);
+    const store = new FileStore({ dataFile });
     await store.open();
-    expect(captured.lines).toEqual([
-      { level: LEVEL.warn, time: expect.any(Number), file: dataFile, merchants: 2, msg: 'store hashed the plain-text API keys of an earlier version: it now keeps only their SHA-256 (snapshot rewritten, old log segments deleted)' },
-    ]);
-    for (const key of PLAIN_KEYS) expect(captured.text()).not.toContain(key);
     expect((await store.merchantByKey(PLAIN_KEYS[0]!))?.payeeId).toBe('OLD-1');
     expect((await store.merchantByKey(PLAIN_KEYS[1]!))?.payeeId).toBe('OLD-2');
     expect((await store.merchant('OLD-2'))?.apiKeyHashes).toEqual([apiKeyHash(PLAIN_KEYS[1]!)]);
     expect(await store.merchant('OLD-2')).not.toHaveProperty('apiKeys');
-
-    // Before any close: the start itself rewrote the files.
-    const afterStart = filesText(dataFile);
-    for (const plain of PLAIN_KEYS) {
-      expect(afterStart).not.toContain(plain);
-      expect(afterStart).toContain(apiKeyHash(plain));
-    }
     await store.close();
 
     const sandbox = await createSandbox({ store: 'file', dataFile, scheduler: false });
@@ -163,7 +155,8 @@ describe('a file store written with plain keys (an earlier version)', () => {
     } finally {
       await sandbox.close();
     }
-    for (const plain of [...PLAIN_KEYS, DEMO_KEY]) expect(filesText(dataFile)).not.toContain(plain);
+    const storeText = readFileSync(dataFile, 'utf8') + readFileSync(`${dataFile}.log`, 'utf8');
+    for (const plain of [...PLAIN_KEYS, DEMO_KEY]) expect(storeText).not.toContain(plain);
   });
 });
 

@@ -56,7 +56,6 @@ const LOTS = Number.MAX_SAFE_INTEGER;
 
 /** Whatever the store defers (PostgreSQL's background trims) done. */
 async function settled(store: Store): Promise<void> {
-  await store.pendingWrites();
   if (store instanceof PostgresStore) await store.trims.runAll();
 }
 

@@ -16,13 +16,15 @@ export function numbered(i: number): Payment {
 }
 
 /** A store left open after `count` acknowledged creates, as a crash leaves it. */
-export async function crashedWith(count: number, dataFile = path.join(tempDir(), 's.json')): Promise<string> {
-  const store = new FileStore({ dataFile });
+export async function crashedWith(count: number, dataFile = path.join(tempDir(), 's.json'), snapshotAfterBytes?: number): Promise<string> {
+  const store = new FileStore({ dataFile, snapshotAfterBytes });
   await store.open();
   for (let i = 0; i < count; i++) expect(await store.insertPayment(numbered(i))).toBe('inserted');
+  await Promise.resolve();
   return dataFile;
 }
 
+/** The message of a refused start: it names what to do. */
 export async function refusal(dataFile: string): Promise<string> {
   const error = await new FileStore({ dataFile }).open().then(() => undefined, (err: unknown) => err);
   expect(error).toBeInstanceOf(Error);

@@ -1,7 +1,7 @@
 /**
  * A disk that fills up on cue, for tests of failed store writes: in a test file,
  * `vi.mock('node:fs', async (real) => (await import('../support/failing-writes.js')).fsFailingOnCue(real))`,
- * then `failNext.armed = true` makes the next append write 20 bytes of its line and fail with ENOSPC.
+ * then `failNext.armed = true` makes the next write write 20 bytes of it and fail with ENOSPC.
  */
 import type * as fs from 'node:fs';
 
@@ -11,13 +11,13 @@ export async function fsFailingOnCue(importOriginal: () => Promise<unknown>): Pr
   const real = (await importOriginal()) as typeof fs;
   return {
     ...real,
-    writeSync: ((fd: number, buffer: Uint8Array, offset?: number) => {
+    writeSync: ((fd: number, buffer: Uint8Array, ...rest: unknown[]) => {
       if (failNext.armed) {
         failNext.armed = false;
-        real.writeSync(fd, buffer, offset ?? 0, 20);
+        real.writeSync(fd, buffer, 0, 20);
         throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
       }
-      return real.writeSync(fd, buffer, offset);
+      return (real.writeSync as (...args: unknown[]) => number)(fd, buffer, ...rest);
     }) as typeof fs.writeSync,
   };
 }

@@ -1,5 +1,5 @@
 /** Temporary directories for store files, removed after each test file. */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -13,14 +13,4 @@ export function tempDir(prefix = 'payreq-test-'): string {
 
 export function removeTempDirs(): void {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-}
-
-/** The write-ahead log segments beside a data file, oldest first. */
-export function walSegments(dataFile: string): string[] {
-  const dir = path.dirname(dataFile);
-  const prefix = `${path.basename(dataFile)}.wal.`;
-  return readdirSync(dir)
-    .filter((f) => f.startsWith(prefix))
-    .sort((a, b) => Number(a.slice(prefix.length)) - Number(b.slice(prefix.length)))
-    .map((f) => path.join(dir, f));
 }

@@ -21,7 +21,7 @@ export interface ServerProcess {
 export async function startServer(dataFile: string, env: Record<string, string> = {}, args: readonly string[] = []): Promise<ServerProcess> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build (npm test does) before the durability tests`);
   const child = spawn(process.execPath, [CLI, 'serve', '--port', '0', '--host', '127.0.0.1', '--data', dataFile, ...args], {
-    // NODE_ENV=test on purpose: lowdb's presets would silently keep data in memory under it.
+    // NODE_ENV=test: as the tests run; the product behaves the same under it.
     // No enrolment limit: tests enroll a merchant per scenario file from one address (the limit has its own test).
     env: { ...process.env, NODE_ENV: 'test', SANDBOX_STORE: 'file', SANDBOX_ENROLL_LIMIT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -29,7 +29,7 @@ export const headers = {
   }),
   retryAfter: header('RetryAfter', { description: 'Seconds to wait before the next request.', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } }),
   retryAfterWhenStore: header('RetryAfterStore', {
-    description: 'Seconds to wait: sent when the store is unreachable (2), and with a 503 injected by Sandbox-Fault or a fault rule (1); not with the magic amount 900.02.',
+    description: 'Seconds to wait: sent when the store is unreachable or its data file cannot be written (2), and with a 503 injected by Sandbox-Fault or a fault rule (1); not with the magic amount 900.02.',
     required: false,
     schema: { type: 'string', pattern: '^[0-9]+$' },
   }),
@@ -101,10 +101,10 @@ export const answers = {
       { headers: { 'Retry-After': headers.retryAfter } },
     ),
   ),
-  internal: shared('Internal', json('Internal error, or the data file could not be written: nothing was changed.', problemBody(500))),
+  internal: shared('Internal', json('Internal error: nothing was changed.', problemBody(500))),
   storeUnavailable: shared(
     'Unavailable',
-    json("The sandbox's database cannot be reached (Retry-After says when to retry), or a 503 injected by a fault.", problemBody(503), {
+    json("The sandbox's database cannot be reached, or its data file cannot be written (a full disk): nothing was changed, and Retry-After says when to retry. Or a 503 injected by a fault.", problemBody(503), {
       headers: { 'Retry-After': headers.retryAfterWhenStore },
     }),
   ),
@@ -130,7 +130,7 @@ export const answers = {
 /** Every request may meet these before any route: the server answers them itself (src/server.ts). */
 export const SERVER_ANSWERS = { 408: answers.requestTimeout, 431: answers.headersTooLarge } as const;
 
-/** Every route that reads the store: a failed write of the same moment, an unreachable database. */
+/** Every route that reads the store: an internal error; an unreachable database or a data file that cannot be written. */
 export const STORE_ANSWERS = { 500: answers.internal, 503: answers.storeUnavailable } as const;
 
 /** Every route behind the Service-Api-Key (and its rate limit). */

@@ -1,9 +1,9 @@
 /**
  * The outermost layer, the one every request passes: it makes the request's record (the id taken
  * from the client when it is a sane one, else drawn), refuses an over-long path, warns of a
- * Sandbox-Fault header sent where faults do not apply. Once answered, it waits for the store's
- * pending write (the one wait, made once: request-record.ts), lets the faults after commit spoil
- * the answer, completes the record, and the journal entry, the evidence, the metrics and the log
+ * Sandbox-Fault header sent where faults do not apply. Once answered (every change already
+ * written: the store writes before it answers), it lets the faults after commit spoil the
+ * answer, completes the record, and the journal entry, the evidence, the metrics and the log
  * line read it; only then does a fault hold or cut the answer.
  */
 import type { Context } from 'hono';
@@ -36,7 +36,6 @@ export function everyRequest(services: Services, isRouted: RouteCheck) {
     if (refused) c.res = sendError(c, refused);
     else await next();
 
-    await record.untilWritten(c);
     const faults = committedFaultsOf(c);
     if (faults === undefined) return completeAndRead(c, services, record, undefined, ignored);
     try {

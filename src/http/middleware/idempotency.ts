@@ -60,8 +60,6 @@ export async function withIdempotencyKey(c: Context<AppEnv>, merchant: Merchant,
 
 /** Keeps this request's answer for its key; false for one that committed nothing (a 5xx, a 429: retry later). */
 async function keepAnswer(c: Context<AppEnv>, payeeId: string, key: string): Promise<boolean> {
-  // Kept only once the change is written: a failed write turns this answer into a 500, not kept.
-  await c.get('record').untilWritten(c);
   const text = envelopeOf(c)?.text;
   const code = text === undefined ? null : envelopeCodeOf(text);
   if (text === undefined || code === null || code >= 500 || code === 429) return false;

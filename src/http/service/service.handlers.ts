@@ -10,15 +10,13 @@ import { toJsonText } from '../json-text.js';
 /** What fails while the store is not ready, by store: the file store answers reads from memory. */
 const WHILE_NOT_READY = {
   memory: 'Requests that read or change data fail until the store is back.',
-  file: 'Changes may be refused (500, nothing kept) until it is fixed; reads are still answered, from memory.',
+  file: 'Changes may be refused (503, nothing kept) until it is fixed; reads are still answered, from memory.',
   postgres: 'Requests that read or change data fail until the store is back.',
 } as const;
 
 /** GET /livez: 200 while the process answers at all; it touches no store, so a database outage does not restart instances. */
 export function live() {
   return (c: Context<AppEnv>): Response => {
-    // Nothing this answer says depends on the store: it does not wait for a pending write either.
-    c.get('record').needsNoWrite();
     return ok(c, 'alive: this process answers. Whether it should get work is GET /readyz.');
   };
 }

@@ -86,17 +86,11 @@ describe.each(EACH_STORE)('a status read on the %s store', (_kind, make) => {
 describe('the kept status answers', () => {
   const p = { id: 'pay_1', version: 3 } as Payment;
 
-  it('hit by id and version where versions are final (a fresh object per read)', () => {
-    const texts = new StatusTexts(true);
+  it('hit by id and version (a fresh object per read)', () => {
+    const texts = new StatusTexts();
     expect(texts.text(p, () => 'one')).toBe('one');
     expect(texts.text({ ...p }, () => 'two')).toBe('one');
     expect(texts.text({ ...p, version: 4 }, () => 'three')).toBe('three');
   });
 
-  it('hit only by the stored object where a failed write may undo a version', () => {
-    const texts = new StatusTexts(false);
-    expect(texts.text(p, () => 'one')).toBe('one');
-    expect(texts.text(p, () => 'two')).toBe('one');
-    expect(texts.text({ ...p }, () => 'undone and redone')).toBe('undone and redone');
-  });
 });

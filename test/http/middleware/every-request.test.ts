@@ -1,4 +1,4 @@
-/** The outermost layer on a small app of its own: the record, the one wait for the write, the 414, the log line and the metrics. */
+/** The outermost layer on a small app of its own: the record, the 414, the log line and the metrics. */
 import { Writable } from 'node:stream';
 import { Hono } from 'hono';
 import { pino } from 'pino';
@@ -16,8 +16,8 @@ interface Observed {
   readonly injected: boolean;
 }
 
-/** A small app under everyRequest alone; `writes` are what the store reports pending, one per call. */
-function appWith(writes: (Promise<void> | undefined)[] = []) {
+/** A small app under everyRequest alone. */
+function appWith() {
   const lines: Record<string, unknown>[] = [];
   const observed: Observed[] = [];
   const sink = new Writable({
@@ -26,55 +26,16 @@ function appWith(writes: (Promise<void> | undefined)[] = []) {
       done();
     },
   });
-  let next = 0;
   const services = {
     config: { httpStatusMode: 'mirror-code', logHealthChecks: false, trustProxy: false },
-    store: { pendingWrites: () => writes[next++] },
     log: pino({ base: null }, sink),
     metrics: { observeRequest: (method: string, route: string, status: number | string, _s: number, injected: boolean) => observed.push({ method, route, status, injected }) },
   } as unknown as Services;
   const app = new Hono<AppEnv>();
   app.use('*', everyRequest(services, () => true));
   app.onError(answerError);
-  return { app, lines, observed, pendingCalls: () => next };
+  return { app, lines, observed };
 }
-
-const failedWrite = () => {
-  const failing = Promise.reject(new Error('ENOSPC'));
-  failing.catch(() => undefined);
-  return failing;
-};
-
-describe('everyRequest: the wait for the pending write', () => {
-  it('waits once per request: a newer batch that fails after the answer was held does not turn it into a 500', async () => {
-    const { app, pendingCalls } = appWith([Promise.resolve(), failedWrite()]);
-    app.get('/x', async (c) => {
-      await c.get('record').untilWritten(c);
-      return ok(c, 'ok');
-    });
-    const answer = await app.request('/x');
-    expect(answer.status).toBe(200);
-    expect(pendingCalls()).toBe(1);
-  });
-
-  it('turns the answer into a 500 that says why when the write it waited for fails', async () => {
-    const { app } = appWith([failedWrite()]);
-    app.get('/x', (c) => ok(c, 'ok'));
-    const answer = await app.request('/x');
-    expect(answer.status).toBe(500);
-    expect(((await answer.json()) as { description: string }).description).toMatch(/could not write its data file.*retry/);
-  });
-
-  it('lets an answer that says nothing the store holds skip the wait', async () => {
-    const { app, pendingCalls } = appWith([failedWrite()]);
-    app.get('/livez', (c) => {
-      c.get('record').needsNoWrite();
-      return ok(c, 'alive');
-    });
-    expect((await app.request('/livez')).status).toBe(200);
-    expect(pendingCalls()).toBe(0);
-  });
-});
 
 describe('everyRequest: the record, the log line and the metrics', () => {
   it('keeps a sane client Request-Id and draws one for an unsafe or missing one', async () => {

@@ -1,6 +1,7 @@
 /** DELETE /sandbox/v1/merchant refused: no key, an unknown key, a second time, another method; nothing changes. */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/index.js';
+import { StoreUnavailableError } from '../../../src/store/unavailable.js';
 import { call, createPayment, expectEnvelope, quietSandbox, stateOf } from '../../support/http.js';
 import { DEMO_KEY } from '../../helpers.js';
 
@@ -54,17 +55,18 @@ describe('DELETE /sandbox/v1/merchant refused', () => {
     expectEnvelope(await call(sandbox, 'GET', '/sandbox/v1/merchant'), 200);
   });
 
-  it('the store failing mid-delete: a 500 envelope that names no internals, and the merchant is still there', async () => {
+  it('the store failing mid-delete (a full disk): a 503 envelope that names no internals, and the merchant is still there', async () => {
     sandbox = await quietSandbox();
     const { store } = sandbox.services;
     const real = store.deleteMerchant.bind(store);
     store.deleteMerchant = async () => {
-      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+      throw new StoreUnavailableError('the data directory /srv is full (ENOSPC)', false, 'The sandbox could not write its data file (ENOSPC): nothing was changed. Free disk space or check the data directory, then retry.');
     };
     try {
       const answer = await call(sandbox, 'DELETE', '/sandbox/v1/merchant');
-      expectEnvelope(answer, 500);
+      expectEnvelope(answer, 503);
       expect(answer.body.description).toMatch(/could not write its data file \(ENOSPC\)/);
+      expect(answer.text).not.toContain('/srv');
     } finally {
       store.deleteMerchant = real;
     }

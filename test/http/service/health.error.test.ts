@@ -42,11 +42,9 @@ describe('a store that is not ready', () => {
   it('answers /readyz and /healthz 503 with the store error; /livez 200 without asking the store', async () => {
     sandbox = await memorySandbox();
     const ready = vi.spyOn(sandbox.services.store, 'ready').mockRejectedValue(new Error('the database postgres://u:***@db/x cannot be reached (ECONNREFUSED)'));
-    const pending = vi.spyOn(sandbox.services.store, 'pendingWrites');
     const live = await call(sandbox, 'GET', '/livez', { key: null });
     expectEnvelope(live, 200);
     expect(ready).not.toHaveBeenCalled();
-    expect(pending).not.toHaveBeenCalled();
     for (const path of ['/readyz', '/healthz']) {
       const answer = await call(sandbox, 'GET', path, { key: null });
       expectEnvelope(answer, 503);

@@ -6,11 +6,10 @@ import { paymentHandlers } from './payments.handlers.js';
 import { paymentRoutes } from './payments.routes.js';
 import { StatusTexts } from './status-texts.js';
 
-/** `versionsFinal`: the store's (Store.versionsFinal), which decides how status answers are kept. */
-export function publicApi(productTypes: readonly string[], versionsFinal: boolean): Hono<AppEnv> {
+export function publicApi(productTypes: readonly string[]): Hono<AppEnv> {
   const api = new Hono<AppEnv>();
   const routes = paymentRoutes(productTypes);
-  const handlers = paymentHandlers(routes, new StatusTexts(versionsFinal));
+  const handlers = paymentHandlers(routes, new StatusTexts());
   bindRoute(api, routes.create, handlers.create);
   bindRoute(api, routes.assign, handlers.assign);
   bindRoute(api, routes.cancel, handlers.cancel);

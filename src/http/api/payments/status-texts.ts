@@ -3,20 +3,14 @@ import type { Payment } from '../../../domain/payment.js';
 
 const STATUS_TEXTS_KEPT = 10_000;
 
-/**
- * Keyed by payment id and version where the store's versions are final (PostgreSQL reads a fresh
- * object each time, memory); elsewhere also by the stored object itself, since a change a failed
- * write undoes (file store) leaves its version number to another change with other content.
- */
+/** Keyed by payment id and version: every store's versions are final (a change is stored before anyone reads it). */
 export class StatusTexts {
   private readonly kept = new Map<string, { readonly payment: Payment; readonly text: string }>();
-
-  constructor(private readonly versionsFinal: boolean) {}
 
   /** The kept answer of this payment version, or `make`'s, then kept (the oldest of too many goes). */
   text(p: Payment, make: (p: Payment) => string): string {
     const kept = this.kept.get(p.id);
-    if (kept && (kept.payment === p || (this.versionsFinal && kept.payment.version === p.version))) return kept.text;
+    if (kept && kept.payment.version === p.version) return kept.text;
     const text = make(p);
     this.kept.delete(p.id);
     this.kept.set(p.id, { payment: p, text });

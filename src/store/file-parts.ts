@@ -1,0 +1,122 @@
+/**
+ * The journal, the webhook deliveries, the idempotency keys and the readiness evidence of the
+ * file store: the memory store's, each change also a line of the store's log (file-records.ts).
+ *
+ * A change someone is answered about (new deliveries, a resend, a clock advance, a clear) is
+ * written first, then made: a write that fails changes nothing. A record of what already
+ * happened (a journal entry, evidence, a webhook attempt, a key's answer) is kept first, true
+ * whatever the disk says; a failed write of it is said, and only a restart loses it.
+ */
+import type { AttemptOutcome, Delivery, DeliveryAttempt } from './delivery-log.js';
+import { MemoryDeliveryLog } from './delivery-log.js';
+import { line } from './file-records.js';
+import { MemoryIdempotencyKeys } from './idempotency-keys.js';
+import { MemoryJournalLog, withoutAnswer } from './journal-log.js';
+import type { NewJournalEntry } from './journal-log.js';
+import { MemoryReadinessLog } from './readiness-log.js';
+import type { SeenRequest } from '../domain/readiness.js';
+
+/** The store's log: `append` throws when the write fails; `record` (what already happened) says so instead. */
+export interface LogLines {
+  append(text: string): void;
+  record(text: string): boolean;
+}
+
+export class FileJournalLog extends MemoryJournalLog {
+  constructor(private readonly log: LogLines) {
+    super();
+  }
+
+  /** An entry that refers to an answer text written with an earlier entry is written without it. */
+  override async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
+    const kept = this.keep(payeeId, entry);
+    const { answerRef, responseBody } = kept.entry;
+    const written = this.log.record(line({ t: 'journal', payeeId, v: kept.carriesAnswer ? kept.entry : withoutAnswer(kept.entry) }));
+    // A lost line takes the text with it: the next entry that refers to it carries it again.
+    if (!written && kept.carriesAnswer && answerRef !== undefined && responseBody !== null) this.unwritten(payeeId, answerRef, responseBody);
+  }
+
+  override async clear(payeeId: string): Promise<number> {
+    this.log.append(line({ t: 'journal-clear', payeeId }));
+    return super.clear(payeeId);
+  }
+}
+
+export class FileDeliveryLog extends MemoryDeliveryLog {
+  constructor(private readonly log: LogLines) {
+    super();
+  }
+
+  /** Deliveries no payment change causes (a test event): written, then sendable. */
+  override async record(deliveries: readonly Delivery[]): Promise<void> {
+    this.log.append(deliveryLines(deliveries));
+    this.add(deliveries);
+  }
+
+  /** Lost to a restart, an attempt is only made again. */
+  override async recordAttempt(id: string, attempt: DeliveryAttempt, next: AttemptOutcome): Promise<void> {
+    const updated = this.attempted(id, attempt, next);
+    if (updated) this.log.record(line({ t: 'delivery', v: updated }));
+  }
+
+  override async resend(payeeId: string, id: string, now: number): Promise<Delivery | 'pending' | undefined> {
+    const again = this.resendable(payeeId, id, now);
+    if (typeof again !== 'object') return again;
+    this.log.append(line({ t: 'delivery', v: again }));
+    this.put(again);
+    return again;
+  }
+
+  override async advanceHeld(payeeId: string, ms: number, writtenBy: number, now: number): Promise<readonly number[]> {
+    const moved = this.advancedHeld(payeeId, ms, writtenBy, now);
+    if (moved.length === 0) return [];
+    this.log.append(deliveryLines(moved));
+    this.putPending(moved);
+    return moved.map((d) => d.nextAttemptAt!);
+  }
+
+  override async clear(payeeId: string): Promise<void> {
+    this.log.append(line({ t: 'deliveries-clear', payeeId }));
+    await super.clear(payeeId);
+  }
+}
+
+export function deliveryLines(deliveries: readonly Delivery[]): string {
+  let text = '';
+  for (const v of deliveries) text += line({ t: 'delivery', v });
+  return text;
+}
+
+/** A key is written with its answer before that answer is sent; a claim never is (after a restart nobody runs it, so its retry must run). */
+export class FileIdempotencyKeys extends MemoryIdempotencyKeys {
+  constructor(private readonly log: LogLines) {
+    super();
+  }
+
+  override async finish(payeeId: string, key: string, code: number, body: string): Promise<void> {
+    const answered = this.answer(payeeId, key, code, body);
+    if (answered) this.log.record(line({ t: 'key', payeeId, v: answered }));
+  }
+
+  override async clear(payeeId: string): Promise<void> {
+    this.log.append(line({ t: 'keys-clear', payeeId }));
+    await super.clear(payeeId);
+  }
+}
+
+export class FileReadinessLog extends MemoryReadinessLog {
+  constructor(private readonly log: LogLines) {
+    super();
+  }
+
+  /** A polling loop's newest read only replaces the last of its run: the next snapshot holds it, and a run's first read is always written. */
+  override async add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void> {
+    const { id, replaced } = this.keep(payeeId, seen, repeat);
+    if (replaced === null) this.log.record(line({ t: 'seen', payeeId, id, v: seen, replaced }));
+  }
+
+  override async clear(payeeId: string): Promise<void> {
+    this.log.append(line({ t: 'seen-clear', payeeId }));
+    await super.clear(payeeId);
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The lines of the file store (file-store.ts): one JSON object a line, in the log and in the
+ * snapshot alike. The snapshot is the state written out as the records that rebuild it, between
+ * a header line and an end line; the log starts with a header line and holds one change a line.
+ */
+import type { Merchant } from '../domain/merchant.js';
+import type { Payment } from '../domain/payment.js';
+import type { SeenRequest } from '../domain/readiness.js';
+import type { Delivery } from './delivery-log.js';
+import type { AnsweredKey } from './idempotency-keys.js';
+import type { StoredJournalEntry } from './journal-log.js';
+
+export const FORMAT = 'payreq-sandbox/2';
+
+export type LogRecord =
+  | { readonly t: 'merchant'; readonly v: Merchant }
+  | { readonly t: 'payment'; readonly v: Payment }
+  | { readonly t: 'reset'; readonly payeeId: string }
+  | { readonly t: 'prune'; readonly payeeId: string; readonly createdBefore: number }
+  | { readonly t: 'merchant-delete'; readonly payeeId: string }
+  | { readonly t: 'journal'; readonly payeeId: string; readonly v: StoredJournalEntry }
+  | { readonly t: 'journal-clear'; readonly payeeId: string }
+  /** A delivery as it now is: added, or replaced by id (an attempt, a resend). */
+  | { readonly t: 'delivery'; readonly v: Delivery }
+  | { readonly t: 'deliveries-clear'; readonly payeeId: string }
+  | { readonly t: 'key'; readonly payeeId: string; readonly v: AnsweredKey }
+  | { readonly t: 'keys-clear'; readonly payeeId: string }
+  /** Readiness evidence; `replaced`: the id of the entry of the same polling run it replaces. */
+  | { readonly t: 'seen'; readonly payeeId: string; readonly id: number; readonly v: SeenRequest; readonly replaced: number | null }
+  | { readonly t: 'seen-clear'; readonly payeeId: string };
+
+/** Besides records: the first line of both files (the log goes on from the snapshot of its generation), and the snapshot's last (how many records it holds, so a cut is told). */
+type Frame = { readonly t: 'snapshot' | 'log'; readonly format: string; readonly generation: number } | { readonly t: 'end'; readonly records: number };
+
+export function line(record: LogRecord | Frame): string {
+  return `${JSON.stringify(record)}\n`;
+}
+
+/** The fields each record needs to be applied at all: a string payeeId, or a v with the ids it is kept by. */
+const NEEDS: Record<LogRecord['t'], readonly string[]> = {
+  merchant: ['v.payeeId'],
+  payment: ['v.id', 'v.payeeId', 'v.token', 'v.code', 'v.merchantRefNo', 'v.status'],
+  reset: ['payeeId'],
+  prune: ['payeeId'],
+  'merchant-delete': ['payeeId'],
+  journal: ['payeeId', 'v.method', 'v.path'],
+  'journal-clear': ['payeeId'],
+  delivery: ['v.id', 'v.payeeId', 'v.state'],
+  'deliveries-clear': ['payeeId'],
+  key: ['payeeId', 'v.key', 'v.fingerprint', 'v.body'],
+  'keys-clear': ['payeeId'],
+  seen: ['payeeId', 'v.ref', 'v.method', 'v.path'],
+  'seen-clear': ['payeeId'],
+};
+
+/** The record of a line, or what is wrong with it said of the line ("is ..."). */
+export function parseRecord(text: string): LogRecord | string {
+  const r = jsonObject(text);
+  if (typeof r === 'string') return r;
+  const t = (r as { t?: unknown }).t;
+  const needs = typeof t === 'string' && Object.hasOwn(NEEDS, t) ? NEEDS[t as LogRecord['t']] : undefined;
+  if (!needs) return `has type t=${JSON.stringify(t) ?? 'missing'}, none of ${Object.keys(NEEDS).join(', ')}`;
+  const missing = needs.find((path) => typeof path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | null)?.[k], r) !== 'string');
+  return missing ? `is a ${t} record without its ${missing}` : (r as LogRecord);
+}
+
+/** The JSON object a line holds, or what it is instead. */
+export function jsonObject(text: string | undefined): Record<string, unknown> | string {
+  try {
+    const r = JSON.parse(text ?? '') as unknown;
+    return typeof r === 'object' && r !== null && !Array.isArray(r) ? (r as Record<string, unknown>) : 'is not a JSON object';
+  } catch {
+    return 'is not a whole line of JSON';
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * The file store's start: the snapshot's records, then the log's after it (file-records.ts).
+ *
+ * - The snapshot and the log go together: one without the other is damage (a deleted log is
+ *   never an empty store served silently); neither is a new store.
+ * - The log's header names the snapshot it follows. The one before it means the process stopped
+ *   between writing a new snapshot and starting the log afresh: its lines are in the snapshot.
+ * - A last line cut short (no newline: a write a crash cut) is dropped with a warning. Any other
+ *   line that is not a record refuses the start, naming the file and line; `repair` drops it
+ *   instead, says so, and keeps a copy of the file.
+ * - Files of the earlier format (payreq-sandbox/1) refuse the start, naming the one-off
+ *   conversion command; other files whose names start like the store's are named in a warning.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from '../logger.js';
+import { FORMAT, jsonObject, parseRecord } from './file-records.js';
+import type { LogRecord } from './file-records.js';
+
+/** What the start read: the snapshot's generation, where appends go on (null: the log must start afresh), what repair dropped. */
+export interface Started {
+  readonly generation: number;
+  readonly logBytes: number | null;
+  readonly dropped: readonly string[];
+  readonly damagedFiles: readonly string[];
+}
+
+/** The conversion of a data folder of the earlier format, run once (it lives outside the product). */
+export const CONVERT_SCRIPT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../scripts/convert-data.js');
+
+class Damage {
+  readonly dropped: string[] = [];
+  readonly files = new Set<string>();
+  constructor(private readonly repair: boolean) {}
+
+  found(file: string, place: string, problem: string): void {
+    if (!this.repair) {
+      throw new Error(`${place} ${problem}. The store is damaged: restore ${file} from a copy, or start with --repair to go on with every whole line that can be read (it says what it drops and keeps a copy of each damaged file).`);
+    }
+    this.dropped.push(`${place} ${problem}`);
+    if (existsSync(file)) this.files.add(file);
+  }
+}
+
+export function readStore(dataFile: string, logFile: string, repair: boolean, logger: Logger, apply: (r: LogRecord) => void): Started | null {
+  checkNeighbours(dataFile, logFile, logger);
+  const snapshot = readOrNull(dataFile);
+  const log = readOrNull(logFile);
+  if (snapshot === null && log === null) return null;
+  const damage = new Damage(repair);
+  let generation: number | null = null;
+  if (snapshot === null) damage.found(dataFile, dataFile, `is missing, but its log ${logFile} is there: the state the log goes on from is gone`);
+  else generation = readSnapshot(dataFile, snapshot, damage, apply);
+  let logBytes: number | null = null;
+  if (log === null) damage.found(logFile, logFile, `is missing, but the snapshot ${dataFile} is there: every change since that snapshot is gone`);
+  else logBytes = replayLog(logFile, log, generation, damage, logger, apply);
+  return { generation: generation ?? 0, logBytes: damage.dropped.length > 0 ? null : logBytes, dropped: damage.dropped, damagedFiles: [...damage.files] };
+}
+
+/** The lines of a file (the last one without its newline, if cut), and where the whole lines end. */
+function linesOf(bytes: Buffer): { lines: string[]; whole: number } {
+  const text = bytes.toString('utf8');
+  const whole = bytes.lastIndexOf(0x0a) + 1;
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return { lines, whole };
+}
+
+function readSnapshot(file: string, bytes: Buffer, damage: Damage, apply: (r: LogRecord) => void): number {
+  const { lines, whole } = linesOf(bytes);
+  const generation = generationOf(lines[0], 'snapshot');
+  if (generation === undefined) {
+    if (bytes.subarray(0, 200).includes('"payreq-sandbox/1"')) throw earlierFormat(file);
+    throw new Error(`${file} is not a payreq-sandbox store: its first line is not {"t":"snapshot","format":"payreq-sandbox/2",...}. Point --data at a payreq-sandbox store, or move ${file} away to start an empty one.`);
+  }
+  const end = jsonObject(lines.at(-1));
+  const count = whole === bytes.length && typeof end === 'object' && end.t === 'end' && Number.isSafeInteger(end.records) ? (end.records as number) : undefined;
+  if (count === undefined || count !== lines.length - 2) damage.found(file, file, `is cut short: it does not end with its {"t":"end","records":N} line (of ${Math.max(0, lines.length - 2)} records)`);
+  for (let i = 1; i < lines.length - (count === undefined ? 0 : 1); i++) applyLine(file, lines[i]!, i + 1, damage, apply);
+  return generation;
+}
+
+/** The generation a first line names, or undefined when it is no header of this format. */
+function generationOf(text: string | undefined, t: 'snapshot' | 'log'): number | undefined {
+  const h = jsonObject(text);
+  return typeof h === 'object' && h.t === t && h.format === FORMAT && Number.isSafeInteger(h.generation) ? (h.generation as number) : undefined;
+}
+
+/** Where appends go on, or null when the log holds only what the snapshot holds (it starts afresh). */
+function replayLog(file: string, bytes: Buffer, generation: number | null, damage: Damage, logger: Logger, apply: (r: LogRecord) => void): number | null {
+  const { lines, whole } = linesOf(bytes);
+  if (whole < bytes.length) {
+    logger.warn({ file, line: lines.length, from_byte: whole }, 'store dropped a cut last line of its log: a write a crash cut short, never acknowledged');
+    lines.pop();
+  }
+  const follows = generationOf(lines[0], 'log');
+  if (generation !== null && follows === generation - 1) return null;
+  // Without a snapshot (a repair goes on without it), the log is read whatever it follows.
+  if (follows === undefined || (generation !== null && follows !== generation)) {
+    damage.found(file, `${file} line 1`, follows !== undefined ? `goes on from snapshot ${follows}, but the snapshot is ${generation}` : 'is not the header of a payreq-sandbox/2 log');
+    return null;
+  }
+  for (let i = 1; i < lines.length; i++) applyLine(file, lines[i]!, i + 1, damage, apply);
+  return whole;
+}
+
+function applyLine(file: string, text: string, n: number, damage: Damage, apply: (r: LogRecord) => void): void {
+  const record = parseRecord(text);
+  if (typeof record === 'string') damage.found(file, `${file} line ${n}`, record);
+  else apply(record);
+}
+
+function readOrNull(file: string): Buffer | null {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
+/** Files of the earlier format refuse the start; other files named like the store's are told. */
+function checkNeighbours(dataFile: string, logFile: string, logger: Logger): void {
+  const dir = path.dirname(dataFile);
+  const base = path.basename(dataFile);
+  const ours = new Set([path.basename(logFile), `${base}.healthz-probe`]);
+  for (const name of existsSync(dir) ? readdirSync(dir) : []) {
+    if (!name.startsWith(`${base}.`) || ours.has(name) || name.includes('.damaged-') || name.startsWith(`${base}.before-conversion`)) continue;
+    if (/\.(wal\.\d+|wal-end|idempotency|readiness)/.test(name.slice(base.length))) throw earlierFormat(dataFile);
+    logger.warn({ file: path.join(dir, name) }, 'a file beside the store that is not one of its files: the store neither reads nor changes it');
+  }
+}
+
+function earlierFormat(dataFile: string): Error {
+  return new Error(`${dataFile} was written by an earlier version of payreq-sandbox (format payreq-sandbox/1, with .wal segments). Convert it once with: node ${CONVERT_SCRIPT} ${dataFile} (it keeps the old files in ${dataFile}.before-conversion/), then start again.`);
+}
