@@ -1,6 +1,6 @@
 /**
  * The other side of "stops with npx": a serve npm started and left alone keeps serving, Ctrl-C
- * on `npm start` still drains and writes the store, and a serve npm did not start (nohup, a shell
+ * to its terminal still drains it and writes the store, and a serve npm did not start (nohup, a shell
  * that backgrounds it and exits, a container's init adopting it) outlives its parent.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -45,12 +45,13 @@ function withoutNpm(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('npm_')));
 }
 
-describe('a serve started through npm start', () => {
+describe('a serve started through npm', () => {
   it('keeps serving when left alone, and Ctrl-C (SIGINT to the terminal group) drains it and writes the store', async () => {
     const port = await freePort();
     const data = join(tempDir('launcher-'), 'sandbox.json');
     // A terminal's foreground job: npm, its shell and node in one process group, as Ctrl-C reaches them.
-    const npm: ChildProcess = spawn('npm', ['run', 'start', '--ignore-scripts', '--', '--port', String(port), '--data', data], {
+    // npm exec starts it as npm start does (npm, sh -c, node), without npm start's build of dist/ under other tests.
+    const npm: ChildProcess = spawn('npm', ['exec', '--offline', '--', 'node', CLI, 'serve', '--port', String(port), '--data', data], {
       cwd: root,
       detached: true,
       env: { ...withoutNpm(), npm_config_update_notifier: 'false', NO_COLOR: '1' },
