@@ -1,6 +1,7 @@
 /**
  * A payment opened to act on it: its actions are in view as the detail opens, on a phone and a
  * desktop alike, and what an action answered shows in view too, not a screen above the button.
+ * A keyboard user keeps their place in the list when a live update brings a new payment.
  */
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -58,4 +59,23 @@ describe('a payment opened to act on it', () => {
       await page.close();
     });
   }
+});
+
+describe('a live update of the payments list', () => {
+  it('keeps the keyboard focus on the payment it was on when a new payment arrives', async () => {
+    await create();
+    const focused = await create();
+    const page = await chromium.newPage(DESKTOP);
+    await openDashboard(page, server.url, DEMO_KEY);
+    const open = page.locator(`tr[data-payment-id="${focused}"] button[data-action="open"]`);
+    await open.focus();
+    const arrived = await create();
+    await page.locator(`tr[data-payment-id="${arrived}"]`).waitFor({ timeout: 10_000 });
+    const place = await page.evaluate(() => {
+      const active = (globalThis as unknown as { document: { activeElement: { closest(s: string): { dataset: { paymentId?: string } } | null; dataset: { action?: string } } | null } }).document.activeElement;
+      return { row: active?.closest('tr')?.dataset.paymentId, action: active?.dataset.action };
+    });
+    expect(place).toEqual({ row: focused, action: 'open' });
+    await page.close();
+  });
 });
