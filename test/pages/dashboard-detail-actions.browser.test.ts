@@ -1,7 +1,7 @@
 /**
  * A payment opened to act on it: its actions are in view as the detail opens, on a phone and a
  * desktop alike, and what an action answered shows in view too, not a screen above the button.
- * A keyboard user keeps their place in the list when a live update brings a new payment.
+ * A keyboard user keeps their place when a live update brings a new payment or delivery.
  */
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -76,6 +76,32 @@ describe('a live update of the payments list', () => {
       return { row: active?.closest('tr')?.dataset.paymentId, action: active?.dataset.action };
     });
     expect(place).toEqual({ row: focused, action: 'open' });
+    await page.close();
+  });
+});
+
+describe('a live update of the deliveries', () => {
+  it('keeps the focus on the Resend it was on, and its attempts open, when a new delivery arrives', async () => {
+    const set = await fetch(`${server.url}/sandbox/v1/webhook`, { method: 'PUT', headers: { 'Service-Api-Key': DEMO_KEY, 'Content-Type': 'application/json' }, body: JSON.stringify({ url: 'http://127.0.0.1:9/hooks' }) });
+    expect(set.status).toBe(200);
+    await create();
+    const page = await chromium.newPage(DESKTOP);
+    await openDashboard(page, server.url, DEMO_KEY);
+    const first = page.locator('#deliveries li.delivery').first();
+    await first.waitFor();
+    const id = await first.getAttribute('data-delivery');
+    const mine = page.locator(`#deliveries li.delivery[data-delivery="${id}"]`);
+    await mine.locator('summary').click();
+    await mine.locator('button[data-action="resend"]').focus();
+    const before = await page.locator('#deliveries li.delivery').count();
+    await create();
+    await expect.poll(() => page.locator('#deliveries li.delivery').count(), { timeout: 10_000 }).toBeGreaterThan(before);
+    expect(await mine.locator('details').evaluate((d) => (d as unknown as { open: boolean }).open)).toBe(true);
+    const focused = await page.evaluate(() => {
+      const active = (globalThis as unknown as { document: { activeElement: { closest(s: string): { dataset: { delivery?: string } } | null; dataset: { action?: string } } | null } }).document.activeElement;
+      return { delivery: active?.closest('li')?.dataset.delivery, action: active?.dataset.action };
+    });
+    expect(focused).toEqual({ delivery: id, action: 'resend' });
     await page.close();
   });
 });

@@ -3,7 +3,7 @@
  * through every payment with the list's cursor (GET /sandbox/v1/payments?cursor=...).
  */
 import type { PaymentPage, PaymentStatus, SandboxPayment } from './api.js';
-import { byId, el, isHttpUrl, money, when } from './dom.js';
+import { byId, el, isHttpUrl, money, redrawKeepingPlace, when } from './dom.js';
 import { control, notice } from './session.js';
 
 export const MEANING: Readonly<Record<PaymentStatus, string>> = { P: 'pending', W: 'waiting for payment', A: 'paid', F: 'failed', E: 'expired', V: 'voided' };
@@ -89,21 +89,9 @@ export async function loadPayments(): Promise<void> {
   const signature = JSON.stringify(payments.map((p) => [p.payment_id, p.payment_status, p.settled, p.payer?.name ?? null]));
   if (signature === shown && ui.body.rows.length) return;
   shown = signature;
-  if (payments.length) keepingFocus(() => ui.body.replaceChildren(...payments.map(paymentRow)));
+  if (payments.length) redrawKeepingPlace(ui.body, 'data-payment-id', () => ui.body.replaceChildren(...payments.map(paymentRow)));
   else if (ui.search.value.trim() || ui.status.value) ui.body.replaceChildren(emptyRow('No payment matches this search: clear the search or choose All statuses.'));
   else ui.body.replaceChildren(emptyRow('No payments yet: create one with the form below (or POST /openapi/v1/payments/payment) and it shows here.'));
-}
-
-/** Redraws the rows; a keyboard user on a payment's button stays on it, not thrown back to the top of the page. */
-function keepingFocus(redraw: () => void): void {
-  const active = document.activeElement;
-  const row = active instanceof HTMLElement && ui.body.contains(active) ? active.closest('tr')?.dataset.paymentId : undefined;
-  const action = active instanceof HTMLElement ? active.dataset.action : undefined;
-  redraw();
-  if (row === undefined || action === undefined) return;
-  for (const tr of ui.body.rows) {
-    if (tr.dataset.paymentId === row) tr.querySelector<HTMLElement>(`[data-action="${action}"]`)?.focus();
-  }
 }
 
 /** The newest page of the current search: new payments appear there. */
