@@ -1,6 +1,7 @@
 /**
  * A payment opened to act on it: its actions are in view as the detail opens, on a phone and a
  * desktop alike, and what an action answered shows in view too, not a screen above the button.
+ * On a phone, a field holding JSON (payee, payer, fee) takes the panel's width under its name.
  * A keyboard user keeps their place when a live update brings a new payment or delivery.
  */
 import type { Locator, Page } from 'playwright-core';
@@ -59,6 +60,24 @@ describe('a payment opened to act on it', () => {
       await page.close();
     });
   }
+});
+
+describe("a payment's fields on a phone", () => {
+  it('give a JSON value the width of the panel, under its name, not a third of it beside', async () => {
+    const id = await create();
+    const page = await chromium.newPage(PHONE);
+    await openDashboard(page, server.url, DEMO_KEY);
+    await page.locator(`tr[data-payment-id="${id}"] button[data-action="open"]`).click();
+    const payee = page.locator('#detail [data-field="payee"] pre');
+    await payee.waitFor();
+    const panel = await page.locator('#detail').boundingBox();
+    const box = await payee.boundingBox();
+    expect(box!.width).toBeGreaterThan(panel!.width * 0.9);
+    // A plain value stays beside its name.
+    const id_ = await page.locator('#detail [data-field="payment_id"]').boundingBox();
+    expect(id_!.x).toBeGreaterThan(panel!.x + 50);
+    await page.close();
+  });
 });
 
 describe('a live update of the payments list', () => {

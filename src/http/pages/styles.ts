@@ -145,6 +145,7 @@ ul.evidence{font-size:.8rem;overflow-wrap:anywhere}
 main.dashboard{padding:.75rem .5rem}header.top{padding:.75rem}
 section.panel{padding:.75rem}
 .detail-grid{grid-template-columns:minmax(0,1fr)}
+dl.fields dd:has(> pre){grid-column:1/-1}
 table,thead,tbody,tr,td{display:block;width:100%}
 thead{display:none}
 tr{border-bottom:1px solid var(--line);padding:.4rem 0}
