@@ -13,6 +13,8 @@ export const SERVE_ENVIRONMENT: readonly (readonly [name: string, fallback: stri
   ['HOST', '127.0.0.1 (--host)'],
   ['SANDBOX_DATA', 'data/sandbox.json (--data)'],
   ['SANDBOX_STORE', 'file (--store: file, memory or postgres://...)'],
+  ['SANDBOX_FSYNC', 'second (or always, off): when the file store flushes its log to the disk'],
+  ['SANDBOX_SNAPSHOT_MB', '64: the file store writes a snapshot once its log holds this much'],
   ['PUBLIC_BASE_URL', 'the origin of each request'],
   ['SANDBOX_ADMIN_TOKEN', 'unset: anyone may enroll'],
   ['SANDBOX_DEMO_MERCHANTS', 'on, or off when SANDBOX_ADMIN_TOKEN is set'],
@@ -35,11 +37,12 @@ export const SERVE_ENVIRONMENT: readonly (readonly [name: string, fallback: stri
   ['LOG_LEVEL', 'info'],
   ['SANDBOX_HEADERS_TIMEOUT_MS', String(limits.headersTimeoutMs)],
   ['SANDBOX_REQUEST_TIMEOUT_MS', String(limits.requestTimeoutMs)],
+  ['SANDBOX_BODY_MIN_BYTES_PER_SECOND', String(limits.bodyMinBytesPerSecond)],
   ['SANDBOX_KEEPALIVE_TIMEOUT_MS', String(limits.keepAliveTimeoutMs)],
   ['SANDBOX_MAX_CONNECTIONS', String(limits.maxConnections)],
   ['SANDBOX_MAX_CONNECTIONS_PER_CLIENT', `${limits.maxConnectionsPerClient} (0 with SANDBOX_TRUST_PROXY)`],
   ['SANDBOX_SHUTDOWN_GRACE_MS', String(limits.shutdownGraceMs)],
-  ['SANDBOX_DRAIN_DELAY_MS', '0 on a loopback HOST, else 5000'],
+  ['SANDBOX_DRAIN_DELAY_MS', '0 on a loopback HOST without SANDBOX_TRUST_PROXY, else 5000'],
 ];
 
 /** The help text: every variable with its default, and where each is explained. */

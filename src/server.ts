@@ -16,6 +16,7 @@ import { checkedLimits, serverLimitsFromEnv } from './server/limits.js';
 import type { ServerLimits } from './server/limits.js';
 import { answerClientErrors } from './server/malformed-http.js';
 import { answerOddRequests, answerOddRequestsFirst, answerRequestError, methodsServed } from './server/odd-requests.js';
+import { enforceBodyRate } from './server/slow-bodies.js';
 
 export { DEFAULT_SERVER_LIMITS, drainDelayFromEnv, serverLimitsFromEnv } from './server/limits.js';
 export type { ServerLimits } from './server/limits.js';
@@ -60,6 +61,7 @@ export function listen(app: Hono<AppEnv>, port: number, hostname?: string, limit
   );
   const connections = capConnections(server, settings);
   answerClientErrors(server, connections, settings);
+  enforceBodyRate(server, connections, settings);
   answerOddRequests(server, allow);
   const stop = drainOnStop(server, connections, handlers);
 

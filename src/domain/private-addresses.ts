@@ -1,28 +1,63 @@
 /**
- * Which addresses a hosted sandbox must not POST webhooks to (SANDBOX_WEBHOOK_PRIVATE=deny):
- * loopback, private, link-local, multicast and reserved ones, also when written as an IPv6 form
- * that carries an IPv4 address (mapped, compatible, NAT64, 6to4), since each reaches that IPv4.
+ * Which addresses a hosted sandbox must not POST webhooks to (SANDBOX_WEBHOOK_PRIVATE=deny): every
+ * range of IANA's IPv4 and IPv6 special-purpose address registries (loopback, private, shared,
+ * link-local, documentation, benchmarking, multicast, reserved, translation and tunnel prefixes),
+ * also when written as an IPv6 form that carries an IPv4 address (mapped, compatible, NAT64,
+ * 6to4), since each reaches that IPv4; and, given them, the instance's own addresses.
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
-const PRIVATE_RANGES = new BlockList();
-for (const [network, prefix] of [
+const IPV4_SPECIAL: readonly (readonly [string, number])[] = [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) PRIVATE_RANGES.addSubnet(network, prefix, 'ipv4');
-for (const [network, prefix] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) PRIVATE_RANGES.addSubnet(network, prefix, 'ipv6');
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.31.196.0', 24], ['192.52.193.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16],
+  ['192.175.48.0', 24], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+];
+const IPV6_SPECIAL: readonly (readonly [string, number])[] = [
+  ['::', 128], ['::1', 128], ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['100::', 64], ['2001::', 23],
+  ['2001:db8::', 32], ['2002::', 16], ['2620:4f:8000::', 48], ['3fff::', 20], ['5f00::', 16], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+];
+
+function specialRanges(): BlockList {
+  const ranges = new BlockList();
+  for (const [network, prefix] of IPV4_SPECIAL) ranges.addSubnet(network, prefix, 'ipv4');
+  for (const [network, prefix] of IPV6_SPECIAL) ranges.addSubnet(network, prefix, 'ipv6');
+  return ranges;
+}
+
+const SPECIAL_RANGES = specialRanges();
+
+/** ::ffff:0:0/96, IPv4-mapped: not in the list above, where BlockList would match every IPv4 address against it. */
+export const isMapped = (b: readonly number[]): boolean => b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff;
 
 /** True for an address the sandbox must not connect to; anything that is not an IP address counts as one. */
 export function isPrivateAddress(address: string): boolean {
-  if (isIPv4(address)) return PRIVATE_RANGES.check(address, 'ipv4');
+  return isRefusedTarget(address, []);
+}
+
+/** isPrivateAddress, and also any of `own` (the instance's addresses) in whatever form an IPv6 address carries it. */
+export function isRefusedTarget(address: string, own: readonly string[]): boolean {
+  const ranges = own.length === 0 ? SPECIAL_RANGES : withOwn(own);
+  if (isIPv4(address)) return ranges.check(address, 'ipv4');
   const plain = address.split('%')[0]!;
   if (!isIPv6(plain)) return true;
-  if (embeddedIPv4(plain).some((v4) => PRIVATE_RANGES.check(v4, 'ipv4'))) return true;
-  return PRIVATE_RANGES.check(plain, 'ipv6');
+  if (isMapped(ipv6Bytes(plain))) return true;
+  if (embeddedIPv4(plain).some((v4) => ranges.check(v4, 'ipv4'))) return true;
+  return ranges.check(plain, 'ipv6');
+}
+
+/** The special ranges and the given addresses, in one list. */
+function withOwn(own: readonly string[]): BlockList {
+  const ranges = specialRanges();
+  for (const address of own) {
+    const plain = address.split('%')[0]!;
+    if (isIPv4(plain)) ranges.addAddress(plain, 'ipv4');
+    else if (isIPv6(plain)) ranges.addAddress(plain, 'ipv6');
+  }
+  return ranges;
 }
 
 /** The 16 bytes of a valid IPv6 address (a trailing dotted quad included). */
-function ipv6Bytes(address: string): number[] {
+export function ipv6Bytes(address: string): number[] {
   let text = address.toLowerCase();
   const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   if (quad) {

@@ -80,7 +80,22 @@ export const metadata = z
   })
   .meta({ type: 'object', additionalProperties: true, maxProperties: 50, description: 'Any JSON object of at most 50 keys and 8 KiB. Returned as the same JSON value, written as JSON.stringify writes it, not byte for byte as sent: no whitespace, numbers in their shortest form (7.0 comes back 7, 1e2 as 100), escapes decoded (\\u00e9 comes back é), keys that are whole numbers first in ascending order, a repeated key once with its last value.' })
   .refine((m) => Object.keys(m).length <= 50, 'metadata may have at most 50 keys')
-  .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= 8192, 'metadata must be at most 8 KiB as JSON');
+  .refine((m) => Buffer.byteLength(JSON.stringify(m)) <= 8192, 'metadata must be at most 8 KiB as JSON')
+  .superRefine((m, ctx) => {
+    const where = numberNotKept(m, 'metadata');
+    if (where) ctx.addIssue({ code: 'custom', message: `${where} is a number too large to keep (JSON numbers are kept as double precision, at most about 1.8e308): send it as a string` });
+  });
+
+/** The path of the first number in `value` that JSON.parse read as Infinity (its text would be written back as null), or undefined. */
+function numberNotKept(value: unknown, path: string): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : path;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const found = numberNotKept(inner, Array.isArray(value) ? `${path}[${key}]` : `${path}.${key}`);
+    if (found) return found;
+  }
+  return undefined;
+}
 
 export const payer = text('payer', 1, 64, true);
 export const reason = text('reason', 1, 255, true);

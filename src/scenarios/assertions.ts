@@ -1,5 +1,6 @@
 /** Checks a step's `expect` against what came back; every assertion is checked and reported. */
 import { isDeepStrictEqual } from 'node:util';
+import { RE2JS } from 're2js';
 import { formatPath, getPath, parsePath } from './json-path.js';
 import type { Expectations, Matcher, ValueExpectation } from './schema.js';
 import { asText } from './template.js';
@@ -33,10 +34,28 @@ function show(found: boolean, value: unknown): string {
   return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}...` : text;
 }
 
-/** "/re/flags" or a plain pattern. */
-export function toRegExp(pattern: string): RegExp {
+/** A compiled `matches` or text pattern: tested in time linear in the text, whatever the pattern. */
+export interface TextPattern {
+  test(text: string): boolean;
+}
+
+/**
+ * "/re/flags" or a plain pattern, compiled by RE2JS (RE2's syntax, linear-time matching): a
+ * scenario file is input, and a backtracking engine spends exponential time on `(a+)+$`.
+ * Flags i, m and s keep their meaning; g, y, d, u and v change nothing for a test. Throws,
+ * naming what RE2 does not support (lookaround, backreferences), for a pattern it cannot run.
+ */
+export function toRegExp(pattern: string): TextPattern {
   const literal = /^\/(.*)\/([dgimsuvy]*)$/s.exec(pattern);
-  return literal ? new RegExp(literal[1]!, literal[2]) : new RegExp(pattern);
+  const source = literal ? literal[1]! : pattern;
+  const flags = literal ? literal[2]! : '';
+  const bits = (flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) | (flags.includes('m') ? RE2JS.MULTILINE : 0) | (flags.includes('s') ? RE2JS.DOTALL : 0);
+  try {
+    const re = RE2JS.compile(source, bits);
+    return { test: (text) => re.test(text) };
+  } catch (err) {
+    throw new Error(`${(err as Error).message.replace(/^error parsing regexp: /, '')} (patterns use RE2 syntax, matched in linear time: no lookaround or backreferences)`);
+  }
 }
 
 function typeOf(value: unknown): string {

@@ -1,8 +1,11 @@
 /**
  * Finds and loads scenario files (YAML or JSON). A malformed file is rejected with messages
- * that name the file, the line, the step and the field.
+ * that name the file, the line, the step and the field; a file is input, so one that is not a
+ * regular file, too big, or a YAML bomb is rejected the same way, by name, never read whole.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readdir, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import type { Document } from 'yaml';
@@ -47,6 +50,8 @@ function formatProblem(file: string, p: Problem): string {
 }
 
 const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
+/** The largest scenario file read (the shipped ones are a few KiB): parsing costs memory in proportion, so a bigger one is refused unread. */
+export const MAX_SCENARIO_FILE_BYTES = 1024 * 1024;
 const scenarioHeadSchema = scenarioSchema.extend({ steps: z.array(z.unknown()).min(1, 'a scenario needs at least one step') });
 const MAX_PROBLEMS = 20;
 const MAX_SYNTAX_ERRORS = 3;
@@ -69,7 +74,8 @@ export async function findScenarioFiles(paths: readonly string[]): Promise<strin
     if (info.isDirectory()) {
       const entries = await readdir(path, { recursive: true, withFileTypes: true });
       for (const entry of entries) {
-        if (entry.isFile() && EXTENSIONS.has(extname(entry.name)) && !entry.name.endsWith('.schema.json')) {
+        // Not only regular files: a FIFO or a device named like a scenario is reported as failed, by name.
+        if (!entry.isDirectory() && EXTENSIONS.has(extname(entry.name)) && !entry.name.endsWith('.schema.json')) {
           found.add(join(entry.parentPath, entry.name));
         }
       }
@@ -82,13 +88,46 @@ export async function findScenarioFiles(paths: readonly string[]): Promise<strin
 
 export async function loadScenarioFile(path: string): Promise<LoadedScenario> {
   const file = displayPath(path);
-  let text: string;
+  const text = await readScenarioText(path, file);
   try {
-    text = await readFile(path, 'utf8');
+    return { file, scenario: parseScenario(text, file) };
   } catch (err) {
-    throw new ScenarioFileError(file, [{ message: `cannot read the file (${(err as Error).message})` }]);
+    if (err instanceof ScenarioFileError) throw err;
+    // The YAML parser's own refusals (an alias bomb: "Excessive alias count") belong to this file too.
+    throw new ScenarioFileError(file, [{ message: `cannot be read as a scenario: ${(err as Error).message}` }]);
   }
-  return { file, scenario: parseScenario(text, file) };
+}
+
+/** The file's text: opened without blocking (a FIFO would wait for a writer), refused unread unless it is a regular file of at most MAX_SCENARIO_FILE_BYTES. */
+async function readScenarioText(path: string, file: string): Promise<string> {
+  const refuse = (message: string) => new ScenarioFileError(file, [{ message }]);
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    throw refuse(`cannot read the file (${(err as Error).message})`);
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw refuse(`not a regular file (${info.isFIFO() ? 'a FIFO' : info.isDirectory() ? 'a folder' : info.isSocket() ? 'a socket' : 'a device'}): scenarios are read from regular files only`);
+    const tooBig = refuse(`the file is over the limit of ${MAX_SCENARIO_FILE_BYTES / 1024 / 1024} MiB for a scenario (${info.size} bytes): split it into several files`);
+    if (info.size > MAX_SCENARIO_FILE_BYTES) throw tooBig;
+    // One byte more than its size: a file that grew since its stat is noticed, not read on.
+    const buffer = Buffer.alloc(info.size + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    if (length > info.size) throw refuse('the file grew while it was read: replay it once it is written');
+    return buffer.toString('utf8', 0, length);
+  } catch (err) {
+    if (err instanceof ScenarioFileError) throw err;
+    throw refuse(`cannot read the file (${(err as Error).message})`);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Parses and validates one scenario's text (YAML, or JSON, which YAML reads too). */

@@ -6,18 +6,21 @@ export interface ServerLimits {
   readonly headersTimeoutMs: number;
   /** From a request's first byte to the end of its body; then 408. */
   readonly requestTimeoutMs: number;
+  /** After its headers and a 2 s grace, a body must arrive at least this fast on average (bytes a second); then 408. */
+  readonly bodyMinBytesPerSecond: number;
   /** How long an idle keep-alive connection is kept between requests. */
   readonly keepAliveTimeoutMs: number;
   /**
    * Connections at once; beyond it the oldest connection with no request in progress of the
-   * client address holding the most connections is closed for the new one, or the new one is
-   * closed when every connection is busy.
+   * client holding the most connections is closed for the new one; when none is idle, one still
+   * uploading of a client over its share (this cap ÷ the clients holding connections) is closed
+   * for a client under it; else the new one is closed.
    */
   readonly maxConnections: number;
   /**
-   * Connections at once from one client address; beyond it the client's oldest connection
-   * with no request in progress (idle, or still sending its headers) is closed for the new
-   * one, or the new one is closed when all are busy.
+   * Connections at once from one client (an IPv4 address, an IPv6 /64); beyond it the client's
+   * oldest connection with no request in progress (idle, or still sending its headers) is closed
+   * for the new one, or the new one is closed when all are busy.
    */
   readonly maxConnectionsPerClient: number;
   /** How long a stop by signal lets answers in flight finish. */
@@ -26,14 +29,17 @@ export interface ServerLimits {
 
 /**
  * Headers take one packet from any real client: 10 s is generous on a bad mobile link and
- * bounds a slowloris. A whole request (bodies are at most 64 KiB) in 30 s is ~2 KB/s. Keep-alive
- * 5 s is Node's default (behind a load balancer set it above the balancer's idle timeout).
+ * bounds a slowloris. A whole request (bodies are at most 64 KiB) in 30 s is ~2 KB/s; a body
+ * below 1 KiB/s (a 64 KiB body in a minute, an 8 KiB one in 10 s) is a connection held, not a
+ * slow link. Keep-alive 5 s is Node's default (behind a load balancer set it above the
+ * balancer's idle timeout).
  * 4096 connections cost well under 100 MB; 256 per client is above any browser or load
  * generator the sandbox meets, and below what lets one address fill the server.
  */
 export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
+  bodyMinBytesPerSecond: 1024,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 4096,
   maxConnectionsPerClient: 256,
@@ -43,6 +49,7 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
 const ENV_NAMES: Record<keyof ServerLimits, string> = {
   headersTimeoutMs: 'SANDBOX_HEADERS_TIMEOUT_MS',
   requestTimeoutMs: 'SANDBOX_REQUEST_TIMEOUT_MS',
+  bodyMinBytesPerSecond: 'SANDBOX_BODY_MIN_BYTES_PER_SECOND',
   keepAliveTimeoutMs: 'SANDBOX_KEEPALIVE_TIMEOUT_MS',
   maxConnections: 'SANDBOX_MAX_CONNECTIONS',
   maxConnectionsPerClient: 'SANDBOX_MAX_CONNECTIONS_PER_CLIENT',
@@ -81,12 +88,14 @@ const MAX_DRAIN_DELAY_MS = 600_000;
 
 /**
  * SANDBOX_DRAIN_DELAY_MS: how long a stop by signal keeps serving, /readyz answering 503, before
- * it stops accepting. 5 s by default beyond loopback (a balancer checking every second or two
- * takes the instance out by then), 0 on loopback, where no balancer stands in front.
+ * it stops accepting. 5 s by default beyond loopback or behind proxies (SANDBOX_TRUST_PROXY of 1
+ * or more: a balancer checking every second or two takes the instance out by then, also one on
+ * this machine reaching it over loopback), else 0: on loopback alone no balancer stands in front.
  */
 export function drainDelayFromEnv(env: NodeJS.ProcessEnv, host: string): number {
   const text = env.SANDBOX_DRAIN_DELAY_MS;
-  if (text === undefined || text === '') return isLoopbackHost(host) ? 0 : 5000;
+  const behindProxy = Number(env.SANDBOX_TRUST_PROXY ?? '0') >= 1;
+  if (text === undefined || text === '') return isLoopbackHost(host) && !behindProxy ? 0 : 5000;
   if (!/^\d+$/.test(text) || Number(text) > MAX_DRAIN_DELAY_MS) {
     throw new Error(`SANDBOX_DRAIN_DELAY_MS must be a whole number of milliseconds from 0 to ${MAX_DRAIN_DELAY_MS} (how long a stopping instance keeps serving while a balancer takes it out; 0 stops at once), got ${text}`);
   }

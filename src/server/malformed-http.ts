@@ -10,12 +10,15 @@ import type { Duplex } from 'node:stream';
 import { newRequestId } from '../domain/ids.js';
 import type { ConnectionTable } from './connection-caps.js';
 import type { ServerLimits } from './limits.js';
+import { BODY_GRACE_MS, BODY_TOO_SLOW } from './slow-bodies.js';
+
+type TimeLimits = Pick<ServerLimits, 'headersTimeoutMs' | 'requestTimeoutMs'> & Partial<Pick<ServerLimits, 'bodyMinBytesPerSecond'>>;
 
 /** How long a connection answered for broken HTTP is read from (and the bytes dropped) before it is cut. */
 const LINGER_MS = 1000;
 
 /** Answers each client error of `server` once per connection, after any answer still being written on it. */
-export function answerClientErrors(server: Server, connections: ConnectionTable, limits: Pick<ServerLimits, 'headersTimeoutMs' | 'requestTimeoutMs'>): void {
+export function answerClientErrors(server: Server, connections: ConnectionTable, limits: TimeLimits): void {
   const answered = new WeakSet<Duplex>();
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
     // A connection already answered goes on failing to parse what follows: nothing more to say.
@@ -76,7 +79,7 @@ export interface ProtocolAnswer {
 }
 
 /** The raw HTTP/1.1 answer in the JSON envelope for a client error Node's parser or timers report; undefined for none. */
-export function protocolAnswer(code: string | undefined, limits: Pick<ServerLimits, 'headersTimeoutMs' | 'requestTimeoutMs'>): ProtocolAnswer | undefined {
+export function protocolAnswer(code: string | undefined, limits: TimeLimits): ProtocolAnswer | undefined {
   const found = protocolProblem(code, limits);
   return found ? rawEnvelope(found[0], found[1]) : undefined;
 }
@@ -99,13 +102,18 @@ export function rawEnvelope(status: number, description: string, headers: Readon
   return { status, text, requestId };
 }
 
-function protocolProblem(code: string | undefined, limits: Pick<ServerLimits, 'headersTimeoutMs' | 'requestTimeoutMs'>): [number, string] | undefined {
+function protocolProblem(code: string | undefined, limits: TimeLimits): [number, string] | undefined {
   const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
   switch (code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
       return [
         408,
         `The request did not arrive in time (headers within ${seconds(limits.headersTimeoutMs)}, the whole request within ${seconds(limits.requestTimeoutMs)}); nothing was done: send it again in one go.`,
+      ];
+    case BODY_TOO_SLOW:
+      return [
+        408,
+        `The request body arrived too slowly: after ${seconds(BODY_GRACE_MS)}, a body must keep up with ${limits.bodyMinBytesPerSecond ?? 0} bytes a second on average; nothing was done: send it again in one go.`,
       ];
     case 'HPE_HEADER_OVERFLOW':
       return [431, 'The request headers are over the limit of 16 KiB: send fewer or shorter headers.'];

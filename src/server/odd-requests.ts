@@ -1,6 +1,7 @@
 /**
  * Requests that are valid HTTP but that Node or the Hono adapter would answer outside the JSON
- * envelope (an empty 400 or 417, or a silent close): HTTP/1.1 without Host, `OPTIONS *`, an
+ * envelope (an empty 400 or 417, or a silent close), or not at all: HTTP/1.1 without Host, with
+ * two Host headers (Node keeps the first and answers 200), `OPTIONS *`, an
  * Expect other than 100-continue, CONNECT, and a Host or target the adapter cannot make a URL of.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -25,6 +26,16 @@ export function methodsServed(routes: readonly { readonly method: string }[]): s
   return [...methods].sort().join(', ');
 }
 
+export const TWO_HOSTS =
+  'The request carries more than one Host header: send exactly one, "Host: <the host and port you connect to>"; nothing was done.';
+
+/** How many Host headers the request carried (Node keeps the first in req.headers and drops the rest). */
+function hostHeaders(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.length === 4 && rawHeaders[i]!.toLowerCase() === 'host') count += 1;
+  return count;
+}
+
 function sendEnvelope(res: ServerResponse, status: number, description: string, headers: Readonly<Record<string, string>> = {}): void {
   const body = JSON.stringify({ code: status, description });
   res.writeHead(status, { 'Content-Type': JSON_TYPE, 'Request-Id': newRequestId(), 'Content-Length': String(Buffer.byteLength(body)), ...headers });
@@ -38,6 +49,8 @@ export function answerOddRequestsFirst(app: RequestListener, allow: string): Req
     if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) {
       return sendEnvelope(res, 400, NO_HOST, { Connection: 'close' });
     }
+    // Two Hosts name two targets (RFC 9112 says answer 400): which one a proxy and the sandbox each took is unknowable.
+    if (hostHeaders(req.rawHeaders) > 1) return sendEnvelope(res, 400, TWO_HOSTS, { Connection: 'close' });
     if (req.method === 'OPTIONS' && req.url === '*') {
       return sendEnvelope(res, 200, `This server answers the methods ${allow} (see Allow); GET /openapi.json lists each route with its methods.`, { Allow: allow });
     }

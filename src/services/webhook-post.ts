@@ -10,6 +10,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
+import { SandboxError } from '../domain/errors.js';
 
 export type Resolver = (host: string) => Promise<readonly LookupAddress[]>;
 
@@ -26,6 +27,17 @@ export interface WebhookPost {
   readonly headers: Readonly<Record<string, string>>;
   readonly body: string;
   readonly timeoutMs: number;
+}
+
+/**
+ * With a guard, a URL whose host is an address written out is refused when it is set (a 400
+ * naming why), not at its first delivery; a name is checked when it is resolved, at delivery.
+ */
+export function refuseWrittenOutTarget(url: string, refuses: (address: string) => boolean): void {
+  const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(host) === 0 || !refuses(host)) return;
+  const description = `url ${JSON.stringify(url.length > 120 ? `${url.slice(0, 120)}…` : url)} points at ${host}, a loopback, private, special-purpose (documentation, benchmarking, shared, reserved...) or this sandbox's own address: this sandbox delivers webhooks to public addresses only (SANDBOX_WEBHOOK_PRIVATE=deny). Give a URL whose host is reachable on the internet.`;
+  throw SandboxError.invalid(description, [{ field: 'url', message: `${host} is not a public address` }]);
 }
 
 function refusal(host: string, address: string): Error {

@@ -7,7 +7,7 @@
  */
 import { SandboxError } from '../domain/errors.js';
 import { newDeliveryId, newEventId, newPaymentCode, newPaymentId, newPaymentToken } from '../domain/ids.js';
-import { isPrivateAddress } from '../domain/private-addresses.js';
+import { isRefusedTarget } from '../domain/private-addresses.js';
 import { errorFields, loggerOr } from '../logger.js';
 import type { Logger } from '../logger.js';
 import { eventTypeOf, isDuplicated, NO_WEBHOOK_FAULTS, sampleEvent, WEBHOOK_EVENT_TYPES } from '../domain/webhook-drills.js';
@@ -21,7 +21,8 @@ import type { Delivery, DeliveryAttempt, DeliveryLog } from '../store/delivery-l
 import { StoreUnavailableError } from '../store/unavailable.js';
 import type { MerchantService } from './merchants.js';
 import type { SandboxMetrics } from './metrics.js';
-import { postWebhook, systemResolver } from './webhook-post.js';
+import { ownAddresses } from './own-addresses.js';
+import { postWebhook, refuseWrittenOutTarget, systemResolver } from './webhook-post.js';
 import type { TargetGuard } from './webhook-post.js';
 import { ListenerUpkeep } from './webhook-listener-upkeep.js';
 import { WebhookListeners } from './webhook-stream.js';
@@ -93,11 +94,12 @@ export class WebhookService {
       relay,
     );
     this.upkeep = new ListenerUpkeep(() => this.listeners, log, merchants, logger);
-    this.guard = allowPrivateTargets ? undefined : { refuses: isPrivateAddress, resolve: systemResolver };
+    this.guard = allowPrivateTargets ? undefined : { refuses: (address) => isRefusedTarget(address, ownAddresses()), resolve: systemResolver };
   }
 
   /** Sets the URL and drills (withWebhookSettings), under the merchant's lock. */
   configure(merchant: Merchant, changes: { readonly url?: string | null; readonly faults?: WebhookFaults }): Promise<WebhookSettingsChange> {
+    if (changes.url && this.guard) refuseWrittenOutTarget(changes.url, this.guard.refuses);
     return this.merchants.update(merchant.payeeId, (current) => {
       const changed = withWebhookSettings(current, changes);
       return [changed.merchant, changed] as const;

@@ -2,7 +2,8 @@
  * SPEC 19, issue 17: behind Debian's nginx running examples/nginx/payreq-sandbox.conf (only its
  * ports changed), a restart of one of two `serve` processes on one PostgreSQL database under
  * keep-alive load fails at most 0.5 % of requests (nginx cannot read /readyz) and loses no acknowledged create, and one merchant's dropped connections (amount 900.04) never
- * take the instances out for another merchant; without max_fails=0 they do (the control).
+ * take the instances out for another merchant; without max_fails=0 they do (the control). One address holding slow bodies
+ * gets 429 past the per-client limit while another client is served.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,6 +12,8 @@ import { freshDatabase } from '../support/databases.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
 import { killQuietly } from '../support/processes.js';
 import type { ServerProcess } from '../support/processes.js';
+import { DEMO_KEY, createBody } from '../helpers.js';
+import { exchangeFrom, holdConnections } from '../support/clients-from.js';
 import { httpRequest } from '../support/raw-http.js';
 import { until } from '../support/until.js';
 import { debianBinary, drops, enroll, expectAllReadable, expectInReadme, failed, freePorts, instanceEnv, keepAliveLoad, runBalancer, startInstance, templated } from './rolling-restart.js';
@@ -85,6 +88,29 @@ describe('nginx (examples/nginx/payreq-sandbox.conf) in front of two instances o
     const outcomes = await load.stop();
     expect(dropped).toEqual([502, 502, 502, 502, 502, 502]);
     expect(failed(outcomes)).toEqual([]);
+  }, 30_000);
+
+  it('one address holding 80 slow bodies gets its requests past 64 answered 429 in the envelope at once, and another client is served meanwhile', async () => {
+    const port = Number(new URL(base).port);
+    const slow = `POST /openapi/v1/payments/payment HTTP/1.1\r\nHost: x\r\nService-Api-Key: ${DEMO_KEY}\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{`;
+    const attack = holdConnections(port, ['127.0.0.2'], 80, slow, { reconnectMs: -1 });
+    try {
+      const refused = await until(() => (attack.answers.filter((a) => a.status === 429).length >= 16 ? attack.answers.filter((a) => a.status === 429) : undefined), 'the 16 past the limit to be answered 429', 10_000, 20);
+      expect(refused).toHaveLength(16);
+      expect(refused[0]!.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(refused[0]!.body)).toEqual({ code: 429, description: 'Too many requests at once from your address (64 at most): wait for some to finish, then retry.' });
+      // A merchant of its own: the demo merchant's storage is filled by the loads above.
+      const shop = await enroll(base, 'Victim Shop');
+      const victim = [];
+      for (let i = 0; i < 6; i++) {
+        const body = JSON.stringify(createBody({ payee: shop.payee }));
+        const create = `POST /openapi/v1/payments/payment HTTP/1.1\r\nHost: x\r\nService-Api-Key: ${shop.key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+        victim.push((await exchangeFrom(port, '127.0.0.3', create, { waitMs: 5000 })).status);
+      }
+      expect(victim).toEqual([200, 200, 200, 200, 200, 200]);
+    } finally {
+      attack.stop();
+    }
   }, 30_000);
 
   it('the control: the same file without max_fails=0 lets those drops answer another merchant 502 (no live upstreams)', async () => {

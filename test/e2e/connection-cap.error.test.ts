@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningServer, Sandbox } from '../../src/index.js';
 import { listen } from '../../src/server.js';
 import { DEMO_KEY, createBody, memorySandbox } from '../helpers.js';
-import { rawExchange } from '../support/raw-http.js';
+import { exchangeFrom } from '../support/clients-from.js';
 import { until } from '../support/until.js';
 
 const opened: { sandbox: Sandbox; server: RunningServer }[] = [];
@@ -115,12 +115,12 @@ describe('the connection cap makes room fairly', () => {
     expect((await Promise.all(attack)).filter((status) => status === 404)).toHaveLength(32);
   });
 
-  it('a connection with a request in progress is never closed for a newcomer: when all are busy, the newcomer is refused', async () => {
+  it('a connection with a request in progress of a client within its share is never closed for a newcomer: when all are busy, the newcomer is refused', async () => {
     const server = await live(3);
     const body = JSON.stringify(createBody());
     const head = `POST /openapi/v1/payments/payment HTTP/1.1\r\nHost: x\r\nService-Api-Key: ${DEMO_KEY}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
-    // Three uploads in progress (headers read, body unfinished): busy connections.
-    const uploads = Array.from({ length: 3 }, () => rawExchange(server.port, head + body.slice(0, 10), { waitMs: 1500 }));
+    // Three uploads in progress (headers read, body unfinished) from three clients, one each: busy connections, none over its share.
+    const uploads = ['127.0.0.5', '127.0.0.6', '127.0.0.7'].map((from) => exchangeFrom(server.port, from, head + body.slice(0, 10), { waitMs: 1500 }));
     await new Promise((r) => setTimeout(r, 300));
     expect(await healthFrom(server.port, '127.0.0.4')).toBe(0);
     for (const upload of uploads) expect((await upload).closed).toBe(false);

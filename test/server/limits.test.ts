@@ -18,11 +18,17 @@ describe('server limits', () => {
     expect(checkedLimits({ ...DEFAULT_SERVER_LIMITS, headersTimeoutMs: 5000, requestTimeoutMs: 0 }).headersTimeoutMs).toBe(5000);
   });
 
-  it('SANDBOX_DRAIN_DELAY_MS defaults to 0 on loopback and 5000 beyond it; a value wins either way; anything but a whole number up to 600000 is refused by name', () => {
+  it('SANDBOX_DRAIN_DELAY_MS defaults to 0 on loopback and 5000 beyond it or behind a proxy (SANDBOX_TRUST_PROXY); a value wins either way; anything but a whole number up to 600000 is refused by name', () => {
     for (const host of ['127.0.0.1', 'localhost', '::1', '[::1]']) expect(drainDelayFromEnv({}, host)).toBe(0);
     for (const host of ['0.0.0.0', '::', '10.0.0.5']) expect(drainDelayFromEnv({ SANDBOX_DRAIN_DELAY_MS: '' }, host)).toBe(5000);
     expect(drainDelayFromEnv({ SANDBOX_DRAIN_DELAY_MS: '0' }, '0.0.0.0')).toBe(0);
     expect(drainDelayFromEnv({ SANDBOX_DRAIN_DELAY_MS: '3000' }, '127.0.0.1')).toBe(3000);
+    // Behind a proxy a balancer stands in front, on loopback too; an explicit delay still wins.
+    for (const host of ['127.0.0.1', '::1', '0.0.0.0']) expect(drainDelayFromEnv({ SANDBOX_TRUST_PROXY: '1' }, host)).toBe(5000);
+    expect(drainDelayFromEnv({ SANDBOX_TRUST_PROXY: '2', SANDBOX_DRAIN_DELAY_MS: '' }, '127.0.0.1')).toBe(5000);
+    expect(drainDelayFromEnv({ SANDBOX_TRUST_PROXY: '0' }, '127.0.0.1')).toBe(0);
+    expect(drainDelayFromEnv({ SANDBOX_TRUST_PROXY: '1', SANDBOX_DRAIN_DELAY_MS: '0' }, '127.0.0.1')).toBe(0);
+    expect(drainDelayFromEnv({ SANDBOX_TRUST_PROXY: '1', SANDBOX_DRAIN_DELAY_MS: '1500' }, '127.0.0.1')).toBe(1500);
     for (const bad of ['-1', '1.5', '1e3', ' 5', 'five', '600001']) {
       expect(() => drainDelayFromEnv({ SANDBOX_DRAIN_DELAY_MS: bad }, '0.0.0.0')).toThrow(`SANDBOX_DRAIN_DELAY_MS must be a whole number of milliseconds from 0 to 600000 (how long a stopping instance keeps serving while a balancer takes it out; 0 stops at once), got ${bad}`);
     }

@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { SandboxError } from '../../../domain/errors.js';
 import { sameSecret } from '../../../domain/ids.js';
 import { bearerToken } from '../../bearer.js';
-import { clientAddress } from '../../client-address.js';
+import { clientOf } from '../../client-address.js';
 import type { AppEnv } from '../../context.js';
 
 /** Wrong admin tokens a client may send in any minute; past that every attempt waits, the right token too (else the answer would tell it). */
@@ -16,11 +16,11 @@ export async function admitEnrolment(c: Context<AppEnv>): Promise<void> {
   await limitEnrolment(c);
 }
 
-/** Without an admin token, each client address may enroll a few merchants in any minute (a sliding window, SPEC 15). */
+/** Without an admin token, each client (an IPv4 address, an IPv6 /64) may enroll a few merchants in any minute (a sliding window, SPEC 15). */
 async function limitEnrolment(c: Context<AppEnv>): Promise<void> {
   const { config, store, merchants } = c.get('services');
   if (config.adminToken !== undefined || config.enrollLimitPerMinute <= 0) return;
-  const client = clientAddress(c, config.trustProxy);
+  const client = clientOf(c, config.trustProxy);
   if (client === 'in-process') return;
   const wait = await store.rateWindows.take(`enroll:${client}`, config.enrollLimitPerMinute, 60_000, merchants.realNow());
   if (wait > 0) {
@@ -28,10 +28,10 @@ async function limitEnrolment(c: Context<AppEnv>): Promise<void> {
   }
 }
 
-/** Behind SANDBOX_ADMIN_TOKEN: the token, compared in constant time, and wrong ones limited per client address. */
+/** Behind SANDBOX_ADMIN_TOKEN: the token, compared in constant time, and wrong ones limited per client (an IPv4 address, an IPv6 /64). */
 async function checkAdminToken(c: Context<AppEnv>, adminToken: string): Promise<void> {
   const { config, store, merchants } = c.get('services');
-  const client = clientAddress(c, config.trustProxy);
+  const client = clientOf(c, config.trustProxy);
   const limited = client !== 'in-process';
   const key = `admin-token:${client}`;
   const refuse = (wait: number) =>
