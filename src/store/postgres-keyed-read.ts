@@ -3,12 +3,15 @@
  * of the merchant and the payment as last read: the statement sends a document only when the
  * copy is not current (the merchant row's xmin, the payment's version, both checked in that same
  * statement), so a poll of an unchanged payment moves and parses no document, and is never stale.
+ * A key's merchant alone (every other request) is read the same way, with what a create checks
+ * beside it (the merchant's payment count, and its other records' bytes when asked): one round trip.
  */
 import { apiKeyHash } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import { cannotBeStored } from './postgres-connection.js';
 import type { Run } from './postgres-connection.js';
+import { partsBytesOf } from './postgres-storage.js';
 import type { KeyedPayment } from './store.js';
 
 /** Copies kept of each kind; the oldest go first. */
@@ -20,6 +23,21 @@ interface Row {
   merchant: string | null;
   payment_version: number | null;
   payment: string | null;
+}
+
+interface MerchantRow {
+  payee_id: string;
+  merchant_xmin: string;
+  merchant: string | null;
+  payment_count: number;
+  parts: number | null;
+}
+
+/** A key's merchant, with how many payments it holds and (when asked) its other records' bytes, summed now. */
+export interface KeyedMerchant {
+  readonly merchant: Merchant;
+  readonly paymentCount: number;
+  readonly partsBytes: number | null;
 }
 
 export class PostgresKeyedReads {
@@ -55,7 +73,30 @@ export class PostgresKeyedReads {
     });
   }
 
-  private merchantOf(hash: string, row: Row, copy: Merchant | undefined): Merchant {
+  /** The key's merchant; `wantParts` says, of the merchant last read with this key (or of none), whether to sum its other records too. */
+  merchant(apiKey: string, wantParts: (payeeId: string | undefined) => boolean): Promise<KeyedMerchant | undefined> {
+    const hash = apiKeyHash(apiKey);
+    const merchant = this.merchants.get(hash);
+    const parts = wantParts(merchant?.payeeId);
+    return this.run(async (sql) => {
+      // The sum is a subplan of the CASE's branch: PostgreSQL runs it only when asked.
+      const [row] = await sql<MerchantRow[]>`
+        SELECT k.payee_id, m.xmin::text AS merchant_xmin,
+          CASE WHEN k.payee_id = ${merchant?.payeeId ?? null} AND m.xmin::text = ${merchant?.xmin ?? null} THEN NULL ELSE m.doc END AS merchant,
+          coalesce(s.payment_count, 0)::int AS payment_count,
+          CASE WHEN ${parts}::boolean THEN ${partsBytesOf(sql, sql`WHERE payee_id = k.payee_id`)}::float8 END AS parts
+        FROM payreq_merchant_keys k JOIN payreq_merchants m USING (payee_id)
+        LEFT JOIN payreq_storage s ON s.payee_id = k.payee_id
+        WHERE k.key_hash = ${hash}`;
+      if (!row) {
+        this.merchants.delete(hash);
+        return undefined;
+      }
+      return { merchant: this.merchantOf(hash, row, merchant?.merchant), paymentCount: row.payment_count, partsBytes: row.parts };
+    });
+  }
+
+  private merchantOf(hash: string, row: Row | MerchantRow, copy: Merchant | undefined): Merchant {
     if (row.merchant === null) return copy!;
     const merchant = JSON.parse(row.merchant) as Merchant;
     keep(this.merchants, hash, { payeeId: row.payee_id, xmin: row.merchant_xmin, merchant });

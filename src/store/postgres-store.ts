@@ -116,13 +116,15 @@ export class PostgresStore implements Store {
     return this.connection.ready();
   }
 
-  merchantByKey(apiKey: string): Promise<Merchant | undefined> {
-    if (cannotBeStored(apiKey)) return Promise.resolve(undefined);
-    return this.run(async (sql) => {
-      const [row] = await sql<{ doc: string }[]>`
-        SELECT m.doc FROM payreq_merchant_keys k JOIN payreq_merchants m USING (payee_id) WHERE k.key_hash = ${apiKeyHash(apiKey)}`;
-      return row ? (JSON.parse(row.doc) as Merchant) : undefined;
-    });
+  /** With the merchant's payment count (for the cap) and, every few seconds, its other records' bytes (for its quota): one round trip. */
+  async merchantByKey(apiKey: string): Promise<Merchant | undefined> {
+    if (cannotBeStored(apiKey)) return undefined;
+    const read = await this.keyedReads.merchant(apiKey, (payeeId) => payeeId === undefined || this.storage.partsStale(payeeId));
+    if (!read) return undefined;
+    const payeeId = read.merchant.payeeId;
+    keepCount(this.counts, payeeId, read.paymentCount);
+    if (read.partsBytes !== null) this.storage.noteParts(payeeId, read.partsBytes);
+    return read.merchant;
   }
 
   /** Key, merchant and payment in one statement: a status read's one round trip (SPEC 20). */
@@ -186,8 +188,8 @@ export class PostgresStore implements Store {
     // The merchant's count takes the bytes only while they fit its room, and the payment is stored only then: one statement.
     const insert = (sql: Sql) => sql`
       WITH counted AS (
-        INSERT INTO payreq_storage AS s (payee_id, payment_bytes) SELECT ${row.payee_id}::text, ${bytes}::bigint WHERE ${bytes}::bigint <= ${room}::bigint
-        ON CONFLICT (payee_id) DO UPDATE SET payment_bytes = s.payment_bytes + excluded.payment_bytes
+        INSERT INTO payreq_storage AS s (payee_id, payment_bytes, payment_count) SELECT ${row.payee_id}::text, ${bytes}::bigint, 1 WHERE ${bytes}::bigint <= ${room}::bigint
+        ON CONFLICT (payee_id) DO UPDATE SET payment_bytes = s.payment_bytes + excluded.payment_bytes, payment_count = s.payment_count + 1
           WHERE s.payment_bytes + excluded.payment_bytes <= ${room}::bigint
         RETURNING 1)
       INSERT INTO payreq_payments (id, payee_id, merchant_ref_no, token, code, status, live, due_at, settle_at, created_at, version, doc)
@@ -252,16 +254,14 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * From a count at most CAP_COUNT_TTL_MS old plus this instance's inserts since: counting on
-   * every create would scan the merchant's payments each time (18 ms at 100,000).
+   * From a count at most CAP_COUNT_TTL_MS old (the one the key's read brought, or the merchant's
+   * counter row) plus this instance's inserts since; near the cap, its payments counted afresh.
    */
   async belowPaymentCap(payeeId: string, cap: number): Promise<boolean> {
     const now = Date.now();
     let known = this.counts.get(payeeId);
-    if (!known || now - known.at > CAP_COUNT_TTL_MS || known.count >= cap - CAP_COUNT_MARGIN) {
-      known = { count: await this.countPayments(payeeId), at: now };
-      this.counts.set(payeeId, known);
-    }
+    if (!known || now - known.at > CAP_COUNT_TTL_MS) known = keepCount(this.counts, payeeId, await this.storage.paymentCount(payeeId));
+    if (known.count >= cap - CAP_COUNT_MARGIN) known = keepCount(this.counts, payeeId, await this.countPayments(payeeId));
     known.count++;
     return known.count <= cap;
   }
@@ -326,7 +326,9 @@ export class PostgresStore implements Store {
         const [row] = await tx<{ doc: string }[]>`SELECT doc FROM payreq_merchants WHERE payee_id = ${payeeId} FOR UPDATE`;
         const erased = (await tx`DELETE FROM payreq_payments WHERE payee_id = ${payeeId}`).count;
         // Counted afresh, not set to 0: a create another instance committed meanwhile keeps its bytes.
-        await tx`UPDATE payreq_storage SET payment_bytes = (SELECT coalesce(sum(octet_length(doc)), 0) FROM payreq_payments WHERE payee_id = ${payeeId}) WHERE payee_id = ${payeeId}`;
+        await tx`
+          UPDATE payreq_storage SET (payment_bytes, payment_count) = (SELECT coalesce(sum(octet_length(doc)), 0), count(*) FROM payreq_payments WHERE payee_id = ${payeeId})
+           WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_journal WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}`;
@@ -363,7 +365,9 @@ export class PostgresStore implements Store {
     this.storage.forget(payeeId);
     return this.run(async (sql) => (await sql<{ n: number }[]>`
       WITH gone AS (DELETE FROM payreq_payments WHERE payee_id = ${payeeId} AND created_at < ${createdBefore} AND NOT live RETURNING octet_length(doc) AS bytes),
-      counted AS (UPDATE payreq_storage SET payment_bytes = payment_bytes - (SELECT coalesce(sum(bytes), 0) FROM gone) WHERE payee_id = ${payeeId})
+      counted AS (
+        UPDATE payreq_storage SET (payment_bytes, payment_count) = (SELECT payment_bytes - coalesce(sum(bytes), 0), payment_count - count(*) FROM gone)
+         WHERE payee_id = ${payeeId})
       SELECT count(*)::int AS n FROM gone`)[0]!.n);
   }
 
@@ -373,6 +377,15 @@ export class PostgresStore implements Store {
       return row ? (paymentOf(row.doc)) : undefined;
     });
   }
+}
+
+/** Per merchant, its payment count as just read; the oldest of more than 10,000 go first. */
+function keepCount(counts: Map<string, { count: number; at: number }>, payeeId: string, count: number): { count: number; at: number } {
+  const known = { count, at: Date.now() };
+  counts.delete(payeeId);
+  counts.set(payeeId, known);
+  if (counts.size > 10_000) counts.delete(counts.keys().next().value!);
+  return known;
 }
 
 async function writeMerchant(tx: Sql, m: Merchant): Promise<void> {
