@@ -152,7 +152,7 @@ async function serveCommand(options: ServeOptions): Promise<void> {
   console.log(`payreq-sandbox listening on ${bound}${everywhere ? ' (every interface)' : ''}  (store: ${storeKind}${where})`);
   if (sandbox.services.config.publicBaseUrl) console.log(`public base URL:      ${base}`);
   if (demo) console.log(`demo merchant:        payee ${demo.payeeId}  Service-Api-Key: ${demo.apiKey}`);
-  if (signed) console.log(`demo merchant signed: payee ${signed.payeeId}  Service-Api-Key: ${signed.apiKey}  (signing salt: see README)`);
+  if (signed) console.log(`demo merchant signed: payee ${signed.payeeId}  Service-Api-Key: ${signed.apiKey}  (signing salt: see docs/merchants.md)`);
   console.log(`try: curl -H 'Service-Api-Key: ${demo?.apiKey ?? '<key>'}' ${base}/sandbox/v1/payments`);
 
   let stopping = false;

@@ -68,7 +68,7 @@ export function createApp(services: Services): Hono<AppEnv> {
   answerWrongMethods(app, allowByPath);
 
   app.notFound((c) =>
-    send(c, { code: Code.NOT_FOUND, description: `No route ${c.req.method} ${new URL(c.req.url).pathname}: see the README or GET /openapi.json for the routes.` }),
+    send(c, { code: Code.NOT_FOUND, description: `No route ${c.req.method} ${new URL(c.req.url).pathname}: GET /openapi.json lists the routes (docs/ in the repository describes them).` }),
   );
 
   app.onError(answerError);

@@ -168,6 +168,18 @@ function limitQuery(max: number, fallback: number) {
 export const listQuerySchema = z.object({
   status: z.enum(['P', 'W', 'E', 'F', 'V', 'A'], { error: (i) => `status must be one of P, W, E, F, V, A, got ${JSON.stringify(i.input)}` }).optional(),
   merchant_ref_no: z.string().min(1, 'merchant_ref_no must not be empty (leave it out to list every payment)').max(64, 'merchant_ref_no must be at most 64 characters').optional(),
+  search: z
+    .string()
+    .trim()
+    .min(1, 'search must not be empty (leave it out to list every payment)')
+    .max(64, 'search must be at most 64 characters (a payment_id, a merchant_ref_no or a payer)')
+    .optional()
+    .meta({ description: 'A payment_id (exactly), or a part of a merchant_ref_no, payer id or payer name (letter case ignored)' }),
+  cursor: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,200}$/, 'cursor must be a next_cursor this list gave you, as it came')
+    .optional()
+    .meta({ description: 'next_cursor of the previous page: the page after it. Opaque; only the merchant whose list gave it can use it' }),
   limit: limitQuery(100, 20),
   offset: wholeQuery('offset', 0, 1_000_000).withDefault(0),
 });

@@ -1,4 +1,4 @@
-/** Settings of one sandbox instance, from flags and environment (see README, Configuration). */
+/** Settings of one sandbox instance, from flags and environment (docs/hosting.md#configuration lists them). */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { BlockList, isIP } from 'node:net';

@@ -11,7 +11,7 @@ import { fieldsToSign, maskedFields, signFields, SIGN_TYPES } from '../domain/si
 import { dueWork, feesFor, transition } from '../domain/transitions.js';
 import type { PaymentAction } from '../domain/transitions.js';
 import type { Delivery } from '../store/delivery-log.js';
-import type { PaymentPage, Store } from '../store/store.js';
+import type { PaymentPage, PaymentQuery, Store } from '../store/store.js';
 import type { SandboxConfig } from './config.js';
 import type { MerchantService } from './merchants.js';
 import type { SandboxMetrics } from './metrics.js';
@@ -211,8 +211,13 @@ export class PaymentService {
     return changed;
   }
 
-  list(merchant: Merchant, query: { status?: PaymentStatus; merchantRefNo?: string; limit: number; offset: number }): Promise<PaymentPage> {
+  list(merchant: Merchant, query: PaymentQuery): Promise<PaymentPage> {
     return this.store.listPayments(merchant.payeeId, query);
+  }
+
+  /** Whether the merchant has this payment (an unknown id and another merchant's answer alike). */
+  async exists(merchant: Merchant, paymentId: string): Promise<boolean> {
+    return (await this.store.payment(merchant.payeeId, paymentId)) !== undefined;
   }
 
   private async find(merchant: Merchant, paymentId: string): Promise<Payment> {
@@ -264,7 +269,7 @@ export class PaymentService {
   private payAction(merchant: Merchant, p: Payment, options: PayOptions): PaymentAction {
     const payer: Payer = options.payer !== undefined ? this.people.payerFor(options.payer) : (p.payer ?? this.people.generatedPayer(merchant, p));
     const paidCurrency = options.paidCurrency ?? p.currency;
-    if (!findCurrency(paidCurrency)) throw SandboxError.invalid(`paid_currency_code ${JSON.stringify(paidCurrency)} is not a supported currency; see the README for the list.`);
+    if (!findCurrency(paidCurrency)) throw SandboxError.invalid(`paid_currency_code ${JSON.stringify(paidCurrency)} is not a supported currency; the currency table in docs/public-api.md lists the supported ones.`);
     const paidAmountMinor = convertMinorUnits(p.amountMinor, p.currency, paidCurrency, this.config.rates);
     if (paidAmountMinor === undefined || paidAmountMinor > MAX_AMOUNT_MINOR) {
       throw SandboxError.invalid(`No conversion from ${p.currency} to ${paidCurrency} fits the amount limits of the sandbox.`);

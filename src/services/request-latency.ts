@@ -2,7 +2,7 @@
  * The request latency histogram, counted in plain arrays per label set and handed to prom-client
  * (which formats and serves it) only when scraped. prom-client's own Histogram validates and
  * hashes the label object on every observe; on the hottest path of every request that was most
- * of what /metrics cost a status read (bench: status with metrics 0.94 x without, see README).
+ * of what /metrics cost a status read (bench: status with metrics 0.94 x without, see bench/README.md).
  */
 import type { MetricValueWithName } from 'prom-client';
 

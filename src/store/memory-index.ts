@@ -7,6 +7,7 @@
 import { apiKeyHash } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import { isLive, isOpen, withMetadataText } from '../domain/payment.js';
+import { matchesSearch } from '../domain/payment-search.js';
 import type { Payment } from '../domain/payment.js';
 import { nextDueAt } from '../domain/transitions.js';
 import { DueIndex } from './due-index.js';
@@ -101,11 +102,15 @@ export class MemoryIndex implements StoreReads {
     const order = this.paymentOrder.get(payeeId) ?? [];
     const items: Payment[] = [];
     let total = 0;
+    // total counts every match; items start past the cursor's payment when there is one.
+    let listing = query.after === undefined;
     for (let i = order.length - 1; i >= 0; i--) {
       const p = this.payments.get(order[i]!)!;
+      if (!listing && p.id === query.after) listing = true;
       if (query.status !== undefined && p.status !== query.status) continue;
       if (query.merchantRefNo !== undefined && p.merchantRefNo !== query.merchantRefNo) continue;
-      if (total >= query.offset && items.length < query.limit) items.push(p);
+      if (query.search !== undefined && !matchesSearch(p, query.search)) continue;
+      if (listing && p.id !== query.after && total >= query.offset && items.length < query.limit) items.push(p);
       total++;
     }
     return { items, total };

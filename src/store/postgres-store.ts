@@ -243,10 +243,16 @@ export class PostgresStore implements Store {
   listPayments(payeeId: string, query: PaymentQuery): Promise<PaymentPage> {
     const status = query.status ?? null;
     const ref = query.merchantRefNo ?? null;
+    const search = query.search ?? null;
+    // domain/payment-search.ts's rule in SQL: the id exactly, else a part of the reference or the payer.
+    const part = search === null ? null : '%' + search.replace(/[\\%_]/g, (ch) => '\\' + ch) + '%';
+    const after = query.after ?? null;
     return this.run(async (sql) => {
-      const where = sql`payee_id = ${payeeId} AND (${status}::text IS NULL OR status = ${status}) AND (${ref}::text IS NULL OR merchant_ref_no = ${ref})`;
+      const where = sql`payee_id = ${payeeId} AND (${status}::text IS NULL OR status = ${status}) AND (${ref}::text IS NULL OR merchant_ref_no = ${ref})
+        AND (${search}::text IS NULL OR id = ${search} OR merchant_ref_no ILIKE ${part} OR (doc::jsonb->'payer'->>'id') ILIKE ${part} OR (doc::jsonb->'payer'->>'name') ILIKE ${part})`;
+      const page = sql`${where} AND (${after}::text IS NULL OR seq < (SELECT seq FROM payreq_payments WHERE id = ${after} AND payee_id = ${payeeId}))`;
       const [rows, [count]] = await Promise.all([
-        sql<{ doc: string }[]>`SELECT doc FROM payreq_payments WHERE ${where} ORDER BY seq DESC LIMIT ${query.limit} OFFSET ${query.offset}`,
+        sql<{ doc: string }[]>`SELECT doc FROM payreq_payments WHERE ${page} ORDER BY seq DESC LIMIT ${query.limit} OFFSET ${query.offset}`,
         sql<{ n: number }[]>`SELECT count(*)::int AS n FROM payreq_payments WHERE ${where}`,
       ]);
       return { items: rows.map((r) => paymentOf(r.doc)), total: count?.n ?? 0 };

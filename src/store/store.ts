@@ -16,6 +16,10 @@ import type { StorageLimits, StorageRefusal, StorageUsage } from './storage-quot
 export interface PaymentQuery {
   readonly status?: PaymentStatus;
   readonly merchantRefNo?: string;
+  /** Matches as domain/payment-search.ts says (payment_id, part of merchant_ref_no or of the payer). */
+  readonly search?: string;
+  /** Only payments listed after this one of the merchant's (older than it): a cursor's page. */
+  readonly after?: string;
   readonly limit: number;
   readonly offset: number;
 }

@@ -212,7 +212,7 @@ describe('unhappy paths and every route through a validating proxy', () => {
     expect((await send('POST', '/sandbox/pay/ptok_nope/pay', { key: null })).status).toBe(404);
 
     // Service and reference routes.
-    for (const path of ['/livez', '/readyz', '/healthz', '/metrics', '/openapi.json', '/docs', '/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/sandbox', '/sandbox/v1/codes', '/sandbox/v1/magic']) {
+    for (const path of ['/livez', '/readyz', '/healthz', '/metrics', '/openapi.json', '/docs', '/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/sandbox', '/sandbox/assets/dashboard.js', '/sandbox/v1/codes', '/sandbox/v1/magic']) {
       expect((await send('GET', path, { key: null })).status, path).toBe(200);
     }
     expect((await send('GET', '/docs/assets/package.json', { key: null })).status).toBe(404);
@@ -245,6 +245,7 @@ describe('unhappy paths and every route through a validating proxy', () => {
       ['POST', '/sandbox/v1/tools/sign', createBody()],
       ['GET', '/sandbox/v1/requests?limit=3'],
       ['GET', '/sandbox/v1/readiness'],
+      ['GET', '/sandbox/v1/readiness/junit'],
       ['PUT', '/sandbox/v1/webhook', { url: hook.url }],
       ['POST', '/sandbox/v1/webhook/secret'],
       ['GET', '/sandbox/v1/webhook'],

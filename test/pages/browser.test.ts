@@ -1,6 +1,6 @@
 /**
  * The pages in a real headless Chromium (Debian's, installed by scripts/ensure-chromium.sh):
- * a payer pays or declines from checkout_url, and a merchant drives a payment from the dashboard.
+ * a payer pays or declines from checkout_url (the dashboard has its own files: dashboard-*.browser.test.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -95,11 +95,7 @@ const loadedWidth = (img: unknown): number => {
   const { complete, naturalWidth } = img as { complete: boolean; naturalWidth: number };
   return complete ? naturalWidth : 0;
 };
-const storedKey = (page: Page): Promise<string | null> =>
-  page.evaluate(() => (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }).sessionStorage.getItem('payreq-sandbox.api-key'));
-
 const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 900 };
 
 describe('payer page in Chromium', () => {
   it('shows the merchant, the amount and a loading QR; Pay makes it A, as the status API agrees', async () => {
@@ -156,77 +152,6 @@ describe('payer page in Chromium', () => {
     expect(response?.status()).toBe(404);
     expect(await page.locator('h1').textContent()).toBe('Payment not found');
     await shot(page, 'payer-not-found');
-    await page.close();
-  });
-});
-
-describe('dashboard in Chromium', () => {
-  it('takes the key once, lists the payment, drives it with a control action and shows the journal', async () => {
-    const paid = await createPayment({ amount: 42 });
-    await sandbox.control.pay(DEMO_KEY, paid.payment_id);
-    const p = await createPayment({ amount: 10.5 });
-    const page = await newPage(DESKTOP);
-    await page.goto(`${server.url}/sandbox`);
-    await page.locator('#key-input').fill(DEMO_KEY);
-    await page.locator('#key-form button[type=submit]').click();
-
-    const row = page.locator(`tr[data-payment-id="${p.payment_id}"]`);
-    await row.waitFor();
-    // Newest first.
-    expect(await page.locator('#payments-body tr').first().getAttribute('data-payment-id')).toBe(p.payment_id);
-    expect(await row.textContent()).toContain(p.ref);
-    expect(await row.textContent()).toContain('10.50 SGD');
-    expect(await row.locator('[data-status]').getAttribute('data-status')).toBe('P');
-    await expect.poll(() => row.locator('td.qr img').evaluate(loadedWidth)).toBeGreaterThan(0);
-    expect(page.url()).not.toContain(DEMO_KEY);
-    expect(await storedKey(page)).toBe(DEMO_KEY);
-
-    await row.locator('button[data-action="pickup"]').click();
-    await row.locator('[data-status="W"]').waitFor();
-    await page.locator(`tr[data-payment-id="${p.payment_id}"] button[data-action="pay"]`).click();
-    const fresh = page.locator(`tr[data-payment-id="${p.payment_id}"]`);
-    await fresh.locator('[data-status="A"]').waitFor();
-    expect(await page.locator('#message').textContent()).toContain('is now A');
-    expect((await apiStatus(p.payment_id)).payment_status).toBe('A');
-
-    // A refused action shows the 402 and its description.
-    await fresh.locator('button[data-action="cancel"]').click();
-    await page.locator('#message [data-code="402"]').waitFor();
-    expect(await page.locator('#message').textContent()).toContain('use void');
-
-    await fresh.locator('button[data-action="events"]').click();
-    await page.locator('.events-row li').nth(2).waitFor();
-
-    await page.locator('#journal table').waitFor();
-    expect(await page.locator('#journal').textContent()).toContain('/openapi/v1/payments/payment');
-
-    // The readiness panel: the creates count as tried, the /v1 alias is never used, nothing lost yet.
-    await page.locator('#refresh-readiness').click();
-    await page.locator('#readiness li[data-check="create"][data-status="pass"]').waitFor();
-    expect(await page.locator('#readiness-verdict').textContent()).toBe('not ready');
-    expect(await page.locator('#readiness li[data-check="production-path"]').getAttribute('data-status')).toBe('pass');
-    expect(await page.locator('#readiness li[data-check="interrupted-create"]').textContent()).toContain('NOT TRIED');
-    expect(await page.locator('#readiness li[data-check="interrupted-create"]').textContent()).toContain('Sandbox-Fault: timeout');
-    await shot(page, 'dashboard');
-
-    // The key survives a reload of the tab, and "Forget key" drops it.
-    await page.reload();
-    await page.locator(`tr[data-payment-id="${p.payment_id}"]`).waitFor();
-    await page.locator('#forget').click();
-    await page.locator('#login').waitFor();
-    expect(await storedKey(page)).toBeNull();
-    await page.close();
-  });
-
-  it('refuses an unknown key and stays on the login form', async () => {
-    const page = await newPage(DESKTOP);
-    await page.goto(`${server.url}/sandbox`);
-    await page.locator('#key-input').fill('sk_sandbox_not_a_key');
-    await page.locator('#key-form button[type=submit]').click();
-    await page.locator('#login-error [role=alert]').waitFor();
-    expect(await page.locator('#app').isHidden()).toBe(true);
-    expect(await page.locator('#login-error').textContent()).not.toContain('sk_sandbox_not_a_key');
-    await shot(page, 'dashboard-login');
     await page.close();
   });
 });

@@ -1,40 +1,29 @@
 /**
  * The dashboard's toolbar and filters in a real headless Chromium: settle all, advance the clock,
- * the status filter, the journal's own-reads checkbox and Clear, auto-refresh, and Reset behind its confirm.
+ * the status filter, the journal's own-reads checkbox and Clear, live updates, and Reset behind its confirm.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { chromium } from 'playwright-core';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../src/index.js';
 import type { RunningServer, Sandbox } from '../../src/index.js';
 import { createBody, DEMO_KEY } from '../helpers.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import type { Chromium } from './chromium.js';
+import { DESKTOP, launchChromium } from './chromium.js';
 
 let sandbox: Sandbox;
 let server: RunningServer;
-let context: BrowserContext;
-let profile: string;
+let chromium: Chromium;
 
 beforeAll(async () => {
   sandbox = await createSandbox({ store: 'memory', scheduler: false });
   server = await sandbox.listen(0, '127.0.0.1');
-  profile = mkdtempSync(join(tmpdir(), 'payreq-chromium-'));
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  chromium = await launchChromium();
 });
 
 afterAll(async () => {
-  await context?.close();
+  await chromium?.close();
   await server?.close(100);
   await sandbox?.close();
-  if (profile) rmSync(profile, { recursive: true, force: true });
 });
 
 async function createPayment(): Promise<string> {
@@ -47,13 +36,9 @@ async function createPayment(): Promise<string> {
   return ((await res.json()) as { payment_id: string }).payment_id;
 }
 
-/** The dashboard, opened with the demo key; script errors and CSP violations are collected in `problems`. */
-async function openDashboard(problems: string[]): Promise<Page> {
-  const page = await context.newPage();
-  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);
-  });
+/** The dashboard on a fake clock, opened with the demo key; script errors and CSP violations land in chromium.problems. */
+async function openDashboard(): Promise<Page> {
+  const page = await chromium.newPage(DESKTOP);
   await page.clock.install();
   await page.goto(`${server.url}/sandbox`);
   await page.locator('#key-input').fill(DEMO_KEY);
@@ -66,11 +51,10 @@ const row = (page: Page, id: string) => page.locator(`tr[data-payment-id="${id}"
 
 describe('dashboard toolbar in Chromium', () => {
   it('settles, advances the clock, filters, shows its own reads on demand and clears the journal', async () => {
-    const problems: string[] = [];
     const pending = await createPayment();
     const paid = await createPayment();
     await sandbox.control.pay(DEMO_KEY, paid);
-    const page = await openDashboard(problems);
+    const page = await openDashboard();
     await row(page, paid).waitFor();
 
     await page.locator('#settle-all').click();
@@ -86,7 +70,7 @@ describe('dashboard toolbar in Chromium', () => {
 
     await page.locator('#advance-seconds').fill('7200');
     await page.locator('#advance').click();
-    await expect.poll(() => page.locator('#message').textContent()).toContain('Clock moved forward 7200 s');
+    await expect.poll(() => page.locator('#golive-message').textContent()).toContain('Clock moved forward 7200 s');
     await expect.poll(() => page.locator('#clock').textContent()).toContain('(+7200 s)');
     await row(page, pending).locator('[data-status="E"]').waitFor();
 
@@ -100,18 +84,17 @@ describe('dashboard toolbar in Chromium', () => {
     await expect.poll(() => clockReads.count()).toBe(0);
 
     await page.locator('#clear-journal').click();
-    await expect.poll(() => page.locator('#message').textContent()).toMatch(/Erased \d+ journaled requests?\./);
+    await expect.poll(() => page.locator('#journal-message').textContent()).toMatch(/Erased \d+ journaled requests?\./);
     await expect.poll(() => page.locator('#journal').textContent()).not.toContain('/openapi/v1/payments/payment');
-    expect(problems).toEqual([]);
+    expect(chromium.problems.splice(0)).toEqual([]);
     await page.close();
   });
 
-  it('refreshes every 5 s when asked, and resets the merchant only once confirmed', async () => {
-    const problems: string[] = [];
-    const page = await openDashboard(problems);
-    await page.locator('#auto-refresh').check();
+  it('shows new payments within 3 s with live updates on (the default), and resets the merchant only once confirmed', async () => {
+    const page = await openDashboard();
+    expect(await page.locator('#live').isChecked()).toBe(true);
     const later = await createPayment();
-    await page.clock.runFor(5_000);
+    await page.clock.runFor(3_000);
     await row(page, later).waitFor();
 
     page.once('dialog', (dialog) => void dialog.dismiss());
@@ -126,7 +109,7 @@ describe('dashboard toolbar in Chromium', () => {
     await page.locator('#reset').click();
     await expect.poll(() => page.locator('#message').textContent()).toContain('Erased');
     await expect.poll(() => page.locator('#payments-body').textContent()).toContain('No payments yet');
-    expect(problems).toEqual([]);
+    expect(chromium.problems.splice(0)).toEqual([]);
     await page.close();
   });
 });

@@ -1,35 +1,33 @@
 /**
- * The scripts the pages inline, as the build compiles them from pages/browser/ into dist/browser/
- * (tsconfig.browser.json): each is read once and kept.
+ * The browser modules the dashboard loads, as the build compiles them from pages/browser/ into
+ * dist/browser/ (tsconfig.browser.json): read once, served from memory by name, nothing else.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /** Both src/http/pages (vitest) and dist/http/pages (npm start) sit three levels under the package root. */
 export const BUILT_SCRIPTS = new URL('../../../dist/browser/', import.meta.url);
 
-export type BrowserScript = 'dashboard';
+/** A module's file name as the page and its imports ask for it. */
+const MODULE_NAME = /^[a-z][a-z0-9-]*\.js$/;
 
-/** The text of a compiled script, or null when it is not there (not built yet). */
-export function readBuiltScript(file: URL): string | null {
-  let text: string;
+/** The compiled modules of `dir` by file name; empty when nothing is built yet. */
+export function readBuiltModules(dir: URL): ReadonlyMap<string, string> {
+  let names: string[];
   try {
-    text = readFileSync(file, 'utf8');
+    names = readdirSync(dir).filter((name) => MODULE_NAME.test(name));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return new Map();
     throw err;
   }
-  // Inlined in a <script> element, this would end the element early and show the rest as HTML.
-  if (/<\/script/i.test(text)) throw new Error(`${file.pathname} contains "</script": it cannot be inlined in a page.`);
-  return text;
+  return new Map(names.map((name) => [name, readFileSync(new URL(name, dir), 'utf8')]));
 }
 
-const loaded = new Map<BrowserScript, string>();
+let loaded: ReadonlyMap<string, string> | null = null;
 
-/** The compiled script, kept once read; while it is missing, each call looks again, so a build fixes a running sandbox. */
-export function builtScript(name: BrowserScript): string | null {
-  const known = loaded.get(name);
-  if (known !== undefined) return known;
-  const text = readBuiltScript(new URL(`${name}.js`, BUILT_SCRIPTS));
-  if (text !== null) loaded.set(name, text);
-  return text;
+/** The built modules, kept once the entry module is there; while it is missing, each call looks again, so a build fixes a running sandbox. */
+export function builtModules(): ReadonlyMap<string, string> {
+  if (loaded) return loaded;
+  const modules = readBuiltModules(BUILT_SCRIPTS);
+  if (modules.has('dashboard.js')) loaded = modules;
+  return modules;
 }

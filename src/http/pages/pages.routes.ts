@@ -19,6 +19,20 @@ export const dashboard = defineRoute({
   responses: { 200: html('The dashboard.'), 500: answers.internal },
 });
 
+export const asset = defineRoute({
+  method: 'get',
+  path: '/assets/{file}',
+  summary: "The dashboard's browser modules (JavaScript), as the build compiled them",
+  description: 'The ES modules the dashboard page loads, served from memory as the build wrote them; a name the build did not write answers 404.',
+  tag,
+  access: 'open',
+  request: { params: z.object({ file: z.string().meta({ description: 'A module file name such as dashboard.js' }) }) },
+  responses: {
+    200: { description: 'The module.', content: { 'text/javascript': { type: 'string' } } },
+    404: answers.notFound,
+  },
+});
+
 export const payerPage = defineRoute({
   method: 'get',
   path: '/pay/{payment_token}',

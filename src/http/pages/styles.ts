@@ -63,43 +63,98 @@ dl.details dd{margin:0;text-align:right;overflow-wrap:anywhere}
 export const DASHBOARD_CSS = `
 header.top{display:flex;align-items:center;justify-content:space-between;gap:1rem;flex-wrap:wrap;padding:1rem 1.5rem;background:#fff;border-bottom:1px solid var(--line)}
 header.top h1{font-size:1.15rem}
-header.top .who{color:var(--muted);font-size:.9rem;display:flex;gap:.75rem;align-items:center;flex-wrap:wrap}
+header.top .who{color:var(--muted);font-size:.9rem;display:flex;gap:.75rem;align-items:center;flex-wrap:wrap;min-width:0}
 main.dashboard{max-width:1180px;margin:0 auto;padding:1.25rem 1.5rem 3rem}
-section.panel{background:#fff;border:1px solid var(--line);border-radius:14px;padding:1rem 1.25rem;margin-bottom:1.25rem}
-section.panel>h2{font-size:1rem;margin-bottom:.75rem;display:flex;justify-content:space-between;align-items:center;gap:1rem;flex-wrap:wrap}
+nav.sections{display:flex;flex-wrap:wrap;gap:.35rem .9rem;margin:0 0 1rem;font-size:.92rem}
+nav.sections a{color:var(--accent);text-decoration:none;font-weight:600}
+nav.sections a:focus-visible,a:focus-visible,summary:focus-visible,pre:focus-visible,textarea:focus-visible{outline:3px solid #9db4ff;outline-offset:2px}
+section.panel{background:#fff;border:1px solid var(--line);border-radius:14px;padding:1rem 1.25rem;margin-bottom:1.25rem;min-width:0}
+section.panel>h2{font-size:1.05rem;margin-bottom:.75rem;display:flex;justify-content:space-between;align-items:center;gap:1rem;flex-wrap:wrap}
+section.panel h3{font-size:.95rem;margin:1rem 0 .4rem}
 section.panel>h2 .count{color:var(--muted);font-weight:400;font-size:.9rem}
 .login{max-width:520px;margin:3rem auto}
 .login form{display:flex;gap:.5rem;flex-wrap:wrap;margin:.75rem 0}
-.login input{flex:1 1 260px}
+.login input{flex:1 1 220px;min-width:0}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .hint{color:var(--muted);font-size:.88rem}
 .toolbar{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
 .toolbar .sep{width:1px;height:1.8rem;background:var(--line);margin:0 .25rem}
-.toolbar input[type=number]{width:7rem}
+.filters{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end;margin:0 0 .75rem}
+.form-grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(190px,1fr));gap:.75rem;margin:0 0 .75rem}
+.field{display:flex;flex-direction:column;gap:.25rem;min-width:0}
+.field.grow{flex:1 1 240px}
+.field.wide{grid-column:1/-1}
+.field label{font-size:.85rem;font-weight:600}
+.field input,.field select,.field textarea{width:100%;min-width:0}
+textarea{font:inherit;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.88rem;border:1px solid #c5cdd9;border-radius:8px;padding:.5rem .65rem}
+[aria-invalid=true]{border-color:var(--bad);background:var(--bad-bg)}
+.field-error{color:var(--bad);font-size:.82rem}
+.filters button,.form-grid button{padding:.5rem .9rem}
+.field-error:empty{display:none}
+.check-label{display:inline-flex;gap:.35rem;align-items:center;font-size:.88rem;color:var(--muted)}
 .toolbar button,.row-actions button,.small{padding:.4rem .7rem;font-size:.88rem;border-radius:8px}
 button.danger{background:#fff;color:var(--bad);border-color:#f0b4ae}
 button.danger:hover{background:var(--bad-bg)}
-#message{min-height:1.5rem;margin:.75rem 0 0}
-#message .notice{margin:0}
+#message,#payments-message,#detail-message,#create-message,#webhook-message,#journal-message,#faults-message,#golive-message{margin:.5rem 0}
+#message .notice,[id$=-message] .notice{margin:0;overflow-wrap:anywhere}
 table{width:100%;border-collapse:collapse;font-size:.9rem}
 th{text-align:left;color:var(--muted);font-weight:600;font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;padding:.5rem;border-bottom:1px solid var(--line)}
 td{padding:.55rem .5rem;border-bottom:1px solid var(--line);vertical-align:middle}
 tr:last-child td{border-bottom:none}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 td.qr img{width:56px;height:56px;image-rendering:pixelated;border:1px solid var(--line);border-radius:6px;background:#fff;display:block}
-.ref{font-weight:600;white-space:nowrap}
+.ref{font-weight:600;overflow-wrap:anywhere}
 .sub{color:var(--muted);font-size:.8rem;overflow-wrap:anywhere}
 td .sub.mono{font-size:.74rem}
-.row-actions{display:grid;grid-template-columns:repeat(4,auto);gap:.3rem;justify-content:start}
-.row-actions button{background:#fff;border-color:#c5cdd9;color:var(--ink);font-weight:500;padding:.3rem .55rem;font-size:.82rem}
+td.path{overflow-wrap:anywhere}
+.row-actions{display:flex;flex-wrap:wrap;gap:.4rem}
+.row-actions button{background:#fff;border-color:#c5cdd9;color:var(--ink);font-weight:500}
 .row-actions button:hover{background:#f0f4ff;border-color:#9db4ff}
 .empty{color:var(--muted);padding:1rem 0;text-align:center}
-.events-row td{background:#f6f8fb}
-.events{margin:0;padding-left:1.4rem;font-size:.85rem;line-height:1.7}
-.journal td{font-size:.85rem}
-.journal details pre{white-space:pre-wrap;overflow-wrap:anywhere;max-height:240px;overflow:auto;background:#f6f8fb;border-radius:8px;padding:.5rem;margin:.35rem 0 0;font-size:.8rem}
+.pager{display:flex;gap:.75rem;align-items:center;justify-content:flex-end;margin-top:.75rem}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;background:#f6f8fb;border-radius:8px;padding:.6rem .75rem;margin:.35rem 0 0;font-size:.82rem;max-height:420px;overflow-y:auto}
+tr.detail-row>td{background:#fbfcfe;padding:.75rem}
+.entry-detail{display:grid;gap:.5rem;width:100%}
+.entry-detail h4{margin:0;font-size:.82rem;color:var(--muted)}
+.detail-grid{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,1fr);gap:1rem}
+.detail-part{min-width:0}
+dl.fields{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.3rem .9rem;margin:0;font-size:.88rem}
+dl.fields dt{color:var(--muted);font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.82rem}
+dl.fields dd{margin:0;overflow-wrap:anywhere;min-width:0}
+dl.fields dd pre{margin:0}
+.qr-part img{width:200px;height:200px;max-width:100%;image-rendering:pixelated;border:1px solid var(--line);border-radius:10px;background:#fff;display:block;margin-bottom:.5rem}
+ol.timeline{list-style:none;margin:0;padding:0 0 0 1rem;border-left:2px solid var(--line)}
+ol.timeline li{position:relative;padding:.15rem 0 .6rem .4rem;font-size:.88rem}
+ol.timeline li::before{content:"";position:absolute;left:-1.45rem;top:.45rem;width:.6rem;height:.6rem;border-radius:50%;background:var(--accent)}
+ol.timeline .when{display:block;color:var(--muted);font-size:.78rem}
+details.absent li{font-size:.85rem;margin:.2rem 0}
+ul.deliveries,ul.rules,ul.checks{list-style:none;margin:0;padding:0}
+li.delivery,li.rule{border:1px solid var(--line);border-radius:10px;padding:.6rem .75rem;margin:0 0 .5rem}
+.delivery-head{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+ol.attempts{font-size:.84rem;margin:.4rem 0;padding-left:1.3rem}
+li.check{margin:.4rem 0}
+ul.evidence{font-size:.8rem;overflow-wrap:anywhere}
+.copy{display:flex;gap:.5rem;align-items:flex-start;margin:.35rem 0}
+.copy pre{flex:1 1 auto;min-width:0;margin:0}
 .status-code{font-family:ui-monospace,Menlo,Consolas,monospace;font-weight:600}
 .status-code.ok{color:var(--ok)}.status-code.bad{color:var(--bad)}
-.table-wrap{overflow-x:auto}
 [hidden]{display:none!important}
-@media (max-width:720px){main.dashboard{padding:1rem .75rem}header.top{padding:.75rem}td.qr img{width:44px;height:44px}}
+@media (max-width:720px){
+main.dashboard{padding:.75rem .5rem}header.top{padding:.75rem}
+section.panel{padding:.75rem}
+.detail-grid{grid-template-columns:minmax(0,1fr)}
+table,thead,tbody,tr,td{display:block;width:100%}
+thead{display:none}
+tr{border-bottom:1px solid var(--line);padding:.4rem 0}
+td{border:none;padding:.2rem .25rem}
+td.num{text-align:left}
+td.qr img{width:44px;height:44px}
+.copy{flex-direction:column}
+#payments tbody tr{display:grid;grid-template-columns:48px minmax(0,1fr) auto;column-gap:.6rem;align-items:center}
+#payments td{width:auto}
+#payments td.qr{grid-row:1/5}
+#payments td.status,#payments td.when{grid-column:2/4}
+#payments td.when{font-size:.82rem;color:var(--muted)}
+#payments td.empty{grid-column:1/-1}
+}
 `;

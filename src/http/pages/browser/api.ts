@@ -6,10 +6,14 @@ import type { z } from 'zod';
 import type { PaymentRoutes } from '../../api/payments/payments.routes.js';
 import type { JsonAnswer } from '../../contract/answers.js';
 import type { RouteContract } from '../../contract/route.js';
+import type * as catalogue from '../../sandbox/catalogue/catalogue.routes.js';
 import type * as clock from '../../sandbox/clock/clock.routes.js';
 import type * as control from '../../sandbox/control/control.routes.js';
+import type * as faults from '../../sandbox/faults/faults.routes.js';
 import type * as journal from '../../sandbox/journal/journal.routes.js';
+import type * as merchants from '../../sandbox/merchants/merchants.routes.js';
 import type * as readiness from '../../sandbox/readiness/readiness.routes.js';
+import type * as webhook from '../../sandbox/webhook/webhook.routes.js';
 
 /** The body of a route's 200 answer. */
 type OkBody<R extends RouteContract> = R['responses'][200] extends JsonAnswer<infer S extends z.ZodType> ? z.output<S> : never;
@@ -44,3 +48,22 @@ export type ReadinessCheck = Readiness['checks'][number];
 
 export type Journal = OkBody<typeof journal.list>;
 export type JournalEntry = Journal['requests'][number];
+
+export type PaymentDetail = OkBody<typeof control.get>;
+export type ActionOffer = PaymentDetail['actions'][number];
+export type CreatePaymentBody = RequestBody<PaymentRoutes['create']>;
+
+export type WebhookSettings = OkBody<typeof webhook.read>;
+export type WebhookSet = OkBody<typeof webhook.set>;
+export type WebhookSetBody = RequestBody<typeof webhook.set>;
+export type WebhookRotated = OkBody<typeof webhook.rotateSecret>;
+export type Deliveries = OkBody<typeof webhook.deliveries>;
+export type Delivery = Deliveries['deliveries'][number];
+export type DeliveryAnswer = OkBody<typeof webhook.replay>;
+
+export type FaultRules = OkBody<typeof faults.list>;
+export type FaultRule = FaultRules['rules'][number];
+export type FaultRuleBody = RequestBody<typeof faults.add>;
+
+export type Signed = OkBody<typeof catalogue.sign>;
+export type OwnMerchant = OkBody<typeof merchants.ownMerchant>;

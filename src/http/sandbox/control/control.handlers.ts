@@ -1,5 +1,6 @@
 /** Control handlers: each drives one payment through the transition table, or reads payments. */
 import type { Context } from 'hono';
+import { SandboxError } from '../../../domain/errors.js';
 import type { Payment } from '../../../domain/payment.js';
 import { STATUS_MEANINGS } from '../../../domain/payment.js';
 import { baseUrlOf } from '../../base-url.js';
@@ -9,6 +10,8 @@ import type { RouteHandler } from '../../contract/route.js';
 import { ok } from '../../envelope.js';
 import { eventView, sandboxPaymentView } from '../../views.js';
 import * as routes from './control.routes.js';
+import { actionsOf } from './payment-actions.js';
+import { cursorGone, decodeCursor, encodeCursor } from './payment-cursor.js';
 
 function answer(c: Context<AppEnv>, what: string, p: Payment): Response {
   const settled = p.status === 'A' && p.settled ? ', settled' : '';
@@ -62,25 +65,39 @@ export const list: Handler<'list'> = async (c) => {
   const query = queryOf(c, routes.list);
   const merchant = c.get('merchant');
   const { payments } = c.get('services');
+  if (query.cursor !== undefined && query.offset > 0) {
+    throw SandboxError.invalid('Use cursor or offset, not both: cursor already says where the page starts.', [{ field: 'offset', message: 'not with cursor' }]);
+  }
+  const after = query.cursor === undefined ? undefined : decodeCursor(merchant.payeeId, query.cursor);
+  if (after !== undefined && !(await payments.exists(merchant, after))) throw cursorGone();
   await payments.runDue(merchant);
+  // One more than asked says whether there is a next page.
   const page = await payments.list(merchant, {
-    limit: query.limit,
+    limit: query.limit + 1,
     offset: query.offset,
     ...(query.status ? { status: query.status } : {}),
     ...(query.merchant_ref_no ? { merchantRefNo: query.merchant_ref_no } : {}),
+    ...(query.search ? { search: query.search } : {}),
+    ...(after !== undefined ? { after } : {}),
   });
+  const items = page.items.slice(0, query.limit);
+  const last = items.at(-1);
   const base = baseUrlOf(c);
   return ok(c, `${page.total} payment${page.total === 1 ? '' : 's'} match; newest first.`, {
     total: page.total,
     limit: query.limit,
     offset: query.offset,
-    payments: page.items.map((p) => sandboxPaymentView(p, merchant, base)),
+    next_cursor: page.items.length > query.limit && last ? encodeCursor(merchant.payeeId, last.id) : null,
+    payments: items.map((p) => sandboxPaymentView(p, merchant, base)),
   });
 };
 
 export const get: Handler<'get'> = async (c) => {
   const p = await c.get('services').payments.get(c.get('merchant'), c.req.param('payment_id'));
-  return ok(c, `Payment ${p.id} is ${p.status} (${STATUS_MEANINGS[p.status]}).`, { payment: sandboxPaymentView(p, c.get('merchant'), baseUrlOf(c)) });
+  return ok(c, `Payment ${p.id} is ${p.status} (${STATUS_MEANINGS[p.status]}).`, {
+    payment: sandboxPaymentView(p, c.get('merchant'), baseUrlOf(c)),
+    actions: actionsOf(p),
+  });
 };
 
 export const events: Handler<'events'> = async (c) => {

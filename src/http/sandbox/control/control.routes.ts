@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { BODY_ANSWERS, KEYED_ANSWERS, answers, json, okBody, requestHeaders } from '../../contract/answers.js';
 import { defineRoute } from '../../contract/route.js';
+import { PAYMENT_ACTION_NAMES } from './payment-actions.js';
 import { emptySchema, failSchema, listQuerySchema, paySchema, pickupSchema } from '../../schemas.js';
 import { eventViewSchema, paymentIdView, paymentStatusView, sandboxPaymentSchema } from '../../views.js';
 
@@ -46,14 +47,21 @@ export const list = defineRoute({
   method: 'get',
   path: '/payments',
   summary: 'List payments, newest first',
-  description: "This merchant's payments, newest first, with the sandbox-only fields; filter by status or merchant_ref_no, page with limit and offset. total counts every payment the filter matches.",
+  description:
+    "This merchant's payments, newest first, with the sandbox-only fields. Filters by status, merchant_ref_no or a search (payment_id, part of merchant_ref_no, payer). Pages with cursor: each page answers next_cursor, the page after it; a cursor stays right when payments are created meanwhile. offset still works for the first pages, but not together with cursor. total counts every payment the filters match.",
   tag,
   access: 'key',
   request: { query: listQuerySchema },
   responses: {
     200: json(
       'One page of payments.',
-      okBody({ total: z.number().int().min(0), limit: z.number().int(), offset: z.number().int(), payments: z.array(sandboxPaymentSchema) }),
+      okBody({
+        total: z.number().int().min(0).meta({ description: 'Every payment that matches the filters, on all pages' }),
+        limit: z.number().int(),
+        offset: z.number().int(),
+        next_cursor: z.string().nullable().meta({ description: 'Pass as cursor for the next page (older payments); null on the last page' }),
+        payments: z.array(sandboxPaymentSchema),
+      }),
     ),
     400: answers.invalid,
     ...KEYED_ANSWERS,
@@ -64,11 +72,28 @@ export const get = defineRoute({
   method: 'get',
   path: '/payments/{payment_id}',
   summary: 'A payment with sandbox-only fields (settled, token, qr_data)',
-  description: "One payment of this merchant with what the public status leaves out: whether it is settled, its payment_token and its qr_data. Another merchant's payment_id answers 404.",
+  description:
+    "One payment of this merchant with what the public status leaves out: whether it is settled, its payment_token and its qr_data. actions lists every action (pickup, pay, fail, expire, settle, cancel, void) with whether the state allows it and, when not, the 402 description it would answer. Another merchant's payment_id answers 404.",
   tag,
   access: 'key',
   request: { params },
-  responses: { 200: json('The payment.', okBody({ payment: sandboxPaymentSchema })), 404: answers.notFound, ...KEYED_ANSWERS },
+  responses: {
+    200: json(
+      'The payment, and the actions its state allows.',
+      okBody({
+        payment: sandboxPaymentSchema,
+        actions: z.array(
+          z.object({
+            action: z.enum(PAYMENT_ACTION_NAMES),
+            allowed: z.boolean(),
+            refusal: z.string().nullable().meta({ description: 'Why not (the description of the 402 it would answer); null when allowed' }),
+          }),
+        ),
+      }),
+    ),
+    404: answers.notFound,
+    ...KEYED_ANSWERS,
+  },
 });
 
 export const events = defineRoute({

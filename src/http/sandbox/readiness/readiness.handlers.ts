@@ -1,5 +1,7 @@
 /** The go-live readiness report's handler: the checklist of this merchant's integration (SPEC 16). */
+import { junitOf } from '../../../readiness-command.js';
 import { readinessOf } from '../../../services/readiness.js';
+import { baseUrlOf } from '../../base-url.js';
 import type { AppEnv } from '../../context.js';
 import type { RouteHandler } from '../../contract/route.js';
 import { ok } from '../../envelope.js';
@@ -18,4 +20,14 @@ export const report: RouteHandler<typeof routes.report, AppEnv> = async (c) => {
     ready: report.ready,
     checks: report.checks.map((check) => ({ id: check.id, title: check.title, status: check.status, required: check.required, evidence: check.evidence, advice: check.advice })),
   });
+};
+
+/** The same report as a JUnit file: what `payreq-sandbox readiness --junit` writes, for a download from the dashboard. */
+export const junit: RouteHandler<typeof routes.junit, AppEnv> = async (c) => {
+  const { store, merchants } = c.get('services');
+  const merchant = await merchants.current(c.get('merchant'));
+  const report = await readinessOf(store, merchant);
+  const xml = junitOf({ code: 200, description: '', ready: report.ready, checks: report.checks }, baseUrlOf(c));
+  const file = `readiness-${merchant.payeeId.replace(/[^A-Za-z0-9._-]/g, '_')}.xml`;
+  return c.body(xml, 200, { 'Content-Type': 'application/xml; charset=utf-8', 'Content-Disposition': `attachment; filename="${file}"` });
 };

@@ -8,5 +8,6 @@ import * as routes from './readiness.routes.js';
 export function readinessRoutes(): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   bindRoute(app, routes.report, handlers.report);
+  bindRoute(app, routes.junit, handlers.junit);
   return app;
 }

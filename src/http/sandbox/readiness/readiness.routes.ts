@@ -30,3 +30,21 @@ export const report = defineRoute({
     ...KEYED_ANSWERS,
   },
 });
+
+export const junit = defineRoute({
+  method: 'get',
+  path: '/readiness/junit',
+  summary: 'The go-live readiness report as a JUnit XML file, for CI',
+  description:
+    'The same checks as GET /sandbox/v1/readiness, one testcase each: a required check that does not pass is a failure, an optional one a skipped test; the evidence is each testcase\'s system-out.',
+  tag: 'Sandbox control',
+  access: 'key',
+  responses: {
+    200: {
+      description: 'The JUnit XML file (Content-Disposition: attachment).',
+      content: { 'application/xml': { type: 'string' } },
+      headers: { 'Content-Disposition': { description: 'attachment; filename="readiness-<payee_id>.xml"', required: true, schema: { type: 'string' } } },
+    },
+    ...KEYED_ANSWERS,
+  },
+});
