@@ -295,10 +295,16 @@ export class PostgresStore implements Store {
     });
   }
 
+  /** Candidates from the payments due by the furthest merchant clock (two index ranges), then each one's own clock. */
   merchantsWithDueWork(realNow: number): Promise<readonly string[]> {
     return this.run(async (sql) => {
       const rows = await sql<{ payee_id: string }[]>`
-        SELECT m.payee_id FROM payreq_merchants m
+        WITH horizon AS (SELECT ${realNow}::bigint + coalesce(max(clock_offset_ms), 0) AS t FROM payreq_merchants),
+        candidates AS (
+          SELECT payee_id FROM payreq_payments WHERE due_at <= (SELECT t FROM horizon)
+          UNION
+          SELECT payee_id FROM payreq_payments WHERE settle_at <= (SELECT t FROM horizon))
+        SELECT m.payee_id FROM payreq_merchants m JOIN candidates c USING (payee_id)
          WHERE EXISTS (SELECT 1 FROM payreq_payments p WHERE p.payee_id = m.payee_id AND p.due_at <= ${realNow} + m.clock_offset_ms)
             OR (m.auto_settle AND EXISTS (SELECT 1 FROM payreq_payments p WHERE p.payee_id = m.payee_id AND p.settle_at <= ${realNow} + m.clock_offset_ms))`;
       return rows.map((r) => r.payee_id);

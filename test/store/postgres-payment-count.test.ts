@@ -111,4 +111,25 @@ describe('PostgreSQL: the merchant payment count', () => {
     expect(await a.merchantByKey('key-M4')).toBeUndefined();
     expect((await a.merchantByKey('key-M4-new'))?.name).toBe('After');
   });
+
+  it('the merchants with due work are those whose own clock has reached a due or (auto-settling) settle time', async () => {
+    const s = await store(await freshDatabase());
+    const now = 10_000_000;
+    const shop = (id: string, clockOffsetMs: number, autoSettle: boolean) => s.saveMerchant({ ...merchant(id), clockOffsetMs, settings: { ...DEFAULT_SETTINGS, autoSettle } });
+    const row = (id: string, payeeId: string, due: number | null, settle: number | null) => s.run((sql) => sql`
+      INSERT INTO payreq_payments (id, payee_id, merchant_ref_no, token, code, status, live, due_at, settle_at, created_at, version, doc)
+      VALUES (${id}, ${payeeId}, ${id}, ${id}, ${id}, 'P', true, ${due}, ${settle}, 0, 1, '{}')`);
+    await shop('DUE', 0, false);
+    await row('p1', 'DUE', now - 1, null);
+    await shop('NOT-YET', 0, true);
+    await row('p2', 'NOT-YET', now + 1_000, now + 1_000);
+    await shop('AHEAD', 5_000, false);
+    await row('p3', 'AHEAD', now + 1_000, null);
+    await shop('SETTLES', 0, true);
+    await row('p4', 'SETTLES', null, now - 1);
+    await shop('KEEPS-PAID', 0, false);
+    await row('p5', 'KEEPS-PAID', null, now - 1);
+    expect([...(await s.merchantsWithDueWork(now))].sort()).toEqual(['AHEAD', 'DUE', 'SETTLES']);
+    expect([...(await s.merchantsWithDueWork(now + 1_000))].sort()).toEqual(['AHEAD', 'DUE', 'NOT-YET', 'SETTLES']);
+  });
 });
