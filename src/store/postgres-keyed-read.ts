@@ -4,7 +4,7 @@
  * copy is not current (the merchant row's xmin, the payment's version, both checked in that same
  * statement), so a poll of an unchanged payment moves and parses no document, and is never stale.
  * A key's merchant alone (every other request) is read the same way, with what a create checks
- * beside it (the merchant's payment count, and its other records' bytes when asked): one round trip.
+ * beside it when asked (the merchant's payment count, its other records' bytes): one round trip.
  */
 import { apiKeyHash } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
@@ -29,14 +29,14 @@ interface MerchantRow {
   payee_id: string;
   merchant_xmin: string;
   merchant: string | null;
-  payment_count: number;
+  payment_count: number | null;
   parts: number | null;
 }
 
-/** A key's merchant, with how many payments it holds and (when asked) its other records' bytes, summed now. */
+/** A key's merchant, with (when asked) how many payments it holds and its other records' bytes, summed now. */
 export interface KeyedMerchant {
   readonly merchant: Merchant;
-  readonly paymentCount: number;
+  readonly paymentCount: number | null;
   readonly partsBytes: number | null;
 }
 
@@ -73,26 +73,31 @@ export class PostgresKeyedReads {
     });
   }
 
-  /** The key's merchant; `wantParts` says, of the merchant last read with this key (or of none), whether to sum its other records too. */
-  merchant(apiKey: string, wantParts: (payeeId: string | undefined) => boolean): Promise<KeyedMerchant | undefined> {
+  /**
+   * The key's merchant; `wants` says, of the merchant last read with this key (or of none), whether
+   * to bring its payment count and the sum of its other records too (each only while its copy is stale).
+   */
+  merchant(apiKey: string, wants: (payeeId: string | undefined) => { count: boolean; parts: boolean }): Promise<KeyedMerchant | undefined> {
     const hash = apiKeyHash(apiKey);
     const merchant = this.merchants.get(hash);
-    const parts = wantParts(merchant?.payeeId);
+    const want = wants(merchant?.payeeId);
     return this.run(async (sql) => {
-      // The sum is a subplan of the CASE's branch: PostgreSQL runs it only when asked.
+      // Separate statements, not one with "CASE WHEN $n": PostgreSQL could plan that one afresh on every call.
+      const count = want.count ? sql`(SELECT payment_count FROM payreq_storage s WHERE s.payee_id = k.payee_id)::float8` : sql`NULL::float8`;
+      const sum = want.parts ? sql`${partsBytesOf(sql, sql`WHERE payee_id = k.payee_id`)}::float8` : sql`NULL::float8`;
       const [row] = await sql<MerchantRow[]>`
         SELECT k.payee_id, m.xmin::text AS merchant_xmin,
           CASE WHEN k.payee_id = ${merchant?.payeeId ?? null} AND m.xmin::text = ${merchant?.xmin ?? null} THEN NULL ELSE m.doc END AS merchant,
-          coalesce(s.payment_count, 0)::int AS payment_count,
-          CASE WHEN ${parts}::boolean THEN ${partsBytesOf(sql, sql`WHERE payee_id = k.payee_id`)}::float8 END AS parts
+          ${count} AS payment_count, ${sum} AS parts
         FROM payreq_merchant_keys k JOIN payreq_merchants m USING (payee_id)
-        LEFT JOIN payreq_storage s ON s.payee_id = k.payee_id
         WHERE k.key_hash = ${hash}`;
       if (!row) {
         this.merchants.delete(hash);
         return undefined;
       }
-      return { merchant: this.merchantOf(hash, row, merchant?.merchant), paymentCount: row.payment_count, partsBytes: row.parts };
+      // No counter row yet: no payment stored.
+      const paymentCount = want.count ? (row.payment_count ?? 0) : null;
+      return { merchant: this.merchantOf(hash, row, merchant?.merchant), paymentCount, partsBytes: row.parts };
     });
   }
 

@@ -119,10 +119,13 @@ export class PostgresStore implements Store {
   /** With the merchant's payment count (for the cap) and, every few seconds, its other records' bytes (for its quota): one round trip. */
   async merchantByKey(apiKey: string): Promise<Merchant | undefined> {
     if (cannotBeStored(apiKey)) return undefined;
-    const read = await this.keyedReads.merchant(apiKey, (payeeId) => payeeId === undefined || this.storage.partsStale(payeeId));
+    const read = await this.keyedReads.merchant(apiKey, (payeeId) => ({
+      count: payeeId === undefined || this.countStale(payeeId),
+      parts: payeeId === undefined || this.storage.partsStale(payeeId),
+    }));
     if (!read) return undefined;
     const payeeId = read.merchant.payeeId;
-    keepCount(this.counts, payeeId, read.paymentCount);
+    if (read.paymentCount !== null) keepCount(this.counts, payeeId, read.paymentCount);
     if (read.partsBytes !== null) this.storage.noteParts(payeeId, read.partsBytes);
     return read.merchant;
   }
@@ -264,12 +267,17 @@ export class PostgresStore implements Store {
    * counter row) plus this instance's inserts since; near the cap, its payments counted afresh.
    */
   async belowPaymentCap(payeeId: string, cap: number): Promise<boolean> {
-    const now = Date.now();
     let known = this.counts.get(payeeId);
-    if (!known || now - known.at > CAP_COUNT_TTL_MS) known = keepCount(this.counts, payeeId, await this.storage.paymentCount(payeeId));
+    if (!known || this.countStale(payeeId)) known = keepCount(this.counts, payeeId, await this.storage.paymentCount(payeeId));
     if (known.count >= cap - CAP_COUNT_MARGIN) known = keepCount(this.counts, payeeId, await this.countPayments(payeeId));
     known.count++;
     return known.count <= cap;
+  }
+
+  /** Whether the merchant's payment count is missing or older than CAP_COUNT_TTL_MS. */
+  private countStale(payeeId: string): boolean {
+    const known = this.counts.get(payeeId);
+    return !known || Date.now() - known.at > CAP_COUNT_TTL_MS;
   }
 
   countPayments(payeeId: string): Promise<number> {
