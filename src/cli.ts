@@ -251,7 +251,6 @@ export function buildProgram(): Command {
   const program = new Command('payreq-sandbox')
     .description('A sandbox of the QR payment request service.')
     .version(packageVersion(), '-V, --version', 'print the version')
-    .showHelpAfterError()
     .addHelpText('after', EXIT_CODES_HELP)
     // Usage errors throw instead of exiting, so main() gives them the "could not run" code.
     .exitOverride();
@@ -358,7 +357,15 @@ export function buildProgram(): Command {
       process.exitCode = code;
     });
 
+  pointToHelpAfterError(program);
   return program;
+}
+
+/** A usage error ends with where the options are, not with the whole help: serve's would push the error off the screen. */
+function pointToHelpAfterError(command: Command, path = ''): void {
+  const named = path ? `${path} ${command.name()}` : command.name();
+  command.showHelpAfterError(`(${named} --help lists the options)`);
+  for (const sub of command.commands) pointToHelpAfterError(sub, named);
 }
 
 function httpUrl(value: string): string {

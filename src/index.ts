@@ -31,6 +31,7 @@ import type { FsyncPolicy } from './store/file-log.js';
 import { MemoryStore } from './store/memory-store.js';
 import { PostgresStore } from './store/postgres-store.js';
 import type { Store } from './store/store.js';
+import type { StorageLimits } from './store/storage-quota.js';
 
 export interface SandboxOptions {
   /** Where data lives: in memory (default), a file, or a PostgreSQL database shared by several instances. */
@@ -120,7 +121,7 @@ export interface Sandbox {
 
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const config = defaultConfig({ ...(options.seed !== undefined ? { seed: options.seed } : {}), ...options.config });
-  const store = storeOf(options, loggerOr(options.log));
+  const store = storeOf(options, loggerOr(options.log), config.storage);
   await store.open();
   const metrics = config.metrics ? new SandboxMetrics() : undefined;
   if (metrics && options.processMetrics) metrics.withProcessMetrics();
@@ -199,16 +200,17 @@ function libraryBody<S extends z.ZodObject>(helper: string, schema: S, input: un
   return parsed.data;
 }
 
-function storeOf(options: SandboxOptions, logger: Logger): Store {
+/** `limits`: what the journal, evidence and deliveries keep within, in bytes (the PostgreSQL store reads them at each create and trim). */
+function storeOf(options: SandboxOptions, logger: Logger, limits: StorageLimits): Store {
   if (options.store === 'file') {
     const { fsync, snapshotAfterBytes } = options;
-    return new FileStore({ dataFile: options.dataFile ?? 'data/sandbox.json', repair: options.repair === true, fsync, snapshotAfterBytes, logger });
+    return new FileStore({ dataFile: options.dataFile ?? 'data/sandbox.json', repair: options.repair === true, fsync, snapshotAfterBytes, logger, limits });
   }
   if (options.store === 'postgres') {
     if (!options.url || !isPostgresUrl(options.url)) throw new Error('createSandbox({ store: "postgres" }) needs url: a postgres:// or postgresql:// URL of the database.');
-    return new PostgresStore({ url: options.url, logger });
+    return new PostgresStore({ url: options.url, logger, limits });
   }
-  return new MemoryStore();
+  return new MemoryStore(limits);
 }
 
 /** True for the URLs the PostgreSQL store takes. */

@@ -76,6 +76,19 @@ describe('the command line says what went wrong, with exit code 2 for a run that
     expect(result.stdout).toBe('');
   });
 
+  it.each([
+    [['serve', '--memroy'], "error: unknown option '--memroy'\n(Did you mean --memory?)", 'payreq-sandbox serve --help'],
+    [['--prot', '1'], "error: unknown option '--prot'\n(Did you mean --port?)", 'payreq-sandbox serve --help'],
+    [['readiness'], "error: required option '-k, --key <key>' not specified", 'payreq-sandbox readiness --help'],
+  ])('a mistyped option %j is named with a pointer to --help, not buried under 60 lines of help', async (args, said, pointer) => {
+    const result = await cli(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(said);
+    expect(result.stderr).toContain(pointer);
+    expect(result.stderr).not.toMatch(/Options:|SANDBOX_/);
+    expect(result.stderr.split('\n').length).toBeLessThan(6);
+  });
+
   it('refuses a port out of range with the range', async () => {
     const result = await cli(['serve', '--memory', '--port', '99999']);
     expect(result.code).toBe(2);

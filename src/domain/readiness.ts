@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Payment, PaymentStatus } from './payment.js';
 import { isPublicApiPath } from './public-api.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 export type CheckStatus = 'pass' | 'fail' | 'not_tried';
 
@@ -149,7 +150,8 @@ export function repeatKeyOf(r: SeenRequest): string | null {
 }
 
 function objectOf(text: string | null): Record<string, unknown> | null {
-  if (!text) return null;
+  // A body refused for its depth is not parsed here either: parsing it would cost what the refusal saved.
+  if (!text || nestsDeeperThan(text, MAX_JSON_DEPTH)) return null;
   try {
     const value: unknown = JSON.parse(text);
     return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;

@@ -5,6 +5,7 @@ import { SandboxError } from '../domain/errors.js';
 import type { FieldError } from '../domain/errors.js';
 import type { AppEnv } from './context.js';
 import { unknownFieldWarnings } from './unknown-fields.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../domain/json-depth.js';
 import { warn } from './warnings.js';
 
 /** The body as this module read it: it owns these, and the record reads `requestBody`. */
@@ -161,6 +162,10 @@ export async function readJsonObject(c: Context<AppEnv>, optional = false): Prom
   const text = await readBodyText(c);
   c.set('requestBody', text);
   if (optional && text.trim() === '') return {};
+  // Before parsing: JSON.parse spends several times longer on 64 KiB of [[[...]]] than on a flat body.
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw SandboxError.invalid(`The body is nested more than ${MAX_JSON_DEPTH} levels deep (objects and arrays, metadata included): send flatter JSON.`);
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -171,43 +176,7 @@ export async function readJsonObject(c: Context<AppEnv>, optional = false): Prom
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw SandboxError.invalid(`The body must be a JSON object ({...}), got ${parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : `a ${typeof parsed}`}.`);
   }
-  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
-    throw SandboxError.invalid(`The body is nested more than ${MAX_JSON_DEPTH} levels deep (objects and arrays, metadata included): send flatter JSON.`);
-  }
   return parsed as Record<string, unknown>;
-}
-
-/** Deeper bodies would overflow the stack of the recursive JSON writers (validation, signature, responses). */
-const MAX_JSON_DEPTH = 32;
-
-const QUOTE = '"';
-const [QUOTE_CODE, BACKSLASH, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY] = [0x22, 0x5c, 0x7b, 0x7d, 0x5b, 0x5d];
-
-/**
- * Reads the nesting off the text, which JSON.parse has accepted: outside strings, each { or [
- * opens a level. No recursion (a hostile body cannot overflow the stack) and no allocation per
- * node: walking the parsed tree cost a 64 KiB body of [[],[],...] milliseconds.
- */
-function nestsDeeperThan(text: string, limit: number): boolean {
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === QUOTE_CODE) i = stringEnd(text, i);
-    else if (c === OPEN_OBJECT || c === OPEN_ARRAY) {
-      if (++depth > limit) return true;
-    } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) depth--;
-  }
-  return false;
-}
-
-/** Where the string that opens at `start` closes: the next quote not escaped by an odd run of backslashes. */
-function stringEnd(text: string, start: number): number {
-  for (let end = text.indexOf(QUOTE, start + 1); end > 0; end = text.indexOf(QUOTE, end + 1)) {
-    let backslashes = 0;
-    while (text.charCodeAt(end - 1 - backslashes) === BACKSLASH) backslashes++;
-    if (backslashes % 2 === 0) return end;
-  }
-  return text.length;
 }
 
 /**
@@ -215,7 +184,7 @@ function stringEnd(text: string, start: number): number {
  * accepted but named in Sandbox-Warning (with a "did you mean" for a near miss).
  */
 export function validate<S extends z.ZodObject>(c: Context<AppEnv>, schema: S, body: Record<string, unknown>): z.output<S> {
-  const unknown = unknownFieldWarnings(schema, body);
+  const unknown = unknownWarnings(c, schema, body);
   warn(c, unknown);
   const result = schema.safeParse(body);
   if (result.success) return result.data;
@@ -223,6 +192,20 @@ export function validate<S extends z.ZodObject>(c: Context<AppEnv>, schema: S, b
   const first = errors[0]!;
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more problem${errors.length > 2 ? 's' : ''}, see errors)` : '';
   throw SandboxError.invalid(`Invalid ${first.field}: ${first.message}${more}.`, errors);
+}
+
+/**
+ * Naming unknown fields is cheap; their did-you-mean costs edit distances, so it draws on the
+ * instance's budget for costly work, and without room the fields are named without it.
+ */
+function unknownWarnings(c: Context<AppEnv>, schema: z.ZodObject, body: Record<string, unknown>): string[] {
+  const plain = unknownFieldWarnings(schema, body, false);
+  if (plain.length === 0) return plain;
+  const budget = c.get('services').costlyWork;
+  const payeeId = c.get('merchant')?.payeeId ?? '';
+  const suggested = budget.run(payeeId, () => unknownFieldWarnings(schema, body, true));
+  if (suggested !== undefined) return suggested;
+  return [...plain, `did-you-mean suggestions withheld: they draw on this instance's CPU budget for costly work, shared fairly by the merchants using it, and this merchant's share is spent (they come back in about ${budget.waitFor(payeeId)} ms)`];
 }
 
 export function validateQuery<S extends z.ZodObject>(schema: S, query: Record<string, string>): z.output<S> {

@@ -53,10 +53,10 @@ export const MAX_UNKNOWN_NAMED = 10;
  * Names each unknown field of `value` (and of the objects within it that the schema describes),
  * at most MAX_UNKNOWN_NAMED in all; `path` is where value is ("" or "match.").
  */
-function unknownFields(fields: Fields, value: unknown, path: string, found: string[]): void {
+function unknownFields(fields: Fields, value: unknown, path: string, found: string[], suggest: boolean): void {
   if (value === null || typeof value !== 'object' || found.length >= MAX_UNKNOWN_NAMED) return;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length && found.length < MAX_UNKNOWN_NAMED; i++) unknownFields(fields, value[i], `${path.slice(0, -1)}[${i}].`, found);
+    for (let i = 0; i < value.length && found.length < MAX_UNKNOWN_NAMED; i++) unknownFields(fields, value[i], `${path.slice(0, -1)}[${i}].`, found, suggest);
     return;
   }
   for (const name of Object.keys(value)) {
@@ -64,12 +64,12 @@ function unknownFields(fields: Fields, value: unknown, path: string, found: stri
     if (!fields.names.has(name)) {
       if (found.length >= MAX_UNKNOWN_NAMED) return;
       const shown = JSON.stringify(`${path}${name.slice(0, 64)}`);
-      const hint = suggestion(name, fields);
+      const hint = suggest ? suggestion(name, fields) : undefined;
       found.push(`unknown field ${shown} ignored${hint ? ` (did you mean "${path}${hint}"?)` : ''}`);
       continue;
     }
     const nested = fields.names.get(name);
-    if (nested) unknownFields(nested, (value as Record<string, unknown>)[name], `${path}${name}.`, found);
+    if (nested) unknownFields(nested, (value as Record<string, unknown>)[name], `${path}${name}.`, found, suggest);
   }
 }
 
@@ -118,9 +118,13 @@ function editDistance(a: string, b: string, limit: number): number {
   return Math.min(previous[b.length]!, limit + 1);
 }
 
-/** The warning for each unknown field of `body` (at most MAX_UNKNOWN_NAMED), in the order sent. */
-export function unknownFieldWarnings(schema: z.ZodObject, body: Record<string, unknown>): string[] {
+/**
+ * The warning for each unknown field of `body` (at most MAX_UNKNOWN_NAMED), in the order sent;
+ * without `suggest`, no "did you mean" (the instance's budget for costly work is spent).
+ */
+export function unknownFieldWarnings(schema: z.ZodObject, body: Record<string, unknown>, suggest = true): string[] {
   const found: string[] = [];
-  unknownFields(fieldsOf(schema), body, '', found);
+  unknownFields(fieldsOf(schema), body, '', found, suggest);
   return found;
 }
+

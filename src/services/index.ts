@@ -8,6 +8,7 @@ import { SandboxClock } from './clock.js';
 import type { Clock } from './clock.js';
 import type { SandboxConfig } from './config.js';
 import { BodyBudget } from './body-budget.js';
+import { CostlyWorkBudget } from './costly-work.js';
 import { STREAM_TIMING } from './webhook-stream.js';
 import { FaultRuleService } from './fault-rules.js';
 import { HeldRequests } from './held-requests.js';
@@ -42,6 +43,8 @@ export interface Services {
   readonly held: HeldRequests;
   /** Bytes of request bodies per merchant per second on this instance (capped). */
   readonly bodyBudget: BodyBudget;
+  /** The instance's CPU budget for costly work (signature hints, did-you-mean suggestions), shared fairly by merchants. */
+  readonly costlyWork: CostlyWorkBudget;
   readonly journal: RequestJournal;
   readonly webhooks: WebhookService;
   /** Idempotency keys: the store's (a reset erases them with the rest). */
@@ -86,7 +89,9 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
     ...STREAM_TIMING,
     heartbeatMs: config.streamHeartbeatMs,
   }, logger);
-  const payments = new PaymentService(store, merchants, config, people, webhooks.deliveriesFor, metrics);
+  // One per instance, hints and suggestions alike; on real time whatever the sandbox's clock, as CPU is spent in real time.
+  const costlyWork = new CostlyWorkBudget(() => performance.now());
+  const payments = new PaymentService(store, merchants, config, people, webhooks.deliveriesFor, metrics, costlyWork);
   payments.onChange(webhooks.onPaymentChange);
   if (metrics) payments.onChange((_merchant, _payment, events) => metrics.countEvents(events));
   const faultRules = new FaultRuleService(merchants, sandboxClock, config.seed);
@@ -104,6 +109,7 @@ export function createServices(store: Store, config: SandboxConfig, clock?: Cloc
     faultRules,
     held: new HeldRequests(() => sandboxClock.real()),
     bodyBudget: new BodyBudget(config.bodyBytesPerSecond, () => sandboxClock.real()),
+    costlyWork,
     journal,
     webhooks,
     idempotency,

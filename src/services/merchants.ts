@@ -6,12 +6,12 @@ import { DEFAULT_SETTINGS } from '../domain/merchant.js';
 import type { Merchant, MerchantSettings } from '../domain/merchant.js';
 import { DAY_MS } from '../domain/transitions.js';
 import type { KeyedPayment, MerchantChange, MerchantErasure, Store } from '../store/store.js';
-import { sandboxFull } from '../store/storage-quota.js';
+import { sharesTooSmall } from '../store/storage-quota.js';
 import type { SandboxClock } from './clock.js';
 import type { SandboxConfig } from './config.js';
 import { canonicalJson } from '../domain/canonical-json.js';
 import type { PeopleGenerator } from './people.js';
-import { sandboxFullError } from './storage-refusals.js';
+import { sharesTooSmallError } from './storage-refusals.js';
 
 export interface EnrollInput {
   readonly name?: string;
@@ -151,7 +151,8 @@ export class MerchantService {
       throw SandboxError.refused(`This sandbox holds ${this.config.maxMerchants} merchants, its cap: reuse an enrolled merchant (POST /sandbox/v1/reset erases its payments), or delete one you no longer need (DELETE /sandbox/v1/merchant with its key).`);
     }
     const payeeId = newPayeeId();
-    if (sandboxFull((await this.store.storageUsage(payeeId)).sandboxBytes, this.config.storage)) throw sandboxFullError('no merchant can be enrolled now');
+    // A new merchant holds nothing, so it is under its share: refused only when one more would make every share too small.
+    if (sharesTooSmall((await this.store.storageUsage(payeeId)).holders, this.config.storage)) throw sharesTooSmallError(this.config.storage);
     const homeCurrency = input.homeCurrency ?? 'SGD';
     if (!findCurrency(homeCurrency)) throw SandboxError.invalid(`home_currency ${JSON.stringify(homeCurrency)} is not a supported currency.`);
     refuseRateAboveCeiling(input.rateLimitPerSecond, this.config.defaultRateLimit);

@@ -19,6 +19,7 @@ import type { PeopleGenerator } from './people.js';
 import { createRefusedError } from './storage-refusals.js';
 import { recordBytes } from '../store/storage-quota.js';
 import { SignatureHints } from './signature-hints.js';
+import { CostlyWorkBudget } from './costly-work.js';
 
 export interface CreatePaymentInput {
   /** The request body as sent, for the signature. */
@@ -52,7 +53,7 @@ const NO_OUTBOX: OutboxWriter = () => [];
 
 export class PaymentService {
   private readonly listeners: PaymentChangeListener[] = [];
-  private readonly hints = new SignatureHints(() => this.merchants.realNow());
+  private readonly hints: SignatureHints;
 
   constructor(
     private readonly store: Store,
@@ -61,7 +62,10 @@ export class PaymentService {
     private readonly people: PeopleGenerator,
     private readonly outbox: OutboxWriter = NO_OUTBOX,
     private readonly metrics?: SandboxMetrics,
-  ) {}
+    costlyWork = new CostlyWorkBudget(() => performance.now()),
+  ) {
+    this.hints = new SignatureHints(() => merchants.realNow(), costlyWork);
+  }
 
   async create(merchant: Merchant, input: CreatePaymentInput): Promise<{ payment: Payment; fault: CommittedFault }> {
     this.verifySignature(merchant, input);
@@ -105,9 +109,9 @@ export class PaymentService {
       const result = await this.store.insertPayment(payment, this.outbox(merchant, payment, payment.history), this.config.storage);
       this.metrics?.storeWrites.observe({ store: this.store.kind, operation: 'insert' }, (performance.now() - started) / 1000);
       if (result === 'inserted') break;
-      if (result === 'merchant_quota' || result === 'sandbox_budget') {
+      if (result === 'merchant_quota' || result === 'fair_share') {
         const usage = await this.store.storageUsage(merchant.payeeId);
-        throw createRefusedError(result, usage.merchantBytes, recordBytes(payment), this.config.storage);
+        throw createRefusedError(result, usage, recordBytes(payment), this.config.storage);
       }
       if (result === 'duplicate_ref') {
         const existing = await this.store.paymentByRef(merchant.payeeId, input.merchantRefNo);

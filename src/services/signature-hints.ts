@@ -1,12 +1,14 @@
 /**
  * The signature doctor's hints, bounded so that no merchant can spend the instance's CPU on them:
  * a hint is worked out at most once per body (the same body again gets the hint kept) and at most
- * HINTS_PER_SECOND times a second per merchant on this instance; past that it is withheld, and
- * the hint says why and when the next can be given.
+ * HINTS_PER_SECOND times a second per merchant on this instance, and only within the merchant's
+ * fair share of the instance's budget for costly work (costly-work.ts); past either it is
+ * withheld, and the hint says why and when the next can be given.
  */
 import { createHash } from 'node:crypto';
 import { diagnose, signatureHint } from '../domain/signature-doctor.js';
 import type { Clock } from './clock.js';
+import type { CostlyWorkBudget } from './costly-work.js';
 
 export const HINTS_PER_SECOND = 10;
 const WINDOW_MS = 1000;
@@ -21,6 +23,15 @@ export function withheldHint(waitMs: number): string {
   );
 }
 
+/** The hint when the instance's budget for costly work is taken: `drawing` merchants share it. */
+export function sharedBudgetHint(waitMs: number, drawing: number): string {
+  return (
+    `Hint withheld: signature hints draw on this instance's CPU budget for costly work, shared fairly by the merchants using it (${drawing} now), ` +
+    `and this merchant's share is spent. The next can be given in about ${waitMs} ms; meanwhile compare your string to sign ` +
+    'with string_to_sign (the salt shown as <signing_salt>) character by character.'
+  );
+}
+
 export class SignatureHints {
   /** Hints worked out, by merchant and body, newest last. */
   private readonly kept = new Map<string, string>();
@@ -28,7 +39,10 @@ export class SignatureHints {
   private readonly workedOut = new Map<string, number[]>();
   private sweptAt = 0;
 
-  constructor(private readonly now: Clock) {}
+  constructor(
+    private readonly now: Clock,
+    private readonly budget: CostlyWorkBudget,
+  ) {}
 
   /** The signature_hint for a mismatch of `sign` on this merchant's `body`. */
   hintFor(payeeId: string, body: Readonly<Record<string, unknown>>, salt: string, sign: string): string {
@@ -39,10 +53,13 @@ export class SignatureHints {
     const now = this.now();
     const times = (this.workedOut.get(payeeId) ?? []).filter((at) => now - at < WINDOW_MS);
     if (times.length >= HINTS_PER_SECOND) return withheldHint(Math.max(1, times[0]! + WINDOW_MS - now));
+    const hint = this.budget.run(payeeId, () => {
+      const { mistakes, untried } = diagnose(body, salt, sign);
+      return signatureHint(mistakes, untried);
+    });
+    if (hint === undefined) return sharedBudgetHint(this.budget.waitFor(payeeId), this.budget.drawing);
     this.workedOut.set(payeeId, [...times, now]);
     this.sweep(now);
-    const { mistakes, untried } = diagnose(body, salt, sign);
-    const hint = signatureHint(mistakes, untried);
     if (this.kept.size >= HINTS_KEPT) this.kept.delete(this.kept.keys().next().value!);
     this.kept.set(key, hint);
     return hint;

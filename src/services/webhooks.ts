@@ -37,25 +37,32 @@ export type { Delivery, DeliveryAttempt };
 export const WEBHOOK_TIMEOUT_MS = 5000;
 /** How long a claimed delivery is held by the instance sending it; past it, another instance may send it. */
 export const DELIVERY_LEASE_MS = 30_000;
-/** Deliveries one instance sends at once (its sockets to receivers); the rest wait for a place. */
-export const MAX_DELIVERIES_IN_FLIGHT = 16;
+/** Places one instance shares among the merchants already sending: however many receivers hang, at most this many attempts queue behind them. */
+export const SHARED_PLACES = 12;
 /** Deliveries of one merchant one instance sends at once: a receiver that hangs holds at most 4 places. */
 export const MAX_DELIVERIES_PER_MERCHANT = 4;
 /**
- * Places only a merchant with nothing in flight here may take, so merchants already sending share
- * 12 and a newcomer's first attempt starts at once while up to six receivers hang (a hanging attempt
- * holds its place for WEBHOOK_TIMEOUT_MS, so waiting for one to end would cost up to 5 s).
+ * Besides the shared ones, each merchant with nothing in flight here gets a place of its own for
+ * its next attempt, up to this many at once: so a newcomer's first attempt starts at once however
+ * many other merchants' receivers hang (a hanging attempt holds its place for WEBHOOK_TIMEOUT_MS,
+ * and waiting behind hanging ones would cost 5 s or more). Each is one socket and one timer.
  */
-export const PLACES_KEPT_FOR_IDLE_MERCHANTS = 4;
+export const OWN_PLACES = 244;
+/** Deliveries one instance sends at once (its sockets to receivers); the rest wait for a place. */
+export const MAX_DELIVERIES_IN_FLIGHT = SHARED_PLACES + OWN_PLACES;
 /** With reorder, how far apart the events of one change are sent; a duplicate follows its original by this. */
 const REORDER_GAP_MS = 100;
 const DUPLICATE_GAP_MS = 50;
 /** How often an instance looks for deliveries due (other instances' retries, ended leases). */
 const POLL_MS = 500;
 
+/** A shared place, or the place of its own a merchant with nothing in flight gets. */
+type Place = 'shared' | 'own';
+
 export class WebhookService {
   private readonly timers = new Set<NodeJS.Timeout>();
-  private inFlight = 0;
+  /** Deliveries this instance is sending now, by the kind of place they hold. */
+  private readonly inFlight: Record<Place, number> = { shared: 0, own: 0 };
   /** Per merchant, deliveries this instance is sending now. */
   private readonly inFlightByMerchant = new Map<string, number>();
   private pumping: Promise<void> | null = null;
@@ -292,42 +299,42 @@ export class WebhookService {
   }
 
   /**
-   * Claims what is due in turn across merchants and sends each: first into the shared places (all
-   * but the kept ones), then each merchant with nothing in flight here its first into any place left.
+   * Claims what is due in turn across merchants and sends each: first into the shared places, then
+   * each merchant with nothing in flight here its next into a place of its own.
    */
   private async pump(): Promise<void> {
-    const claim = async (max: number, perMerchant: number): Promise<number> => {
+    const claim = async (max: number, perMerchant: number, place: Place): Promise<number> => {
       const claimed = await this.log.claimDue(this.merchants.realNow(), DELIVERY_LEASE_MS, max, {
         perMerchant,
         inFlight: this.inFlightByMerchant,
         listening: this.listeners.merchants(),
       });
       for (const delivery of claimed) {
-        this.sending(delivery.payeeId, +1);
+        this.sending(delivery.payeeId, place, +1);
         void this.attempt(delivery)
           .catch((err: unknown) => this.logger.error({ delivery_id: delivery.id, payee_id: delivery.payeeId, ...errorFields(err) }, 'webhook delivery not recorded'))
           .finally(() => {
-            this.sending(delivery.payeeId, -1);
+            this.sending(delivery.payeeId, place, -1);
             this.kick();
           });
       }
       return claimed.length;
     };
     while (!this.closed) {
-      const free = MAX_DELIVERIES_IN_FLIGHT - PLACES_KEPT_FOR_IDLE_MERCHANTS - this.inFlight;
-      const shared = free > 0 ? await claim(free, MAX_DELIVERIES_PER_MERCHANT) : 0;
-      // Fewer than the free shared places: nothing else may go now.
+      const free = SHARED_PLACES - this.inFlight.shared;
+      const shared = free > 0 ? await claim(free, MAX_DELIVERIES_PER_MERCHANT, 'shared') : 0;
+      // Fewer than the free shared places: nothing else is due now.
       if (free > 0 && shared < free) return;
-      if (this.closed || this.inFlight >= MAX_DELIVERIES_IN_FLIGHT) return;
+      if (this.closed || this.inFlight.own >= OWN_PLACES) return;
       // One place each (1 - n <= 0 for a merchant with n in flight): only merchants with nothing in flight get one.
-      const firsts = await claim(MAX_DELIVERIES_IN_FLIGHT - this.inFlight, 1);
+      const firsts = await claim(OWN_PLACES - this.inFlight.own, 1, 'own');
       if (shared === 0 && firsts === 0) return;
     }
   }
 
-  /** Counts a delivery of the merchant starting (+1) or ending (-1) here. */
-  private sending(payeeId: string, change: 1 | -1): void {
-    this.inFlight += change;
+  /** Counts a delivery of the merchant starting (+1) or ending (-1) here, in a place of that kind. */
+  private sending(payeeId: string, place: Place, change: 1 | -1): void {
+    this.inFlight[place] += change;
     const n = (this.inFlightByMerchant.get(payeeId) ?? 0) + change;
     if (n > 0) this.inFlightByMerchant.set(payeeId, n);
     else this.inFlightByMerchant.delete(payeeId);

@@ -4,6 +4,7 @@
  * one and its retries, also after the instance that started them died.
  */
 import { ByteTally, deliveryBytes } from './storage-quota.js';
+import type { StorageRoom, TrimmablePart } from './storage-room.js';
 export interface DeliveryAttempt {
   readonly at: number;
   readonly status: number | null;
@@ -153,11 +154,29 @@ export interface DeliveryLog {
 }
 
 /** The deliveries of one process: the memory store's, and the file store's in front of its files (file-parts.ts). */
-export class MemoryDeliveryLog implements DeliveryLog {
+export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
   private readonly byMerchant = new Map<string, Delivery[]>();
   /** The stored bytes of the deliveries kept, per merchant (storage quota). */
   readonly bytes = new ByteTally();
   private readonly pending = new Map<string, { delivery: Delivery; leaseUntil: number }>();
+  private room: StorageRoom | undefined;
+
+  keepWithin(room: StorageRoom): void {
+    this.room = room;
+  }
+
+  /** The merchant's oldest deliveries go, pending ones too, until `bytes` went (storage-room.ts). */
+  trimOldest(payeeId: string, bytes: number): number {
+    const log = this.byMerchant.get(payeeId);
+    let freed = 0;
+    while (log && log.length > 0 && freed < bytes) {
+      const trimmed = log.pop()!;
+      this.pending.delete(trimmed.id);
+      freed += deliveryBytes(trimmed);
+    }
+    this.bytes.add(payeeId, -freed);
+    return freed;
+  }
 
   /** Called by the store once the change that caused them is stored. */
   add(deliveries: readonly Delivery[]): void {
@@ -173,6 +192,7 @@ export class MemoryDeliveryLog implements DeliveryLog {
         this.pending.delete(trimmed.id);
         this.bytes.add(d.payeeId, -deliveryBytes(trimmed));
       }
+      this.room?.kept(d.payeeId);
     }
   }
 

@@ -40,6 +40,8 @@ export interface FileStoreOptions {
   readonly logger?: Logger;
   /** Start on damaged files: drop the lines that cannot be read (said, and each damaged file copied to `<file>.damaged-<time>`). */
   readonly repair?: boolean;
+  /** The storage limits whose allowance the journal, evidence and deliveries keep within (none: their count caps alone). */
+  readonly limits?: StorageLimits;
 }
 
 export class FileStore extends MemoryStore implements LogLines {
@@ -64,7 +66,9 @@ export class FileStore extends MemoryStore implements LogLines {
   private closed = false;
 
   constructor(private readonly options: FileStoreOptions) {
-    super();
+    super(options.limits);
+    // Its parts are its own (file-parts.ts), made after the memory store's: the storage rule is kept over them.
+    this.room = this.roomFor(options.limits);
     this.logger = loggerOr(options.logger);
     this.log = new AppendLog(`${options.dataFile}.log`, options.fsync ?? 'second');
     this.probe = new DataDirProbe(options.dataFile, options.clock ?? (() => performance.now()));
@@ -205,6 +209,7 @@ export class FileStore extends MemoryStore implements LogLines {
     const refused = limits && storageRefusal(this.usage(payment.payeeId), paymentBytesOf(text), limits);
     if (refused) return refused;
     this.writePayment(payment, text, outbox);
+    this.room.kept(payment.payeeId);
     return 'inserted';
   }
 

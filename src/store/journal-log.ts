@@ -4,6 +4,7 @@
  * shared store keeps the same entries in a table.
  */
 import { answerTextBytes, ByteTally, journalEntryBytes } from './storage-quota.js';
+import type { StorageRoom, TrimmablePart } from './storage-room.js';
 export interface JournalEntry {
   /**
    * The merchant's own count: 1, 2, 3... in the order its entries were kept, never shared with
@@ -101,6 +102,18 @@ class Ring {
     return freed;
   }
 
+  /** Drops the oldest entry; answers its bytes, and its text's when only it referred to it. */
+  dropOldest(): number {
+    if (this.size === 0) return 0;
+    const at = (this.next - this.size + JOURNAL_CAP) % JOURNAL_CAP;
+    let freed = this.sizes[at] ?? 0;
+    const ref = this.items[at]?.answerRef;
+    if (ref !== undefined) freed += this.release(ref);
+    this.items[at] = undefined;
+    this.size--;
+    return freed;
+  }
+
   /** One entry fewer refers to `ref`; answers the bytes of its text when none does any more (the text goes). */
   private release(ref: string): number {
     const kept = this.answers.get(ref);
@@ -125,12 +138,29 @@ export interface KeptEntry {
 }
 
 /** The journal of one process: a ring of entries per merchant. */
-export class MemoryJournalLog implements JournalLog {
+export class MemoryJournalLog implements JournalLog, TrimmablePart {
   private readonly byMerchant = new Map<string, Ring>();
   /** Entries held, all merchants together. */
   size = 0;
   /** Their stored bytes, per merchant (storage quota), answer texts included once. */
   readonly bytes = new ByteTally();
+  private room: StorageRoom | undefined;
+
+  keepWithin(room: StorageRoom): void {
+    this.room = room;
+  }
+
+  /** The merchant's oldest entries go until `bytes` went, all but its newest (storage-room.ts): a merchant always sees its last request. */
+  trimOldest(payeeId: string, bytes: number): number {
+    const ring = this.byMerchant.get(payeeId);
+    let freed = 0;
+    while (ring && ring.size > 1 && freed < bytes) {
+      freed += ring.dropOldest();
+      this.size--;
+    }
+    this.bytes.add(payeeId, -freed);
+    return freed;
+  }
 
   async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
     this.keep(payeeId, entry);
@@ -163,6 +193,7 @@ export class MemoryJournalLog implements JournalLog {
     this.bytes.add(payeeId, bytes + (first ? answerTextBytes(answer.text) : 0) - ring.push(entry, bytes));
     const carries = answer === undefined || !answer.carried;
     if (answer) answer.carried = true;
+    this.room?.kept(payeeId);
     return { entry, carriesAnswer: carries };
   }
 

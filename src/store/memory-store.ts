@@ -17,7 +17,8 @@ import { MemoryReadinessLog } from './readiness-log.js';
 import type { LogRecord } from './file-records.js';
 import type { InsertResult, MerchantChange, MerchantErasure, Store } from './store.js';
 import { clearMerchantParts, countMerchantParts } from './store.js';
-import { recordBytes, storageRefusal, tallyUsage } from './storage-quota.js';
+import { recordBytes, storageRefusal } from './storage-quota.js';
+import { StorageRoom } from './storage-room.js';
 import type { StorageLimits, StorageUsage } from './storage-quota.js';
 
 export class MemoryStore extends MemoryIndex implements Store {
@@ -29,6 +30,18 @@ export class MemoryStore extends MemoryIndex implements Store {
   readonly readiness = new MemoryReadinessLog();
   protected readonly queues = new MerchantQueues();
   private shut = false;
+  /** The storage rule kept across payments and parts; without limits nothing is trimmed by bytes. */
+  protected room: StorageRoom;
+
+  constructor(limits?: StorageLimits) {
+    super();
+    this.room = this.roomFor(limits);
+  }
+
+  /** The storage rule over this store's tallies and parts: a store with parts of its own (file) makes it again once they exist. */
+  protected roomFor(limits: StorageLimits | undefined): StorageRoom {
+    return new StorageRoom(this.paymentBytes, [this.journal.bytes, this.deliveries.bytes, this.idempotency.bytes, this.readiness.bytes], [this.journal, this.readiness, this.deliveries], limits);
+  }
 
   /** Where a durable store writes a change before it is made (or throws, and nothing is made); memory writes nothing. */
   protected write(_record: LogRecord): void {}
@@ -59,6 +72,7 @@ export class MemoryStore extends MemoryIndex implements Store {
     if (refused) return refused;
     this.applyPayment(payment, bytes);
     this.deliveries.add(outbox);
+    this.room.kept(payment.payeeId);
     return 'inserted';
   }
 
@@ -74,7 +88,7 @@ export class MemoryStore extends MemoryIndex implements Store {
   }
 
   protected usage(payeeId: string) {
-    return tallyUsage(payeeId, this.paymentBytes, [this.journal.bytes, this.deliveries.bytes, this.idempotency.bytes, this.readiness.bytes]);
+    return this.room.usage(payeeId);
   }
 
   async resetMerchant(payeeId: string): Promise<number> {

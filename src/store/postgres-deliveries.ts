@@ -46,6 +46,8 @@ export class PostgresDeliveryLog implements DeliveryLog {
   constructor(
     private readonly store: { run: Run },
     trims: PostgresTrims,
+    /** Told of the bytes written, for the trims by bytes (postgres-room.ts). */
+    private readonly bytes?: TrimCounter,
   ) {
     this.trims = trims.counter(DELIVERY_TRIM_EVERY, trimDeliveries);
   }
@@ -64,6 +66,7 @@ export class PostgresDeliveryLog implements DeliveryLog {
     // Counted when written: a change that is rolled back only makes the trim come sooner.
     const payeeId = deliveries[0]?.payeeId;
     if (payeeId !== undefined) this.trims.note(payeeId, deliveries.length);
+    if (payeeId !== undefined) this.bytes?.note(payeeId, deliveries.length, deliveries.reduce((sum, d) => sum + d.body.length, 0));
   }
 
   async record(deliveries: readonly Delivery[]): Promise<void> {

@@ -3,12 +3,15 @@
  * of the merchant and the payment as last read: the statement sends a document only when the
  * copy is not current (the merchant row's xmin, the payment's version, both checked in that same
  * statement), so a poll of an unchanged payment moves and parses no document, and is never stale.
+ * A key's merchant alone (every other request) is read the same way, with what a create checks
+ * beside it when asked (the merchant's payment count, its other records' bytes): one round trip.
  */
 import { apiKeyHash } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import { cannotBeStored } from './postgres-connection.js';
 import type { Run } from './postgres-connection.js';
+import { partsBytesOf } from './postgres-storage.js';
 import type { KeyedPayment } from './store.js';
 
 /** Copies kept of each kind; the oldest go first. */
@@ -20,6 +23,21 @@ interface Row {
   merchant: string | null;
   payment_version: number | null;
   payment: string | null;
+}
+
+interface MerchantRow {
+  payee_id: string;
+  merchant_xmin: string;
+  merchant: string | null;
+  payment_count: number | null;
+  parts: number | null;
+}
+
+/** A key's merchant, with (when asked) how many payments it holds and its other records' bytes, summed now. */
+export interface KeyedMerchant {
+  readonly merchant: Merchant;
+  readonly paymentCount: number | null;
+  readonly partsBytes: number | null;
 }
 
 export class PostgresKeyedReads {
@@ -55,7 +73,35 @@ export class PostgresKeyedReads {
     });
   }
 
-  private merchantOf(hash: string, row: Row, copy: Merchant | undefined): Merchant {
+  /**
+   * The key's merchant; `wants` says, of the merchant last read with this key (or of none), whether
+   * to bring its payment count and the sum of its other records too (each only while its copy is stale).
+   */
+  merchant(apiKey: string, wants: (payeeId: string | undefined) => { count: boolean; parts: boolean }): Promise<KeyedMerchant | undefined> {
+    const hash = apiKeyHash(apiKey);
+    const merchant = this.merchants.get(hash);
+    const want = wants(merchant?.payeeId);
+    return this.run(async (sql) => {
+      // Separate statements, not one with "CASE WHEN $n": PostgreSQL could plan that one afresh on every call.
+      const count = want.count ? sql`(SELECT payment_count FROM payreq_storage s WHERE s.payee_id = k.payee_id)::float8` : sql`NULL::float8`;
+      const sum = want.parts ? sql`${partsBytesOf(sql, sql`WHERE payee_id = k.payee_id`)}::float8` : sql`NULL::float8`;
+      const [row] = await sql<MerchantRow[]>`
+        SELECT k.payee_id, m.xmin::text AS merchant_xmin,
+          CASE WHEN k.payee_id = ${merchant?.payeeId ?? null} AND m.xmin::text = ${merchant?.xmin ?? null} THEN NULL ELSE m.doc END AS merchant,
+          ${count} AS payment_count, ${sum} AS parts
+        FROM payreq_merchant_keys k JOIN payreq_merchants m USING (payee_id)
+        WHERE k.key_hash = ${hash}`;
+      if (!row) {
+        this.merchants.delete(hash);
+        return undefined;
+      }
+      // No counter row yet: no payment stored.
+      const paymentCount = want.count ? (row.payment_count ?? 0) : null;
+      return { merchant: this.merchantOf(hash, row, merchant?.merchant), paymentCount, partsBytes: row.parts };
+    });
+  }
+
+  private merchantOf(hash: string, row: Row | MerchantRow, copy: Merchant | undefined): Merchant {
     if (row.merchant === null) return copy!;
     const merchant = JSON.parse(row.merchant) as Merchant;
     keep(this.merchants, hash, { payeeId: row.payee_id, xmin: row.merchant_xmin, merchant });

@@ -7,7 +7,7 @@
 import type postgres from 'postgres';
 
 /** The schema this code reads and writes; a database with a newer one is refused. */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /** Key of the advisory lock held while migrating ('payreq' in ASCII). */
 const MIGRATION_LOCK = 0x7061797265710000n;
@@ -191,6 +191,17 @@ const MIGRATIONS: readonly string[] = [
   // evidence do: written with it, and grown by each attempt. Rows of earlier versions: their text.
   `
   ALTER TABLE payreq_deliveries ADD COLUMN bytes integer;
+  `,
+  // 10: per merchant, how many payments it holds, kept beside their bytes by the same statements, so that the
+  // payment cap's check reads one row instead of counting the merchant's payments (it still counts them near the cap).
+  `
+  -- And the scheduler's question (which merchants have due work) asked from the payments that fall due by the furthest
+  -- merchant clock, not by a probe per merchant (10,000 merchants: ~100 ms a second).
+  ALTER TABLE payreq_storage ADD COLUMN payment_count bigint NOT NULL DEFAULT 0;
+  UPDATE payreq_storage s SET payment_count = (SELECT count(*) FROM payreq_payments p WHERE p.payee_id = s.payee_id);
+  CREATE INDEX payreq_payments_due_at ON payreq_payments (due_at) WHERE due_at IS NOT NULL;
+  CREATE INDEX payreq_payments_settle_at ON payreq_payments (settle_at) WHERE settle_at IS NOT NULL;
+  CREATE INDEX payreq_merchants_clock ON payreq_merchants (clock_offset_ms);
   `,
 ];
 

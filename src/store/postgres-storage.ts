@@ -5,6 +5,7 @@
  * are bounded in number and summed from their tables, at most every few seconds per merchant;
  * the sandbox's total the same way, a few seconds old at most (as the payment cap's count is).
  */
+import type postgres from 'postgres';
 import type { Run, Sql } from './postgres-connection.js';
 
 /** How long a sum of a merchant's other records, or of the sandbox's records, serves. */
@@ -12,17 +13,20 @@ export const USAGE_TTL_MS = 5_000;
 
 /**
  * The bytes of the journal (answer texts once), deliveries, idempotency keys and evidence, as their
- * tables hold them: journal, evidence and delivery rows carry what they count (a row an earlier version wrote: its text).
+ * tables hold them, of the rows `mine` selects: journal, evidence and delivery rows carry what they count (a row an earlier version wrote: its text).
  */
-function partsSum(sql: Sql, payeeId: string | null) {
-  // Two statements, not one with "OR $1 IS NULL": a generic plan of that could not use the payee_id indexes.
-  const mine = payeeId === null ? sql`` : sql`WHERE payee_id = ${payeeId}`;
-  return sql<{ bytes: string }[]>`
-    SELECT ((SELECT coalesce(sum(coalesce(bytes, octet_length(entry))), 0) FROM payreq_journal ${mine})
+export function partsBytesOf(sql: Sql, mine: postgres.Fragment): postgres.Fragment {
+  return sql`((SELECT coalesce(sum(coalesce(bytes, octet_length(entry))), 0) FROM payreq_journal ${mine})
           + (SELECT coalesce(sum(bytes), 0) FROM payreq_answers ${mine})
           + (SELECT coalesce(sum(coalesce(bytes, octet_length(doc) + octet_length(attempts::text))), 0) FROM payreq_deliveries ${mine})
           + (SELECT coalesce(sum(octet_length(key) + octet_length(fingerprint) + coalesce(octet_length(body), 0)), 0) FROM payreq_idempotency ${mine})
-          + (SELECT coalesce(sum(coalesce(bytes, octet_length(entry))), 0) FROM payreq_readiness ${mine}))::bigint AS bytes`;
+          + (SELECT coalesce(sum(coalesce(bytes, octet_length(entry))), 0) FROM payreq_readiness ${mine}))::bigint`;
+}
+
+function partsSum(sql: Sql, payeeId: string | null) {
+  // Two statements, not one with "OR $1 IS NULL": a generic plan of that could not use the payee_id indexes.
+  const mine = payeeId === null ? sql`` : sql`WHERE payee_id = ${payeeId}`;
+  return sql<{ bytes: string }[]>`SELECT ${partsBytesOf(sql, mine)} AS bytes`;
 }
 
 interface Known {
@@ -30,9 +34,21 @@ interface Known {
   readonly at: number;
 }
 
+/** The merchants holding any record: the fair share's divisor (storage-quota.ts). */
+function holdersOf(sql: Sql) {
+  return sql<{ payee_id: string }[]>`
+    SELECT payee_id FROM (
+      SELECT payee_id FROM payreq_storage WHERE payment_bytes > 0
+      UNION SELECT payee_id FROM payreq_journal UNION SELECT payee_id FROM payreq_deliveries
+      UNION SELECT payee_id FROM payreq_idempotency UNION SELECT payee_id FROM payreq_readiness) holding`;
+}
+
 export class PostgresStorage {
   private readonly parts = new Map<string, Known>();
-  private sandbox: Known | null = null;
+  private sandbox: (Known & { readonly holders: Set<string> }) | null = null;
+  private counting: Promise<void> | null = null;
+  /** Bytes this instance added (and deleted) in all: what it wrote while a count ran is added to that count. */
+  private drift = 0;
 
   constructor(private readonly run: Run) {}
 
@@ -41,10 +57,15 @@ export class PostgresStorage {
     return this.run(async (sql) => Number((await sql<{ b: string }[]>`SELECT payment_bytes AS b FROM payreq_storage WHERE payee_id = ${payeeId}`)[0]?.b ?? 0));
   }
 
+  /** How many payments the merchant holds, as counted beside their bytes. */
+  paymentCount(payeeId: string): Promise<number> {
+    return this.run(async (sql) => (await sql<{ n: number }[]>`SELECT payment_count::int AS n FROM payreq_storage WHERE payee_id = ${payeeId}`)[0]?.n ?? 0);
+  }
+
   /** The bytes of the merchant's other records, summed now. */
   async partsBytes(payeeId: string): Promise<number> {
     const bytes = await this.run(async (sql) => Number((await partsSum(sql, payeeId))[0]?.bytes ?? 0));
-    this.parts.set(payeeId, { bytes, at: Date.now() });
+    this.noteParts(payeeId, bytes);
     return bytes;
   }
 
@@ -52,24 +73,62 @@ export class PostgresStorage {
   async recentPartsBytes(payeeId: string): Promise<number> {
     const known = this.parts.get(payeeId);
     if (known && Date.now() - known.at <= USAGE_TTL_MS) return known.bytes;
-    if (this.parts.size > 10_000) this.parts.clear();
     return this.partsBytes(payeeId);
+  }
+
+  /** Whether the merchant's other records are to be summed afresh (its sum is missing or older than USAGE_TTL_MS). */
+  partsStale(payeeId: string): boolean {
+    const known = this.parts.get(payeeId);
+    return !known || Date.now() - known.at > USAGE_TTL_MS;
+  }
+
+  /** The bytes of the merchant's other records, summed now by another statement (the key's read, postgres-keyed-read.ts). */
+  noteParts(payeeId: string, bytes: number): void {
+    // Kept for as many merchants as are busy within the TTL; past 10,000 the oldest sums go first.
+    this.parts.delete(payeeId);
+    this.parts.set(payeeId, { bytes, at: Date.now() });
+    if (this.parts.size > 10_000) this.parts.delete(this.parts.keys().next().value!);
   }
 
   /** The sandbox's records, from a sum at most USAGE_TTL_MS old plus what this instance added since. */
   async sandboxBytes(): Promise<number> {
-    if (this.sandbox && Date.now() - this.sandbox.at <= USAGE_TTL_MS) return this.sandbox.bytes;
-    const bytes = await this.run(async (sql) => {
-      const [payments] = await sql<{ bytes: string }[]>`SELECT coalesce(sum(payment_bytes), 0)::bigint AS bytes FROM payreq_storage`;
-      const [parts] = await partsSum(sql, null);
-      return Number(payments?.bytes ?? 0) + Number(parts?.bytes ?? 0);
-    });
-    this.sandbox = { bytes, at: Date.now() };
-    return bytes;
+    return (await this.sandboxUsage()).bytes;
   }
 
-  /** A payment of `bytes` was stored by this instance. */
+  /**
+   * The sandbox's records and the merchants holding any, from a count at most USAGE_TTL_MS old
+   * plus what this instance wrote since (a merchant it wrote for is a holder at once).
+   */
+  async sandboxUsage(): Promise<{ readonly bytes: number; readonly holders: number }> {
+    if (!this.sandbox || Date.now() - this.sandbox.at > USAGE_TTL_MS) {
+      const counting = (this.counting ??= this.count().finally(() => (this.counting = null)));
+      // A count under way does not hold up those that know an older one: they go on with it.
+      if (!this.sandbox) await counting;
+    }
+    return { bytes: this.sandbox!.bytes, holders: this.sandbox!.holders.size };
+  }
+
+  /** Sums the sandbox's records and lists their merchants: one count at once, however many ask. */
+  private async count(): Promise<void> {
+    const before = this.drift;
+    const counted = await this.run(async (sql) => {
+      const [payments] = await sql<{ bytes: string }[]>`SELECT coalesce(sum(payment_bytes), 0)::bigint AS bytes FROM payreq_storage`;
+      const [parts] = await partsSum(sql, null);
+      const holders = new Set((await holdersOf(sql)).map((r) => r.payee_id));
+      return { bytes: Number(payments?.bytes ?? 0) + Number(parts?.bytes ?? 0), holders };
+    });
+    this.sandbox = { bytes: counted.bytes + (this.drift - before), holders: counted.holders, at: Date.now() };
+  }
+
+  /** This instance wrote `bytes` of records of the merchant: counted in the sandbox's total and its holders until the next count. */
+  wrote(payeeId: string, bytes: number): void {
+    this.added(bytes);
+    this.sandbox?.holders.add(payeeId);
+  }
+
+  /** A payment of `bytes` was stored by this instance (negative: records it deleted). */
   added(bytes: number): void {
+    this.drift += bytes;
     if (this.sandbox) this.sandbox.bytes += bytes;
   }
 

@@ -14,13 +14,15 @@ import { StoreUnavailableError } from './unavailable.js';
 /** How often due trims run, and how many at most per run. */
 export const TRIM_RUN_EVERY_MS = 1_000;
 export const TRIMS_PER_RUN = 16;
+/** Trims run at once, each on its own connection. */
+const TRIMS_AT_ONCE = 4;
 
 /** Deletes what a part's cap leaves out of one merchant's rows. */
 export type Trim = (sql: postgres.Sql, payeeId: string) => Promise<unknown>;
 
-/** One part's counter: `note` after rows were added; `due` when the merchant's trim should run at the next run whatever the count (rows were erased). */
+/** One part's counter: `note` after rows (of `bytes`) were added; `due` when the merchant's trim should run at the next run whatever the count (rows were erased). */
 export interface TrimCounter {
-  note(payeeId: string, added?: number): void;
+  note(payeeId: string, added?: number, bytes?: number): void;
   due(payeeId: string): void;
 }
 
@@ -30,6 +32,10 @@ export class PostgresTrims {
   private readonly timer: NodeJS.Timeout;
   private running: Promise<void> | null = null;
   private parts = 0;
+  /** A trim fell due by bytes: runs follow each other at once, not a second apart, until none is due. */
+  private urgent = false;
+  private kicked = false;
+  private stopped = false;
 
   constructor(
     private readonly run: Run,
@@ -39,22 +45,44 @@ export class PostgresTrims {
     this.timer.unref();
   }
 
-  /** A counter for one part: its trim is due for a merchant after `every` rows added by this instance. */
-  counter(every: number, trim: Trim): TrimCounter {
+  /**
+   * A counter for one part: its trim is due for a merchant after `every` rows added by this
+   * instance, or, run at once, after `everyBytes` bytes (a trim by bytes: storage-quota.ts).
+   */
+  counter(every: number, trim: Trim, everyBytes = Number.POSITIVE_INFINITY): TrimCounter {
     const part = this.parts++;
-    const added = new Map<string, number>();
+    const added = new Map<string, { rows: number; bytes: number }>();
     const due = (payeeId: string) => {
       added.delete(payeeId);
       this.due.set(`${part}\0${payeeId}`, { trim, payeeId });
     };
     return {
-      note: (payeeId, rows = 1) => {
-        const n = (added.get(payeeId) ?? 0) + rows;
-        if (n < every) return void added.set(payeeId, n);
-        due(payeeId);
+      note: (payeeId, rows = 1, bytes = 0) => {
+        const n = added.get(payeeId) ?? { rows: 0, bytes: 0 };
+        n.rows += rows;
+        n.bytes += bytes;
+        if (n.bytes >= everyBytes) {
+          due(payeeId);
+          this.soon();
+        } else if (n.rows >= every) due(payeeId);
+        else added.set(payeeId, n);
       },
       due,
     };
+  }
+
+  /** Runs due trims on the next turn, and again after each run while any is due. */
+  private soon(): void {
+    this.urgent = true;
+    if (this.kicked || this.stopped) return;
+    this.kicked = true;
+    setImmediate(() => {
+      void this.runDue(TRIMS_PER_RUN).then(() => {
+        this.kicked = false;
+        if (this.due.size > 0 && this.urgent) this.soon();
+        else this.urgent = false;
+      });
+    });
   }
 
   /** Runs every due trim now, and what falls due meanwhile (tests, and close). */
@@ -63,6 +91,7 @@ export class PostgresTrims {
   }
 
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
   }
 
@@ -72,14 +101,18 @@ export class PostgresTrims {
     if (this.due.size === 0) return Promise.resolve();
     this.running = (async () => {
       let done = 0;
-      for (const [key, { trim, payeeId }] of this.due) {
-        if (done++ >= most) break;
-        this.due.delete(key);
-        await this.run((sql) => trim(sql, payeeId)).catch((err: unknown) => {
-          // The store says once when its database goes away; any other failure is a fault worth seeing.
-          if (!(err instanceof StoreUnavailableError)) this.logger.warn({ payee_id: payeeId, ...errorFields(err) }, 'store trim failed (the next rows added make it due again)');
-        });
-      }
+      // A few at once, each on a connection of its own: trims by bytes must keep up with writes.
+      const next = async (): Promise<void> => {
+        for (const [key, { trim, payeeId }] of this.due) {
+          if (done++ >= most) return;
+          this.due.delete(key);
+          await this.run((sql) => trim(sql, payeeId)).catch((err: unknown) => {
+            // The store says once when its database goes away; any other failure is a fault worth seeing.
+            if (!(err instanceof StoreUnavailableError)) this.logger.warn({ payee_id: payeeId, ...errorFields(err) }, 'store trim failed (the next rows added make it due again)');
+          });
+        }
+      };
+      await Promise.all(Array.from({ length: TRIMS_AT_ONCE }, next));
     })().finally(() => (this.running = null));
     return this.running;
   }

@@ -33,6 +33,8 @@ export interface AnswerText {
 interface Rows {
   readonly texts: string[];
   readonly payees: string[];
+  /** The bytes each row counts (storage-quota.ts), beside its payee. */
+  readonly bytes: number[];
 }
 
 export class PostgresTurnWriter {
@@ -41,7 +43,7 @@ export class PostgresTurnWriter {
   constructor(
     private readonly run: Run,
     /** Each part's trim counter, told of the rows written. */
-    private readonly trims: { readonly journal: TrimCounter; readonly evidence: TrimCounter },
+    private readonly trims: { readonly journal: TrimCounter; readonly evidence: TrimCounter; readonly bytes?: TrimCounter },
   ) {}
 
   /** Adds a journal entry (JSON text, of `bytes`; with the answer text it refers to, if any) to this turn's write; resolves once it is written. */
@@ -57,6 +59,7 @@ export class PostgresTurnWriter {
       if (!turn.answers.has(key)) turn.answers.set(key, `{"p":${payee},"a":${ref},${field('t', JSON.stringify(answer.text))},"b":${answer.bytes}}`);
     }
     turn.journal.payees.push(payeeId);
+    turn.journal.bytes.push(bytes + (answer?.bytes ?? 0));
     return turn.written;
   }
 
@@ -65,13 +68,14 @@ export class PostgresTurnWriter {
     const turn = this.current();
     turn.evidence.texts.push(`{"p":${JSON.stringify(payeeId)},"r":${JSON.stringify(repeat)},${field('e', entry)},"b":${bytes}}`);
     turn.evidence.payees.push(payeeId);
+    turn.evidence.bytes.push(bytes);
     return turn.written;
   }
 
   private current(): Turn {
     if (this.turn) return this.turn;
-    const journal: Rows = { texts: [], payees: [] };
-    const evidence: Rows = { texts: [], payees: [] };
+    const journal: Rows = { texts: [], payees: [], bytes: [] };
+    const evidence: Rows = { texts: [], payees: [], bytes: [] };
     const answers = new Map<string, string>();
     const written = new Promise<void>((resolve, reject) => setImmediate(() => this.write(journal, evidence, answers).then(resolve, reject)));
     return (this.turn = { journal, evidence, answers, written });
@@ -105,6 +109,7 @@ export class PostgresTurnWriter {
     );
     for (const payeeId of journal.payees) this.trims.journal.note(payeeId);
     for (const payeeId of evidence.payees) this.trims.evidence.note(payeeId);
+    for (const rows of [journal, evidence]) rows.payees.forEach((payeeId, i) => this.trims.bytes?.note(payeeId, 1, rows.bytes[i]));
   }
 }
 

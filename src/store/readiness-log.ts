@@ -12,6 +12,7 @@
  */
 import type { SeenRequest } from '../domain/readiness.js';
 import { ByteTally, evidenceBytes } from './storage-quota.js';
+import type { StorageRoom, TrimmablePart } from './storage-room.js';
 
 /**
  * Entries kept per merchant; the oldest go first. Measured: an entry is ~400 bytes of JSON (a
@@ -82,6 +83,15 @@ class MerchantEvidence {
     if (this.kept.size > READINESS_CAP) this.remove(this.kept.keys().next().value!);
   }
 
+  /** Drops the oldest entry; answers its bytes. */
+  dropOldest(): number {
+    const oldest = this.kept.keys().next();
+    if (oldest.done) return 0;
+    const size = this.sizes.get(oldest.value) ?? 0;
+    this.remove(oldest.value);
+    return size;
+  }
+
   private remove(id: number): void {
     const size = this.sizes.get(id);
     if (size === undefined) return;
@@ -99,11 +109,24 @@ export interface EvidenceRow {
 }
 
 /** The evidence of one process. */
-export class MemoryReadinessLog implements ReadinessLog {
+export class MemoryReadinessLog implements ReadinessLog, TrimmablePart {
   private readonly byMerchant = new Map<string, MerchantEvidence>();
   /** The stored bytes of the evidence kept, per merchant (storage quota). */
   readonly bytes = new ByteTally();
   private sequence = 0;
+  private room: StorageRoom | undefined;
+
+  keepWithin(room: StorageRoom): void {
+    this.room = room;
+  }
+
+  /** The merchant's oldest entries go until `bytes` went (storage-room.ts). */
+  trimOldest(payeeId: string, bytes: number): number {
+    const merchant = this.byMerchant.get(payeeId);
+    let freed = 0;
+    while (merchant && merchant.kept.size > 0 && freed < bytes) freed += merchant.dropOldest();
+    return freed;
+  }
 
   async add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void> {
     this.keep(payeeId, seen, repeat);
@@ -115,6 +138,7 @@ export class MemoryReadinessLog implements ReadinessLog {
     const id = ++this.sequence;
     const replaced = merchant.runs.next(id, repeat);
     merchant.put(id, seen, replaced);
+    this.room?.kept(payeeId);
     return { id, replaced };
   }
 
@@ -122,6 +146,7 @@ export class MemoryReadinessLog implements ReadinessLog {
   restore(row: EvidenceRow, replaced: number | null = null): void {
     this.merchant(row.payeeId).put(row.id, row.v, replaced);
     if (row.id > this.sequence) this.sequence = row.id;
+    this.room?.kept(row.payeeId);
   }
 
   /** Every entry, oldest first per merchant: restoring them in this order rebuilds the log. */

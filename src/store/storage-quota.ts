@@ -8,11 +8,20 @@
  *   UTF-8 bytes of their texts plus a fixed allowance for their numbers and flags (recordTextBytes):
  *   the same figure on every store, and no record written out a second time to count it. An answer
  *   text that journal entries refer to (answerRef) counts once while referred to, its entries without it.
- * - When a write is refused: only a create. It is refused when the sandbox's records with it
- *   would pass the budget, or the merchant's would pass its quota. Journal, deliveries, keys and
- *   evidence are never refused: they keep their newest within their count caps, and what they
- *   hold counts toward the quota, so a merchant near it meets the refusal at its next create.
- * - Enrolment is refused once the sandbox holds its budget.
+ * - The budget is shared fairly (SPEC 26): a merchant's fair share is the budget divided by the
+ *   merchants holding data (one about to store counted). While the sandbox holds less than its
+ *   budget a merchant may hold up to its quota; once it holds the budget, up to the smaller of
+ *   its quota and its fair share (its allowance). A merchant under its fair share is never
+ *   refused because others filled the sandbox.
+ * - When a write is refused: only a create, past the merchant's quota, or past its fair share
+ *   while the sandbox holds its budget. Journal, deliveries, keys and evidence are never refused:
+ *   they keep their newest within their count caps, and the journal, the deliveries and the
+ *   evidence their newest within the merchant's allowance, in bytes (StorageRoom): so no kind of
+ *   request stores without bound, and what a merchant over its fair share holds is trimmed once
+ *   the sandbox is full, never what one under it holds. The journal keeps its newest entry
+ *   whatever it costs (one request's entry over at most), so a merchant always sees its last request.
+ * - Enrolment is refused only when one more merchant holding data would make the fair share
+ *   smaller than the least it keeps (leastFairShare: 256 KiB, less on a small budget or quota).
  */
 
 /** The quota of each merchant and the budget of the whole sandbox, in bytes of stored records. */
@@ -26,14 +35,47 @@ export const MIB = 1024 * 1024;
 /** SANDBOX_MERCHANT_STORAGE_MB and SANDBOX_STORAGE_MB when unset. */
 export const DEFAULT_STORAGE_LIMITS: StorageLimits = { merchantBytes: 64 * MIB, sandboxBytes: 1024 * MIB };
 
-/** What a merchant's records take, and what the sandbox's take (a shared store may answer the latter a few seconds old). */
+/**
+ * What a merchant's records take, what the sandbox's take, and how many merchants hold any
+ * records (a shared store may answer the latter two a few seconds old).
+ */
 export interface StorageUsage {
   readonly merchantBytes: number;
   readonly sandboxBytes: number;
+  readonly holders: number;
 }
 
-/** Why a create is refused: the merchant's quota or the sandbox's budget. */
-export type StorageRefusal = 'merchant_quota' | 'sandbox_budget';
+/** Why a create is refused: the merchant's quota, or its fair share of the sandbox's budget once the budget is reached. */
+export type StorageRefusal = 'merchant_quota' | 'fair_share';
+
+/** The smallest fair share enrolment keeps: enough for a few hundred payments with their journal. */
+export const MIN_FAIR_SHARE_BYTES = 256 * 1024;
+
+/** The budget divided by the merchants holding data (`holders`, the merchant asking counted if it holds nothing). */
+export function fairShare(limits: StorageLimits, holders: number): number {
+  return Math.floor(limits.sandboxBytes / Math.max(1, holders));
+}
+
+/** The holders a merchant's share is worked out with: itself counted even before it holds anything. */
+export function holdersWith(usage: StorageUsage): number {
+  return usage.holders + (usage.merchantBytes > 0 ? 0 : 1);
+}
+
+/** What the merchant may hold now: its quota while the sandbox is under its budget, else the smaller of its quota and its fair share. */
+export function allowance(usage: StorageUsage, limits: StorageLimits): number {
+  if (usage.sandboxBytes < limits.sandboxBytes) return limits.merchantBytes;
+  return Math.min(limits.merchantBytes, fairShare(limits, holdersWith(usage)));
+}
+
+/** The smallest fair share enrolment keeps: MIN_FAIR_SHARE_BYTES, or less on a small budget (a 64th of it) or quota. */
+export function leastFairShare(limits: StorageLimits): number {
+  return Math.min(MIN_FAIR_SHARE_BYTES, limits.merchantBytes, Math.floor(limits.sandboxBytes / 64));
+}
+
+/** Enrolment refuses a merchant only when one more holding data would make the fair share smaller than the least it keeps. */
+export function sharesTooSmall(holders: number, limits: StorageLimits): boolean {
+  return fairShare(limits, holders + 1) < leastFairShare(limits);
+}
 
 /** The bytes of a stored text. */
 export function textBytes(text: string): number {
@@ -113,33 +155,43 @@ export function passesBudget(sandboxBytes: number, incoming: number, limits: Sto
   return sandboxBytes + incoming > limits.sandboxBytes;
 }
 
-/** Enrolment adds a merchant only while the sandbox holds less than its budget. */
-export function sandboxFull(sandboxBytes: number, limits: StorageLimits): boolean {
-  return sandboxBytes >= limits.sandboxBytes;
-}
-
-/** What the merchant's payments may total, given what its other records (`partsBytes`) take. */
-export function paymentRoom(partsBytes: number, limits: StorageLimits): number {
-  return limits.merchantBytes - partsBytes;
-}
-
 /**
- * Whether a create of `incoming` bytes is refused, and why. A store that checks the merchant's
- * payments in one statement (PostgreSQL) asks passesBudget and paymentRoom itself: the same rule.
+ * What the merchant's payments may total, given what its other records (`partsBytes`) take: its
+ * quota, or, when the create would pass the sandbox's budget, the smaller of it and its fair share.
+ * A store that checks the merchant's payments in one statement (PostgreSQL) asks this itself.
  */
-export function storageRefusal(usage: { readonly paymentBytes: number; readonly partsBytes: number; readonly sandboxBytes: number }, incoming: number, limits: StorageLimits): StorageRefusal | null {
-  if (passesBudget(usage.sandboxBytes, incoming, limits)) return 'sandbox_budget';
-  if (usage.paymentBytes + incoming > paymentRoom(usage.partsBytes, limits)) return 'merchant_quota';
-  return null;
+export function paymentRoom(partsBytes: number, usage: StorageUsage, incoming: number, limits: StorageLimits): { readonly bytes: number; readonly refusal: StorageRefusal } {
+  if (!passesBudget(usage.sandboxBytes, incoming, limits)) return { bytes: limits.merchantBytes - partsBytes, refusal: 'merchant_quota' };
+  const share = fairShare(limits, holdersWith(usage));
+  if (share < limits.merchantBytes) return { bytes: share - partsBytes, refusal: 'fair_share' };
+  return { bytes: limits.merchantBytes - partsBytes, refusal: 'merchant_quota' };
+}
+
+/** Whether a create of `incoming` bytes is refused, and why. */
+export function storageRefusal(usage: StorageUsage & { readonly paymentBytes: number; readonly partsBytes: number }, incoming: number, limits: StorageLimits): StorageRefusal | null {
+  const room = paymentRoom(usage.partsBytes, usage, incoming, limits);
+  return usage.paymentBytes + incoming > room.bytes ? room.refusal : null;
 }
 
 /** Bytes per merchant and in all, kept as records come and go (the in-process stores' parts and payments). */
 export class ByteTally {
   private readonly byMerchant = new Map<string, number>();
   total = 0;
+  /** The store's count across all its tallies (storage-room.ts), kept too once linked. */
+  private all: ByteTally | undefined;
 
   of(payeeId: string): number {
     return this.byMerchant.get(payeeId) ?? 0;
+  }
+
+  /** The merchants with any bytes here. */
+  get holders(): number {
+    return this.byMerchant.size;
+  }
+
+  /** From now on, counts into `all` too: a store links its tallies before it holds anything. */
+  countInto(all: ByteTally): void {
+    this.all = all;
   }
 
   /** Adds `bytes` (negative: removes) to the merchant's count. */
@@ -149,22 +201,15 @@ export class ByteTally {
     if (next === 0) this.byMerchant.delete(payeeId);
     else this.byMerchant.set(payeeId, next);
     this.total += bytes;
+    this.all?.add(payeeId, bytes);
   }
 
   clear(payeeId: string): void {
-    this.total -= this.of(payeeId);
-    this.byMerchant.delete(payeeId);
+    this.add(payeeId, -this.of(payeeId));
   }
-}
 
-/** A merchant's usage in the in-process stores: its payments, its parts (journal, deliveries, keys, evidence), and the sandbox's. */
-export function tallyUsage(payeeId: string, payments: ByteTally, parts: readonly ByteTally[]): StorageUsage & { readonly paymentBytes: number; readonly partsBytes: number } {
-  let partsBytes = 0;
-  let sandboxBytes = payments.total;
-  for (const part of parts) {
-    partsBytes += part.of(payeeId);
-    sandboxBytes += part.total;
+  /** Each merchant with its bytes. */
+  entries(): IterableIterator<[string, number]> {
+    return this.byMerchant.entries();
   }
-  const paymentBytes = payments.of(payeeId);
-  return { paymentBytes, partsBytes, merchantBytes: paymentBytes + partsBytes, sandboxBytes };
 }

@@ -1,7 +1,8 @@
 /**
- * A store that holds more than the sandbox's budget still starts (SPEC 18): it refuses new
- * creates and enrolments with 402 and serves what it holds, restart after restart, never a crash
- * loop. Real `serve` processes on dist/ (run `npm run build` first).
+ * A store that holds more than the sandbox's budget still starts (SPEC 18): it refuses the creates
+ * of the merchant over its fair share with 402 and serves what it holds, restart after restart,
+ * never a crash loop; a newcomer still enrols and creates within its share (SPEC 26). Real `serve`
+ * processes on dist/ (run `npm run build` first).
  */
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -25,7 +26,7 @@ function createBody(payee: string, ref: string): string {
 describe('starting on a store over the budget', () => {
   const servers = serversPerTest();
 
-  it('starts, serves what it holds, refuses creates and enrolment with 402, and does so again after a restart', async () => {
+  it('starts, serves what it holds, refuses creates past the fair share with 402, takes a newcomer, and does so again after a restart', async () => {
     const dataFile = path.join(tempDir(), 'sandbox.json');
     const filling = await servers.start(dataFile, { SANDBOX_LOG: 'off' });
     const enrolled = await post(filling, '/sandbox/v1/merchants', '{"name":"Big Shop"}');
@@ -46,8 +47,9 @@ describe('starting on a store over the budget', () => {
       expect(create.status).toBe(402);
       expect(create.body.description).toMatch(/^This sandbox is full/);
       const enrol = await post(small, '/sandbox/v1/merchants', '{}');
-      expect(enrol.status).toBe(402);
-      expect(enrol.body.description).toMatch(/^This sandbox is full: .*no merchant can be enrolled now/);
+      expect(enrol.status).toBe(200);
+      const newcomer = await post(small, '/openapi/v1/payments/payment', `{"payee":"${enrol.body.payee_id}","product_type":"QR_DYNAMIC","merchant_ref_no":"new-${round}","amount":10.5}`, enrol.body.api_key as string);
+      expect(newcomer.status).toBe(200);
       const own = (await (await fetch(`${small.url}/sandbox/v1/merchant`, { headers: { 'service-api-key': key } })).json()) as { storage: { used_bytes: number; quota_bytes: number } };
       expect(own.storage.used_bytes).toBeGreaterThan(1024 * 1024);
       // Still up after it answered: SIGKILL and start again on the same data.

@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { diagnose, DIAGNOSIS_TEXT_BUDGET, signatureHint } from '../../src/domain/signature-doctor.js';
 import { fieldsToSign } from '../../src/domain/signature.js';
-import { HINTS_PER_SECOND, SignatureHints, withheldHint } from '../../src/services/signature-hints.js';
+import { CostlyWorkBudget } from '../../src/services/costly-work.js';
+import { HINTS_PER_SECOND, SignatureHints, sharedBudgetHint, withheldHint } from '../../src/services/signature-hints.js';
 
 const SALT = 'the-salt';
 const body = (n: number) => ({ payee: 'P', merchant_ref_no: `r-${n}`, amount: 25, sign_type: 'SHA512', sign: 'f'.repeat(128) });
@@ -11,7 +12,7 @@ const sha512 = (text: string) => createHash('sha512').update(text).digest('hex')
 
 function hintsOn(start = 1_000_000) {
   const time = { now: start };
-  return { hints: new SignatureHints(() => time.now), time };
+  return { hints: new SignatureHints(() => time.now, new CostlyWorkBudget(() => time.now)), time };
 }
 
 describe('signature hints: at most 10 a second per merchant, once per body', () => {
@@ -47,6 +48,18 @@ describe('signature hints: at most 10 a second per merchant, once per body', () 
     // The repeats counted nothing: nine more bodies get their hints before the limit.
     for (let n = 2; n <= HINTS_PER_SECOND; n++) expect(hints.hintFor('M1', body(n), SALT, 'f'.repeat(128))).toMatch(/^No known mistake/);
     expect(hints.hintFor('M1', body(77), SALT, 'f'.repeat(128))).toMatch(/^Hint withheld/);
+  });
+
+  it("withholds a hint past the merchant's fair share of the instance's budget for costly work, saying so", () => {
+    const time = { now: 1_000_000 };
+    const budget = new CostlyWorkBudget(() => time.now);
+    const hints = new SignatureHints(() => time.now, budget);
+    // Another merchant's work has taken the instance's second and a half: M1 (under its share) waits for the instance.
+    budget.spend('M2', 150);
+    expect(hints.hintFor('M1', body(1), SALT, 'f'.repeat(128))).toBe(sharedBudgetHint(500, 1));
+    expect(sharedBudgetHint(500, 1)).toMatch(/^Hint withheld: signature hints draw on this instance's CPU budget .* string_to_sign/);
+    time.now += 500;
+    expect(hints.hintFor('M1', body(1), SALT, 'f'.repeat(128))).toMatch(/^No known mistake matches/);
   });
 
   it('tells bodies apart by everything sent, the order of fields included', () => {

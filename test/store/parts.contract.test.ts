@@ -18,6 +18,7 @@ import type { NewJournalEntry } from '../../src/store/journal-log.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
 import { JOURNAL_TRIM_EVERY } from '../../src/store/postgres-journal.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
+import { roomTrimSlack } from '../../src/store/postgres-room.js';
 import { READINESS_CAP } from '../../src/store/readiness-log.js';
 import { answerTextBytes, DELIVERY_ALLOWANCE, deliveryBytes, evidenceBytes, journalEntryBytes } from '../../src/store/storage-quota.js';
 import type { Store } from '../../src/store/store.js';
@@ -220,5 +221,48 @@ describe.each(KINDS)('the store parts contract: %s', (_kind, make) => {
     await store.readiness.add('M1', seen(31), null);
     await settled(store);
     expect((await store.readiness.list('M1')).map((s) => s.ref)).toEqual(['req-0', 'req-1', 'req-30', 'req-31']);
+  });
+});
+
+/** Stores given storage limits: a 64 KiB quota in a 1 MiB sandbox. */
+const QUOTA = 64 * 1024;
+const LIMITED: readonly [string, () => Promise<Store>][] = [
+  ['memory', async () => new MemoryStore({ merchantBytes: QUOTA, sandboxBytes: 1024 * 1024 })],
+  ['file', async () => new FileStore({ dataFile: path.join(tempDir(), 'store.json'), limits: { merchantBytes: QUOTA, sandboxBytes: 1024 * 1024 } })],
+  ['postgres', async () => new PostgresStore({ url: await freshDatabase(), limits: { merchantBytes: QUOTA, sandboxBytes: 1024 * 1024 } })],
+];
+
+describe.each(LIMITED)('the store parts contract, trims by bytes (SPEC 26): %s', (_kind, make) => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await make();
+    await store.open();
+  });
+  afterEach(() => store.close());
+
+  it('the journal keeps its newest within the quota in bytes, however few entries that is', async () => {
+    const big = (i: number): NewJournalEntry => ({ ...entry(i), requestBody: 'b'.repeat(4 * 1024) });
+    for (let i = 1; i <= 100; i += 10) await Promise.all(Array.from({ length: 10 }, (_, j) => store.journal.append('M1', big(i + j))));
+    await settled(store);
+    const list = await store.journal.list('M1', { limit: JOURNAL_CAP });
+    // About 16 entries of 4 KiB fit: far fewer than the count cap, the newest in order.
+    expect(bytesOf(list)).toBeLessThanOrEqual(QUOTA);
+    expect(list.length).toBeGreaterThanOrEqual(8);
+    expect(list.map((e) => e.path)).toEqual(Array.from({ length: list.length }, (_, i) => `/p/${100 - i}`));
+    expect(await used(store)).toBeLessThanOrEqual(QUOTA);
+  });
+
+  it('deliveries and evidence keep their newest within the quota too, and another merchant keeps its own', async () => {
+    // PostgreSQL trims in the background, once a merchant wrote its slack since the last trim.
+    const slack = store instanceof PostgresStore ? roomTrimSlack({ merchantBytes: QUOTA, sandboxBytes: 1024 * 1024 }) : 0;
+    const heavy = (i: number): Delivery => ({ ...delivery(i), body: JSON.stringify({ note: 'w'.repeat(2 * 1024) }) });
+    for (let i = 0; i < 60; i += 10) await store.deliveries.record(Array.from({ length: 10 }, (_, j) => heavy(i + j)));
+    for (let i = 0; i < 300; i++) await store.readiness.add('M1', seen(i), null);
+    await store.journal.append('M2', entry(1));
+    await settled(store);
+    expect(await used(store)).toBeLessThanOrEqual(QUOTA + slack);
+    const deliveries = await store.deliveries.list('M1', Number.MAX_SAFE_INTEGER);
+    expect(deliveries[0]?.id).toBe(heavy(59).id);
+    expect((await store.storageUsage('M2')).merchantBytes).toBe(journalEntryBytes(entry(1)));
   });
 });

@@ -150,15 +150,24 @@ describe.each(KINDS)('storage counted in bytes: %s', (_kind, make) => {
     expect(await used('M1')).toBeGreaterThanOrEqual(answered + 2000);
   });
 
-  it('refuses every create once the sandbox holds its budget, whoever asks', async () => {
-    const p = payment('M1');
-    expect(await store.insertPayment(p)).toBe('inserted');
-    const limits: StorageLimits = { merchantBytes: LOTS, sandboxBytes: recordBytes(p) + 100 };
-    const other = payment('M2');
-    expect(await store.insertPayment(other, [], limits)).toBe('sandbox_budget');
-    expect(await store.payment('M2', other.id)).toBeUndefined();
-    expect(await used('M2')).toBe(0);
-    expect((await store.storageUsage('M2')).sandboxBytes).toBe(recordBytes(p));
+  it("once the sandbox holds its budget, refuses a create past the merchant's fair share, never one within it", async () => {
+    const first = payment('M1');
+    const one = recordBytes(first);
+    expect(await store.insertPayment(first)).toBe('inserted');
+    for (let i = 0; i < 3; i++) expect(await store.insertPayment(payment('M1'))).toBe('inserted');
+    // M1 holds the whole budget; M2 holds nothing, so the two share it: two payments each.
+    const limits: StorageLimits = { merchantBytes: LOTS, sandboxBytes: 4 * one };
+    const refused = payment('M1');
+    expect(await store.insertPayment(refused, [], limits)).toBe('fair_share');
+    expect(await store.payment('M1', refused.id)).toBeUndefined();
+    expect(await used('M1')).toBe(4 * one);
+    expect(await store.insertPayment(payment('M2'), [], limits)).toBe('inserted');
+    expect(await store.insertPayment(payment('M2'), [], limits)).toBe('inserted');
+    const third = payment('M2');
+    expect(await store.insertPayment(third, [], limits)).toBe('fair_share');
+    expect(await store.payment('M2', third.id)).toBeUndefined();
+    expect(await used('M2')).toBe(2 * one);
+    expect(await store.storageUsage('M2')).toMatchObject({ sandboxBytes: 6 * one, holders: 2 });
   });
 
   it('a reset, a prune and a deletion give the bytes back', async () => {

@@ -14,6 +14,7 @@ import { SandboxError } from '../../domain/errors.js';
 import { STILL_IN_PROGRESS } from '../../domain/readiness.js';
 import type { ResponseCode } from '../../domain/codes.js';
 import { readBodyText } from '../body.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../../domain/json-depth.js';
 import type { AppEnv } from '../context.js';
 import type { Merchant } from '../../domain/merchant.js';
 import { envelopeCodeOf, envelopeOf, sendText } from '../envelope.js';
@@ -70,6 +71,8 @@ async function keepAnswer(c: Context<AppEnv>, payeeId: string, key: string): Pro
 /** The body as compared: its canonical JSON, or the text as sent. */
 function canonicalBody(text: string): string {
   if (text.trim() === '') return '';
+  // Too deep to be accepted: compared as sent rather than parsed at several times a flat body's cost.
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return text;
   try {
     return canonicalJson(JSON.parse(text));
   } catch {

@@ -8,6 +8,8 @@ font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,san
 body{margin:0;line-height:1.45;-webkit-text-size-adjust:100%}
 h1,h2,h3{line-height:1.2;margin:0}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+/* A URL, a path or an id has no space to break at: it wraps anywhere rather than pushing its panel sideways. */
+.mono{overflow-wrap:break-word}
 .sandbox-ribbon{background:#1b2430;color:#f3f5f9;text-align:center;font-size:.8rem;padding:.35rem .75rem;letter-spacing:.02em}
 .sandbox-ribbon strong{color:#ffd166}
 .badge{display:inline-flex;align-items:center;gap:.35rem;border-radius:999px;padding:.15rem .65rem;font-size:.85rem;font-weight:600;white-space:nowrap}
@@ -143,6 +145,7 @@ ul.evidence{font-size:.8rem;overflow-wrap:anywhere}
 main.dashboard{padding:.75rem .5rem}header.top{padding:.75rem}
 section.panel{padding:.75rem}
 .detail-grid{grid-template-columns:minmax(0,1fr)}
+dl.fields dd:has(> pre){grid-column:1/-1}
 table,thead,tbody,tr,td{display:block;width:100%}
 thead{display:none}
 tr{border-bottom:1px solid var(--line);padding:.4rem 0}

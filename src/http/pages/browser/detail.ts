@@ -122,8 +122,9 @@ export async function showPayment(id: string, focus = true): Promise<void> {
   const entries = journal.ok ? journal.body.requests.filter((e) => mentions(e, id)) : [];
   const mine = (deliveries ?? []).filter((d) => d.payment_id === id);
   ui.body.replaceChildren(
-    el('div', { class: 'detail-grid' }, el('section', { class: 'detail-part' }, el('h3', null, 'Fields'), fields(p)), qrBlock(p)),
+    // First, under the message: a payment is opened to act on it, and an action's answer shows above it, both in view.
     actionsBlock(p, detail.body.actions),
+    el('div', { class: 'detail-grid' }, el('section', { class: 'detail-part' }, el('h3', null, 'Fields'), fields(p)), qrBlock(p)),
     metadataBlock(p),
     el('section', { class: 'detail-part' }, el('h3', null, 'History'), history.ok ? el('ol', { class: 'timeline' }, history.body.events.map(eventItem)) : el('p', { class: 'hint' }, history.body.description)),
     el('section', { class: 'detail-part', id: 'detail-journal' }, el('h3', null, 'Requests'), entries.length ? journalTable(entries) : el('p', { class: 'hint' }, 'No journaled request names this payment.')),

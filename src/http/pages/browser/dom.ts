@@ -68,3 +68,20 @@ export function fieldError(input: HTMLInputElement | HTMLSelectElement | HTMLTex
   if (message) input.setAttribute('aria-invalid', 'true');
   else input.removeAttribute('aria-invalid');
 }
+
+/**
+ * Redraws the items of `container` (each marked with the `attribute` that names it), and keeps a
+ * reader's place: the button focused stays focused, and details opened stay open, in the same item.
+ */
+export function redrawKeepingPlace(container: HTMLElement, attribute: string, redraw: () => void): void {
+  const nameOf = (node: Element): string | null => node.closest(`[${attribute}]`)?.getAttribute(attribute) ?? null;
+  const active = document.activeElement;
+  const focused = active instanceof HTMLElement && container.contains(active) ? { item: nameOf(active), action: active.dataset.action } : undefined;
+  const opened = new Set([...container.querySelectorAll('details[open]')].map(nameOf));
+  redraw();
+  for (const item of container.querySelectorAll<HTMLElement>(`[${attribute}]`)) {
+    const name = item.getAttribute(attribute);
+    if (opened.has(name)) item.querySelector('details')?.setAttribute('open', '');
+    if (focused?.action && focused.item === name) item.querySelector<HTMLElement>(`[data-action="${CSS.escape(focused.action)}"]`)?.focus();
+  }
+}

@@ -3,7 +3,7 @@
  * through every payment with the list's cursor (GET /sandbox/v1/payments?cursor=...).
  */
 import type { PaymentPage, PaymentStatus, SandboxPayment } from './api.js';
-import { byId, el, isHttpUrl, money, when } from './dom.js';
+import { byId, el, isHttpUrl, money, redrawKeepingPlace, when } from './dom.js';
 import { control, notice } from './session.js';
 
 export const MEANING: Readonly<Record<PaymentStatus, string>> = { P: 'pending', W: 'waiting for payment', A: 'paid', F: 'failed', E: 'expired', V: 'voided' };
@@ -89,7 +89,7 @@ export async function loadPayments(): Promise<void> {
   const signature = JSON.stringify(payments.map((p) => [p.payment_id, p.payment_status, p.settled, p.payer?.name ?? null]));
   if (signature === shown && ui.body.rows.length) return;
   shown = signature;
-  if (payments.length) ui.body.replaceChildren(...payments.map(paymentRow));
+  if (payments.length) redrawKeepingPlace(ui.body, 'data-payment-id', () => ui.body.replaceChildren(...payments.map(paymentRow)));
   else if (ui.search.value.trim() || ui.status.value) ui.body.replaceChildren(emptyRow('No payment matches this search: clear the search or choose All statuses.'));
   else ui.body.replaceChildren(emptyRow('No payments yet: create one with the form below (or POST /openapi/v1/payments/payment) and it shows here.'));
 }

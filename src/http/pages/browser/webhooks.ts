@@ -4,7 +4,7 @@
  */
 import type { WebhookRotated, WebhookSet, WebhookSetBody, WebhookSettings } from './api.js';
 import { deliveryList, loadDeliveries } from './deliveries.js';
-import { byId, copyable, el, fieldError } from './dom.js';
+import { byId, copyable, el, fieldError, redrawKeepingPlace } from './dom.js';
 import { control, notice, run } from './session.js';
 
 const ui = {
@@ -60,7 +60,7 @@ export async function loadDeliveryPanel(): Promise<void> {
   shownDeliveries = signature;
   if (list === null) ui.deliveries.replaceChildren(el('p', { class: 'hint' }, 'The delivery log is not available.'));
   else if (!list.length) ui.deliveries.replaceChildren(el('p', { class: 'empty' }, 'No deliveries yet: set a URL, then change a payment or send a test event.'));
-  else ui.deliveries.replaceChildren(deliveryList(list, ui.message, loadDeliveryPanel));
+  else redrawKeepingPlace(ui.deliveries, 'data-delivery', () => ui.deliveries.replaceChildren(deliveryList(list, ui.message, loadDeliveryPanel)));
 }
 
 export async function loadWebhooks(): Promise<void> {

@@ -14,6 +14,7 @@ import { ok } from '../../envelope.js';
 import type { enrollSchema } from '../../schemas.js';
 import { admitEnrolment } from './enrolment-gate.js';
 import * as routes from './merchants.routes.js';
+import { allowance, fairShare, holdersWith } from '../../../store/storage-quota.js';
 
 /** What a merchant may see of itself: never its keys or signing salt. */
 function merchantProfile(merchant: Merchant): Record<string, unknown> {
@@ -47,10 +48,16 @@ export const enroll: RouteHandler<typeof routes.enroll, AppEnv> = async (c) => {
 export const ownMerchant: RouteHandler<typeof routes.ownMerchant, AppEnv> = async (c) => {
   const { merchants, store, config } = c.get('services');
   const merchant = await merchants.current(c.get('merchant'));
-  // Its own bytes only: the sandbox's total is other merchants' business.
-  const { merchantBytes } = await store.storageUsage(merchant.payeeId);
-  const storage = { used_bytes: merchantBytes, quota_bytes: config.storage.merchantBytes };
-  return ok(c, `This key belongs to merchant ${merchant.name}, payee ${merchant.payeeId}; its stored records take ${shownBytes(merchantBytes)} of its ${shownBytes(config.storage.merchantBytes)} quota.`, {
+  // Its own bytes and share only: the sandbox's total is other merchants' business.
+  const usage = await store.storageUsage(merchant.payeeId);
+  const { merchantBytes } = usage;
+  const storage = {
+    used_bytes: merchantBytes,
+    quota_bytes: config.storage.merchantBytes,
+    fair_share_bytes: fairShare(config.storage, holdersWith(usage)),
+    allowance_bytes: allowance(usage, config.storage),
+  };
+  return ok(c, `This key belongs to merchant ${merchant.name}, payee ${merchant.payeeId}; its stored records take ${shownBytes(merchantBytes)} of its ${shownBytes(config.storage.merchantBytes)} quota; its fair share of the sandbox's budget is ${shownBytes(storage.fair_share_bytes)}.`, {
     ...merchantProfile(merchant),
     storage,
   });

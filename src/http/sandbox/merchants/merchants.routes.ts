@@ -25,6 +25,8 @@ const profileShape = {
 const storageShape = z.object({
   used_bytes: z.number().int().min(0).meta({ description: 'Bytes of the records it holds: payments, journal, deliveries, idempotency answers, readiness evidence' }),
   quota_bytes: z.number().int().min(0).meta({ description: 'Past it, creates answer 402' }),
+  fair_share_bytes: z.number().int().min(0).meta({ description: "The sandbox's budget divided among the merchants holding data (this one counted): once the sandbox is full, past it creates answer 402 and the journal, deliveries and evidence keep only their newest within it" }),
+  allowance_bytes: z.number().int().min(0).meta({ description: 'What it may hold now: its quota, or the smaller of its quota and its fair share while the sandbox is full' }),
 });
 
 export const enroll = defineRoute({

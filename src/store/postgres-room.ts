@@ -1,0 +1,145 @@
+/**
+ * The storage rule's trims by bytes on PostgreSQL (storage-quota.ts; the in-process stores keep
+ * it in storage-room.ts): a merchant's journal, evidence and deliveries keep their newest within
+ * its allowance, and while the sandbox holds more than its budget, merchants over their fair
+ * share give back the same way. Run in the background like every trim (postgres-trims.ts).
+ */
+import type postgres from 'postgres';
+import { allowance, fairShare } from './storage-quota.js';
+import type { StorageLimits } from './storage-quota.js';
+import { trimJournal } from './postgres-journal.js';
+import type { PostgresStorage } from './postgres-storage.js';
+import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
+
+/** At most this many bytes of journal, evidence and deliveries written by this instance make a merchant's trim by bytes due. */
+export const ROOM_TRIM_EVERY_BYTES = 32 * 1024;
+
+/** What a merchant may write past its allowance before its trim falls due: a sixteenth of its quota, at most ROOM_TRIM_EVERY_BYTES. */
+export function roomTrimSlack(limits: StorageLimits): number {
+  return Math.max(1, Math.min(ROOM_TRIM_EVERY_BYTES, Math.floor(limits.merchantBytes / 16)));
+}
+
+/** The parts trimmed, oldest rows first, in this order: the journal first, the deliveries last (they may still be sent). */
+const PARTS = [
+  // The journal keeps its newest entry whatever it costs: a merchant always sees its last request.
+  { table: 'payreq_journal', key: 'id', order: 'entry_id', bytes: 'coalesce(bytes, octet_length(entry))', keep: 1 },
+  { table: 'payreq_readiness', key: 'id', order: 'id', bytes: 'coalesce(bytes, octet_length(entry))', keep: 0 },
+  { table: 'payreq_deliveries', key: 'id', order: 'seq', bytes: 'octet_length(doc) + octet_length(attempts::text)', keep: 0 },
+] as const;
+
+/** How much sooner than the budget the background trims take the sandbox as full: a share of the budget. */
+const FULL_EARLY = 0.1;
+
+/** How often at most merchants over their fair share are looked for while the sandbox is over its budget. */
+const SWEEP_EVERY_MS = 1_000;
+
+export class PostgresRoom {
+  private sweptAt = 0;
+  /** Told of the bytes of journal, evidence and deliveries written: they count toward the sandbox's total at once, and a trim falls due. */
+  readonly written: TrimCounter;
+
+  constructor(
+    private readonly storage: PostgresStorage,
+    trims: PostgresTrims,
+    /** Without limits, nothing is trimmed by bytes. */
+    private readonly limits: StorageLimits | undefined,
+  ) {
+    const counter = trims.counter(Number.POSITIVE_INFINITY, (sql, payeeId) => this.trim(sql, payeeId), limits ? roomTrimSlack(limits) : Number.POSITIVE_INFINITY);
+    this.written = {
+      note: (payeeId, rows, bytes = 0) => {
+        if (!this.limits) return;
+        this.storage.wrote(payeeId, bytes);
+        counter.note(payeeId, rows, bytes);
+      },
+      due: (payeeId) => counter.due(payeeId),
+    };
+  }
+
+  /** Deletes the merchant's oldest journal entries, evidence and deliveries past its allowance. */
+  async trim(sql: postgres.Sql, payeeId: string): Promise<void> {
+    if (!this.limits) return;
+    const sandbox = await this.storage.sandboxUsage();
+    // The merchant wrote, so it holds data: its allowance needs nothing of its own. Trims lag behind
+    // writes (and the total is a few seconds old), so they judge the sandbox full a little early.
+    const early = Math.floor(this.limits.sandboxBytes * FULL_EARLY);
+    const allowed = allowance({ merchantBytes: 1, sandboxBytes: sandbox.bytes + early, holders: sandbox.holders }, this.limits);
+    // One statement in the common case: the journal alone gives back what is over.
+    // While the sandbox is full, down to a little under the share, so that the next trim is not due at the next entry.
+    const under = allowed < this.limits.merchantBytes ? Math.min(roomTrimSlack(this.limits) * 2, Math.floor(allowed / 8)) : 0;
+    const { gone, left } = await trimJournalTo(sql, payeeId, allowed - under);
+    let freed = gone;
+    for (const part of PARTS.slice(1)) {
+      const over = (freed === gone ? left : (await this.storage.paymentBytes(payeeId)) + (await this.storage.partsBytes(payeeId))) - allowed;
+      if (over <= 0) break;
+      freed += await deleteOldest(sql, part, payeeId, over);
+    }
+    if (freed > 0) this.storage.added(-freed);
+    // The sweep sums every table: at most once a second, and only while the sandbox is over its budget.
+    if (sandbox.bytes - freed > this.limits.sandboxBytes && Date.now() - this.sweptAt >= SWEEP_EVERY_MS) {
+      this.sweptAt = Date.now();
+      await this.sweep(sql, sandbox.holders);
+    }
+  }
+
+  /** Merchants over their fair share give back, the most over first, while the sandbox holds more than its budget. */
+  private async sweep(sql: postgres.Sql, holders: number): Promise<void> {
+    const share = fairShare(this.limits!, holders);
+    const over = await sql<{ payee_id: string; bytes: string }[]>`
+      SELECT payee_id, sum(b)::bigint AS bytes FROM (
+        SELECT payee_id, payment_bytes AS b FROM payreq_storage
+        UNION ALL SELECT payee_id, coalesce(bytes, octet_length(entry)) FROM payreq_journal
+        UNION ALL SELECT payee_id, coalesce(bytes, octet_length(entry)) FROM payreq_readiness
+        UNION ALL SELECT payee_id, octet_length(doc) + octet_length(attempts::text) FROM payreq_deliveries) held
+      GROUP BY payee_id HAVING sum(b) > ${share} ORDER BY sum(b) DESC LIMIT 64`;
+    for (const row of over) {
+      let excess = Number(row.bytes) - share;
+      for (const part of PARTS) {
+        if (excess <= 0) break;
+        const gone = await deleteOldest(sql, part, row.payee_id, excess);
+        if (gone > 0 && part.table === 'payreq_journal') await trimJournal(sql, row.payee_id);
+        excess -= gone;
+        this.storage.added(-gone);
+      }
+    }
+  }
+}
+
+/**
+ * Deletes the merchant's oldest journal entries past what `allowed` leaves them beside its
+ * payments and other records, all but its newest (as in storage-room.ts); answers the bytes that
+ * went and what the merchant holds after.
+ */
+async function trimJournalTo(sql: postgres.Sql, payeeId: string, allowed: number): Promise<{ gone: number; left: number }> {
+  const [row] = await sql<{ gone: string; left: string }[]>`
+    WITH other AS (
+      SELECT coalesce((SELECT payment_bytes FROM payreq_storage WHERE payee_id = ${payeeId}), 0)
+        + (SELECT coalesce(sum(bytes), 0) FROM payreq_answers WHERE payee_id = ${payeeId})
+        + (SELECT coalesce(sum(octet_length(doc) + octet_length(attempts::text)), 0) FROM payreq_deliveries WHERE payee_id = ${payeeId})
+        + (SELECT coalesce(sum(octet_length(key) + octet_length(fingerprint) + coalesce(octet_length(body), 0)), 0) FROM payreq_idempotency WHERE payee_id = ${payeeId})
+        + (SELECT coalesce(sum(coalesce(bytes, octet_length(entry))), 0) FROM payreq_readiness WHERE payee_id = ${payeeId}) AS bytes
+    ), newest AS (
+      SELECT id, coalesce(bytes, octet_length(entry)) AS b, sum(coalesce(bytes, octet_length(entry))) OVER (ORDER BY entry_id DESC) AS upto
+        FROM payreq_journal WHERE payee_id = ${payeeId}
+    ), gone AS (
+      DELETE FROM payreq_journal WHERE payee_id = ${payeeId} AND id IN (SELECT id FROM newest, other WHERE newest.upto > ${allowed}::bigint - other.bytes AND newest.upto > newest.b)
+      RETURNING coalesce(bytes, octet_length(entry)) AS b
+    )
+    SELECT (SELECT coalesce(sum(b), 0) FROM gone)::bigint AS gone,
+           ((SELECT bytes FROM other) + (SELECT coalesce(sum(b), 0) FROM newest) - (SELECT coalesce(sum(b), 0) FROM gone))::bigint AS left`;
+  return { gone: Number(row?.gone ?? 0), left: Number(row?.left ?? 0) };
+}
+
+/** Deletes the merchant's oldest rows of `part` until at least `bytes` went (or none is left); answers the bytes that went. */
+async function deleteOldest(sql: postgres.Sql, part: (typeof PARTS)[number], payeeId: string, bytes: number): Promise<number> {
+  const [row] = await sql<{ gone: string }[]>`
+    WITH oldest AS (
+      SELECT ${sql(part.key)} AS k, sum(${sql.unsafe(part.bytes)}) OVER (ORDER BY ${sql(part.order)}) - ${sql.unsafe(part.bytes)} AS before,
+             row_number() OVER (ORDER BY ${sql(part.order)} DESC) AS newer
+        FROM ${sql(part.table)} WHERE payee_id = ${payeeId}
+    ), gone AS (
+      DELETE FROM ${sql(part.table)} WHERE payee_id = ${payeeId} AND ${sql(part.key)} IN (SELECT k FROM oldest WHERE before < ${bytes} AND newer > ${part.keep})
+      RETURNING ${sql.unsafe(part.bytes)} AS b
+    )
+    SELECT coalesce(sum(b), 0)::bigint AS gone FROM gone`;
+  return Number(row?.gone ?? 0);
+}
