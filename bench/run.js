@@ -184,7 +184,11 @@ async function main() {
       const dir = path.join(tmp, `run-${++serial}`);
       mkdirSync(dir);
       const dataFile = path.join(dir, 's.json');
-      if (seed) copyFileSync(seeds[seed].file, dataFile);
+      if (seed) {
+        // The snapshot and its log: a snapshot without its log is a damaged store, refused at start.
+        copyFileSync(seeds[seed].file, dataFile);
+        copyFileSync(`${seeds[seed].file}.log`, `${dataFile}.log`);
+      }
       return dataFile;
     };
 
