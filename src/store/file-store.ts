@@ -18,14 +18,12 @@ import type { EvidenceRow } from './readiness-log.js';
 import { DataDirProbe, diskProblem } from './data-dir-probe.js';
 import { AppendLog, DEFAULT_SNAPSHOT_AFTER_BYTES, replaceFile } from './file-log.js';
 import type { FsyncPolicy } from './file-log.js';
-import { deliveryLines, FileDeliveryLog, FileIdempotencyKeys, FileJournalLog, FileReadinessLog } from './file-parts.js';
+import { FileDeliveryLog, FileIdempotencyKeys, FileJournalLog, FileReadinessLog } from './file-parts.js';
 import type { LogLines } from './file-parts.js';
 import { FORMAT, line } from './file-records.js';
 import type { LogRecord } from './file-records.js';
 import { readStore } from './file-start.js';
 import { MemoryStore } from './memory-store.js';
-import type { InsertResult } from './store.js';
-import { storageRefusal, textBytes } from './storage-quota.js';
 import type { StorageLimits } from './storage-quota.js';
 
 export interface FileStoreOptions {
@@ -123,8 +121,8 @@ export class FileStore extends MemoryStore implements LogLines {
     }
   }
 
-  protected override write(record: LogRecord): void {
-    this.append(line(record));
+  protected override write(...records: LogRecord[]): void {
+    this.append(records.map((r) => line(r)).join(''));
   }
 
   append(text: string): void {
@@ -201,30 +199,6 @@ export class FileStore extends MemoryStore implements LogLines {
       case 'journal-clear': return void this.journal.clear(r.payeeId);
     }
   }
-
-  override async insertPayment(payment: Payment, outbox: readonly Delivery[] = [], limits?: StorageLimits): Promise<InsertResult> {
-    const conflict = this.insertConflict(payment);
-    if (conflict) return conflict;
-    const text = line({ t: 'payment', v: payment });
-    const refused = limits && storageRefusal(this.usage(payment.payeeId), paymentBytesOf(text), limits);
-    if (refused) return refused;
-    this.writePayment(payment, text, outbox);
-    this.room.kept(payment.payeeId);
-    return 'inserted';
-  }
-
-  override async updatePayment(payment: Payment, expectedVersion: number, outbox: readonly Delivery[] = []): Promise<boolean> {
-    if (!this.replaceable(payment, expectedVersion)) return false;
-    this.writePayment(payment, line({ t: 'payment', v: payment }), outbox);
-    return true;
-  }
-
-  /** The change and the deliveries it causes in one write: both or neither. */
-  private writePayment(payment: Payment, text: string, outbox: readonly Delivery[]): void {
-    this.append(outbox.length === 0 ? text : text + deliveryLines(outbox));
-    this.applyPayment(payment, paymentBytesOf(text));
-    this.deliveries.add(outbox);
-  }
 }
 
 type Held = [Merchant[], Payment[], (readonly [string, StoredJournalEntry])[], Delivery[], (readonly [string, AnsweredKey])[], EvidenceRow[]];
@@ -252,11 +226,4 @@ function* snapshotLines(generation: number, logFrom: number, held: Held): Genera
     }
   }
   yield `${chunk}${line({ t: 'end', records: count })}`;
-}
-
-/** A payment's line is its document in a fixed frame: the document's bytes (storage-quota.ts) are the line's less the frame's. */
-const PAYMENT_FRAME_BYTES = line({ t: 'payment', v: null as unknown as Payment }).length - 'null'.length;
-
-function paymentBytesOf(text: string): number {
-  return textBytes(text) - PAYMENT_FRAME_BYTES;
 }

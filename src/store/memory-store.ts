@@ -43,8 +43,8 @@ export class MemoryStore extends MemoryIndex implements Store {
     return new StorageRoom(this.paymentBytes, [this.journal.bytes, this.deliveries.bytes, this.idempotency.bytes, this.readiness.bytes], [this.journal, this.readiness, this.deliveries], limits);
   }
 
-  /** Where a durable store writes a change before it is made (or throws, and nothing is made); memory writes nothing. */
-  protected write(_record: LogRecord): void {}
+  /** Where a durable store writes a change, in one write, before it is made (or throws, and nothing is made); memory writes nothing. */
+  protected write(..._records: LogRecord[]): void {}
 
   async open(): Promise<void> {}
   async close(): Promise<void> {
@@ -70,17 +70,22 @@ export class MemoryStore extends MemoryIndex implements Store {
     const bytes = recordBytes(payment);
     const refused = limits && storageRefusal(this.usage(payment.payeeId), bytes, limits);
     if (refused) return refused;
-    this.applyPayment(payment, bytes);
-    this.deliveries.add(outbox);
+    this.writePayment(payment, outbox, bytes);
     this.room.kept(payment.payeeId);
     return 'inserted';
   }
 
   async updatePayment(payment: Payment, expectedVersion: number, outbox: readonly Delivery[] = []): Promise<boolean> {
     if (!this.replaceable(payment, expectedVersion)) return false;
-    this.applyPayment(payment);
-    this.deliveries.add(outbox);
+    this.writePayment(payment, outbox);
     return true;
+  }
+
+  /** The change and the deliveries it causes in one write: both or neither. */
+  private writePayment(payment: Payment, outbox: readonly Delivery[], bytes?: number): void {
+    this.write({ t: 'payment', v: payment }, ...outbox.map((v): LogRecord => ({ t: 'delivery', v })));
+    this.applyPayment(payment, bytes);
+    this.deliveries.add(outbox);
   }
 
   async storageUsage(payeeId: string): Promise<StorageUsage> {
