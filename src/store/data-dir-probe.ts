@@ -3,7 +3,7 @@
  * written, fsynced, read back and removed, at most once a second, so polling costs nothing.
  */
 import { randomBytes } from 'node:crypto';
-import { open, readFile, unlink } from 'node:fs/promises';
+import { readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** `at`: when the probe started on the store's clock (which paces probes); `started`: the same on performance.now(), as append failures are dated. */
@@ -32,13 +32,7 @@ export class DataDirProbe {
     const content = JSON.stringify(randomBytes(256).toString('hex'));
     let problem: string | undefined;
     try {
-      const handle = await open(file, 'w');
-      try {
-        await handle.writeFile(content);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await writeFile(file, content, { flush: true });
       if ((await readFile(file, 'utf8')) !== content) problem = `a file written in the data directory ${path.dirname(this.dataFile)} read back different from what was written: the disk returns wrong data`;
     } catch (err) {
       problem = diskProblem(err, this.dataFile);
