@@ -1,23 +1,24 @@
 /**
  * The file store's journal, deliveries, idempotency keys and readiness evidence: the memory
  * store's, each change also a line of the log. A change someone is answered about is written
- * first (`append`: a failed write changes nothing); a record of what already happened (an
+ * first (`write`: a failed write changes nothing); a record of what already happened (an
  * entry, an attempt, a key's answer) is kept whatever the disk says (`record`: a failed write is
  * said, and only a restart loses it).
  */
 import type { AttemptOutcome, Delivery, DeliveryAttempt } from './delivery-log.js';
 import { MemoryDeliveryLog } from './delivery-log.js';
-import { line } from './file-records.js';
+import { deliveryRecords } from './file-records.js';
+import type { LogRecord } from './file-records.js';
 import { MemoryIdempotencyKeys } from './idempotency-keys.js';
 import { MemoryJournalLog, withoutAnswer } from './journal-log.js';
 import type { NewJournalEntry } from './journal-log.js';
 import { MemoryReadinessLog } from './readiness-log.js';
 import type { SeenRequest } from '../domain/readiness.js';
 
-/** The store's log: `append` throws when the write fails; `record` (what already happened) says so instead. */
+/** The store's log: `write` throws when the write fails; `record` (what already happened) says so instead. */
 export interface LogLines {
-  append(text: string): void;
-  record(text: string): boolean;
+  write(...records: LogRecord[]): void;
+  record(record: LogRecord): boolean;
 }
 
 export class FileJournalLog extends MemoryJournalLog {
@@ -29,13 +30,13 @@ export class FileJournalLog extends MemoryJournalLog {
   override async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
     const kept = this.keep(payeeId, entry);
     const { answerRef, responseBody } = kept.entry;
-    const written = this.log.record(line({ t: 'journal', payeeId, v: kept.carriesAnswer ? kept.entry : withoutAnswer(kept.entry) }));
+    const written = this.log.record({ t: 'journal', payeeId, v: kept.carriesAnswer ? kept.entry : withoutAnswer(kept.entry) });
     // A lost line takes the text with it: the next entry that refers to it carries it again.
     if (!written && kept.carriesAnswer && answerRef !== undefined && responseBody !== null) this.unwritten(payeeId, answerRef, responseBody);
   }
 
   override async clear(payeeId: string): Promise<number> {
-    this.log.append(line({ t: 'journal-clear', payeeId }));
+    this.log.write({ t: 'journal-clear', payeeId });
     return super.clear(payeeId);
   }
 }
@@ -47,20 +48,20 @@ export class FileDeliveryLog extends MemoryDeliveryLog {
 
   /** Deliveries no payment change causes (a test event): written, then sendable. */
   override async record(deliveries: readonly Delivery[]): Promise<void> {
-    this.log.append(deliveryLines(deliveries));
+    this.log.write(...deliveryRecords(deliveries));
     this.add(deliveries);
   }
 
   /** Lost to a restart, an attempt is only made again. */
   override async recordAttempt(id: string, attempt: DeliveryAttempt, next: AttemptOutcome): Promise<void> {
     const updated = this.attempted(id, attempt, next);
-    if (updated) this.log.record(line({ t: 'delivery', v: updated }));
+    if (updated) this.log.record({ t: 'delivery', v: updated });
   }
 
   override async resend(payeeId: string, id: string, now: number): Promise<Delivery | 'pending' | undefined> {
     const again = this.resendable(payeeId, id, now);
     if (typeof again !== 'object') return again;
-    this.log.append(line({ t: 'delivery', v: again }));
+    this.log.write({ t: 'delivery', v: again });
     this.put(again);
     return again;
   }
@@ -68,14 +69,10 @@ export class FileDeliveryLog extends MemoryDeliveryLog {
   override async advanceHeld(payeeId: string, ms: number, writtenBy: number, now: number): Promise<readonly number[]> {
     const moved = this.advancedHeld(payeeId, ms, writtenBy, now);
     if (moved.length === 0) return [];
-    this.log.append(deliveryLines(moved));
+    this.log.write(...deliveryRecords(moved));
     this.putPending(moved);
     return moved.map((d) => d.nextAttemptAt!);
   }
-}
-
-export function deliveryLines(deliveries: readonly Delivery[]): string {
-  return deliveries.map((v) => line({ t: 'delivery', v })).join('');
 }
 
 /** A key is written with its answer before that answer is sent; a claim never is (after a restart nobody runs it, so its retry must run). */
@@ -86,7 +83,7 @@ export class FileIdempotencyKeys extends MemoryIdempotencyKeys {
 
   override async finish(payeeId: string, key: string, code: number, body: string): Promise<void> {
     const answered = this.answer(payeeId, key, code, body);
-    if (answered) this.log.record(line({ t: 'key', payeeId, v: answered }));
+    if (answered) this.log.record({ t: 'key', payeeId, v: answered });
   }
 }
 
@@ -98,6 +95,6 @@ export class FileReadinessLog extends MemoryReadinessLog {
   /** A polling loop's newest read only replaces the last of its run: the next snapshot holds it, and a run's first read is always written. */
   override async add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void> {
     const { id, replaced } = this.keep(payeeId, seen, repeat);
-    if (replaced === null) this.log.record(line({ t: 'seen', payeeId, id, v: seen, replaced }));
+    if (replaced === null) this.log.record({ t: 'seen', payeeId, id, v: seen, replaced });
   }
 }

@@ -40,6 +40,10 @@ export function line(record: LogRecord | Frame): string {
   return `${JSON.stringify(record)}\n`;
 }
 
+export function deliveryRecords(deliveries: readonly Delivery[]): LogRecord[] {
+  return deliveries.map((v) => ({ t: 'delivery', v }));
+}
+
 /** The fields each record needs to be applied at all: a string payeeId, or a v with the ids it is kept by. */
 const NEEDS: Record<LogRecord['t'], readonly string[]> = {
   merchant: ['v.payeeId'],

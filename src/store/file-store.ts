@@ -9,12 +9,6 @@ import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import { errorFields, loggerOr } from '../logger.js';
 import type { Logger } from '../logger.js';
-import type { Merchant } from '../domain/merchant.js';
-import type { Payment } from '../domain/payment.js';
-import type { Delivery } from './delivery-log.js';
-import type { AnsweredKey } from './idempotency-keys.js';
-import type { StoredJournalEntry } from './journal-log.js';
-import type { EvidenceRow } from './readiness-log.js';
 import { DataDirProbe, diskProblem } from './data-dir-probe.js';
 import { AppendLog, DEFAULT_SNAPSHOT_AFTER_BYTES, replaceFile } from './file-log.js';
 import type { FsyncPolicy } from './file-log.js';
@@ -121,15 +115,12 @@ export class FileStore extends MemoryStore implements LogLines {
     }
   }
 
-  protected override write(...records: LogRecord[]): void {
-    this.append(records.map((r) => line(r)).join(''));
-  }
-
-  append(text: string): void {
+  /** Appends the records in one write, or throws StoreUnavailableError having written nothing. */
+  override write(...records: LogRecord[]): void {
     if (this.replaying) return;
     const failing = this.log.failure !== undefined;
     try {
-      this.log.append(text);
+      this.log.append(records.map((r) => line(r)).join(''));
     } catch (err) {
       // Said once when writes start failing and once when they land again, not per request.
       if (!failing) this.logger.error({ file: this.log.file, ...errorFields(err) }, 'store write failed: changes are refused (503) until the data directory takes writes again');
@@ -145,10 +136,10 @@ export class FileStore extends MemoryStore implements LogLines {
     }
   }
 
-  /** A record of what already happened: false when it could not be written (append said so), never a throw. */
-  record(text: string): boolean {
+  /** A record of what already happened: false when it could not be written (write said so), never a throw. */
+  record(r: LogRecord): boolean {
     try {
-      this.append(text);
+      this.write(r);
       return true;
     } catch {
       return false;
@@ -170,17 +161,12 @@ export class FileStore extends MemoryStore implements LogLines {
     await setImmediate();
     const generation = this.generation + 1;
     const logFrom = this.log.bytes;
-    await replaceFile(this.options.dataFile, snapshotLines(generation, logFrom, this.held()), this.options.fsync !== 'off');
+    await replaceFile(this.options.dataFile, snapshotLines(generation, logFrom, held(this)), this.options.fsync !== 'off');
     await this.log.restart(line({ t: 'log', format: FORMAT, generation }), logFrom);
     // Only now: a log that failed to restart still follows the snapshot before, and the next one names its byte.
     this.generation = generation;
     this.nextSnapshotAt = this.snapshotAfter;
     this.snapshots++;
-  }
-
-  /** Everything held, taken at once as arrays of references: a change replaces the objects it changes, never edits them. */
-  private held(): Held {
-    return [this.allMerchants(), this.allPayments(), [...this.journal.entries()], [...this.deliveries.all()], [...this.idempotency.answered()], [...this.readiness.rows()]];
   }
 
   private apply(r: LogRecord): void {
@@ -201,7 +187,12 @@ export class FileStore extends MemoryStore implements LogLines {
   }
 }
 
-type Held = [Merchant[], Payment[], (readonly [string, StoredJournalEntry])[], Delivery[], (readonly [string, AnsweredKey])[], EvidenceRow[]];
+/** Everything held, taken at once as arrays of references: a change replaces the objects it changes, never edits them. */
+function held(store: FileStore) {
+  return [store.allMerchants(), store.allPayments(), [...store.journal.entries()], [...store.deliveries.all()], [...store.idempotency.answered()], [...store.readiness.rows()]] as const;
+}
+
+type Held = ReturnType<typeof held>;
 
 /** The records that rebuild `held`, oldest first per merchant. */
 function* records([merchants, payments, journal, deliveries, keys, seen]: Held): Generator<LogRecord> {

@@ -14,6 +14,7 @@ import { MemoryJournalLog } from './journal-log.js';
 import { MemoryIndex, MerchantQueues } from './memory-index.js';
 import { MemoryRateWindows } from './rate-windows.js';
 import { MemoryReadinessLog } from './readiness-log.js';
+import { deliveryRecords } from './file-records.js';
 import type { LogRecord } from './file-records.js';
 import type { InsertResult, MerchantChange, MerchantErasure, Store } from './store.js';
 import { clearMerchantParts, countMerchantParts } from './store.js';
@@ -83,7 +84,7 @@ export class MemoryStore extends MemoryIndex implements Store {
 
   /** The change and the deliveries it causes in one write: both or neither. */
   private writePayment(payment: Payment, outbox: readonly Delivery[], bytes?: number): void {
-    this.write({ t: 'payment', v: payment }, ...outbox.map((v): LogRecord => ({ t: 'delivery', v })));
+    this.write({ t: 'payment', v: payment }, ...deliveryRecords(outbox));
     this.applyPayment(payment, bytes);
     this.deliveries.add(outbox);
   }
