@@ -8,7 +8,7 @@
 import type { AttemptOutcome, Delivery, DeliveryAttempt } from './delivery-log.js';
 import { MemoryDeliveryLog } from './delivery-log.js';
 import { deliveryRecords } from './file-records.js';
-import type { LogRecord } from './file-records.js';
+import type { FileStore } from './file-store.js';
 import { MemoryIdempotencyKeys } from './idempotency-keys.js';
 import { MemoryJournalLog, withoutAnswer } from './journal-log.js';
 import type { NewJournalEntry } from './journal-log.js';
@@ -16,10 +16,7 @@ import { MemoryReadinessLog } from './readiness-log.js';
 import type { SeenRequest } from '../domain/readiness.js';
 
 /** The store's log: `write` throws when the write fails; `record` (what already happened) says so instead. */
-export interface LogLines {
-  write(...records: LogRecord[]): void;
-  record(record: LogRecord): boolean;
-}
+type LogLines = Pick<FileStore, 'write' | 'record'>;
 
 export class FileJournalLog extends MemoryJournalLog {
   constructor(private readonly log: LogLines) {

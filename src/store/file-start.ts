@@ -37,13 +37,11 @@ export function readStore(dataFile: string, logFile: string, repair: boolean, lo
   const log = readOrNull(logFile);
   if (snapshot === null && log === null) return null;
   const damage = new Damage(repair);
-  let read: { generation: number; logFrom?: number } | null = null;
   if (snapshot === null) damage.found(dataFile, dataFile, `is missing, but its log ${logFile} is there: the state the log goes on from is gone`);
-  else read = readSnapshot(dataFile, snapshot, damage, apply);
+  const read = snapshot && readSnapshot(dataFile, snapshot, damage, apply);
   const generation = read?.generation ?? null;
-  let logBytes: number | null = null;
   if (log === null) damage.found(logFile, logFile, `is missing, but the snapshot ${dataFile} is there: every change since that snapshot is gone`);
-  else logBytes = replayLog(logFile, log, generation, read?.logFrom, damage, logger, apply);
+  const logBytes = log && replayLog(logFile, log, generation, read?.logFrom, damage, logger, apply);
   return { generation: generation ?? 0, logBytes: damage.dropped.length > 0 ? null : logBytes, dropped: damage.dropped, damagedFiles: [...damage.files] };
 }
 
@@ -58,9 +56,8 @@ function linesOf(bytes: Buffer): { lines: string[]; whole: number } {
 
 function readSnapshot(file: string, bytes: Buffer, damage: Damage, apply: (r: LogRecord) => void): { generation: number; logFrom?: number } {
   const { lines, whole } = linesOf(bytes);
-  const generation = generationOf(lines[0], 'snapshot');
-  const logFrom = (jsonObject(lines[0]) as { logFrom?: unknown }).logFrom;
-  if (generation === undefined) {
+  const header = headerOf(lines[0], 'snapshot');
+  if (header === undefined) {
     if (bytes.subarray(0, 200).includes('"payreq-sandbox/1"')) throw earlierFormat(file);
     throw new Error(`${file} is not a payreq-sandbox store: its first line is not {"t":"snapshot","format":"payreq-sandbox/2",...}. Point --data at a payreq-sandbox store, or move ${file} away to start an empty one.`);
   }
@@ -68,12 +65,12 @@ function readSnapshot(file: string, bytes: Buffer, damage: Damage, apply: (r: Lo
   const count = whole === bytes.length && typeof end === 'object' && end.t === 'end' && Number.isSafeInteger(end.records) ? (end.records as number) : undefined;
   if (count === undefined || count !== lines.length - 2) damage.found(file, file, `is cut short: it does not end with its {"t":"end","records":N} line (of ${Math.max(0, lines.length - 2)} records)`);
   for (let i = 1; i < lines.length - (count === undefined ? 0 : 1); i++) applyLine(file, lines[i]!, i + 1, damage, apply);
-  return { generation, logFrom: Number.isSafeInteger(logFrom) ? (logFrom as number) : undefined };
+  return { generation: header.generation, logFrom: Number.isSafeInteger(header.logFrom) ? (header.logFrom as number) : undefined };
 }
 
-function generationOf(text: string | undefined, t: 'snapshot' | 'log'): number | undefined {
+function headerOf(text: string | undefined, t: 'snapshot' | 'log'): { generation: number; logFrom?: unknown } | undefined {
   const h = jsonObject(text);
-  return typeof h === 'object' && h.t === t && h.format === FORMAT && Number.isSafeInteger(h.generation) ? (h.generation as number) : undefined;
+  return typeof h === 'object' && h.t === t && h.format === FORMAT && Number.isSafeInteger(h.generation) ? (h as { generation: number }) : undefined;
 }
 
 /** Where appends go on, or null when the log holds only what the snapshot holds (it starts afresh). */
@@ -83,7 +80,7 @@ function replayLog(file: string, bytes: Buffer, generation: number | null, logFr
     logger.warn({ file, line: lines.length, from_byte: whole }, 'store dropped a cut last line of its log: a write a crash cut short, never acknowledged');
     lines.pop();
   }
-  const follows = generationOf(lines[0], 'log');
+  const follows = headerOf(lines[0], 'log')?.generation;
   // Stopped before the log restarted: null, and the start writes a snapshot (which restarts it).
   const before = generation !== null && follows === generation - 1;
   if (before && logFrom === undefined) return null;
@@ -92,15 +89,8 @@ function replayLog(file: string, bytes: Buffer, generation: number | null, logFr
     damage.found(file, `${file} line 1`, follows !== undefined ? `goes on from snapshot ${follows}, but the snapshot is ${generation}` : 'is not the header of a payreq-sandbox/2 log');
     return null;
   }
-  for (let i = before ? linesBefore(bytes, logFrom!) : 1; i < lines.length; i++) applyLine(file, lines[i]!, i + 1, damage, apply);
+  for (let i = before ? linesOf(bytes.subarray(0, logFrom)).lines.length : 1; i < lines.length; i++) applyLine(file, lines[i]!, i + 1, damage, apply);
   return before ? null : whole;
-}
-
-/** The number of lines that end before byte `at`. */
-function linesBefore(bytes: Buffer, at: number): number {
-  let n = 0;
-  for (let i = bytes.indexOf(0x0a); i !== -1 && i < at; i = bytes.indexOf(0x0a, i + 1)) n++;
-  return n;
 }
 
 function applyLine(file: string, text: string, n: number, damage: Damage, apply: (r: LogRecord) => void): void {

@@ -13,7 +13,6 @@ import { DataDirProbe, diskProblem } from './data-dir-probe.js';
 import { AppendLog, DEFAULT_SNAPSHOT_AFTER_BYTES, replaceFile } from './file-log.js';
 import type { FsyncPolicy } from './file-log.js';
 import { FileDeliveryLog, FileIdempotencyKeys, FileJournalLog, FileReadinessLog } from './file-parts.js';
-import type { LogLines } from './file-parts.js';
 import { FORMAT, line } from './file-records.js';
 import type { LogRecord } from './file-records.js';
 import { readStore } from './file-start.js';
@@ -36,7 +35,7 @@ export interface FileStoreOptions {
   readonly limits?: StorageLimits;
 }
 
-export class FileStore extends MemoryStore implements LogLines {
+export class FileStore extends MemoryStore {
   override readonly kind = 'file' as const;
   override readonly journal = new FileJournalLog(this);
   override readonly deliveries = new FileDeliveryLog(this);
