@@ -33,8 +33,8 @@ class Damage {
 
 export function readStore(dataFile: string, logFile: string, repair: boolean, logger: Logger, apply: (r: LogRecord) => void): Started | null {
   checkNeighbours(dataFile, logFile, logger);
-  const snapshot = readOrNull(dataFile);
-  const log = readOrNull(logFile);
+  const snapshot = existsSync(dataFile) ? readFileSync(dataFile) : null;
+  const log = existsSync(logFile) ? readFileSync(logFile) : null;
   if (snapshot === null && log === null) return null;
   const damage = new Damage(repair);
   if (snapshot === null) damage.found(dataFile, dataFile, `is missing, but its log ${logFile} is there: the state the log goes on from is gone`);
@@ -47,9 +47,8 @@ export function readStore(dataFile: string, logFile: string, repair: boolean, lo
 
 /** The lines of a file (the last one without its newline, if cut), and where the whole lines end. */
 function linesOf(bytes: Buffer): { lines: string[]; whole: number } {
-  const text = bytes.toString('utf8');
   const whole = bytes.lastIndexOf(0x0a) + 1;
-  const lines = text.split('\n');
+  const lines = bytes.toString('utf8').split('\n');
   if (lines.at(-1) === '') lines.pop();
   return { lines, whole };
 }
@@ -89,7 +88,8 @@ function replayLog(file: string, bytes: Buffer, generation: number | null, logFr
     damage.found(file, `${file} line 1`, follows !== undefined ? `goes on from snapshot ${follows}, but the snapshot is ${generation}` : 'is not the header of a payreq-sandbox/2 log');
     return null;
   }
-  for (let i = before ? linesOf(bytes.subarray(0, logFrom)).lines.length : 1; i < lines.length; i++) applyLine(file, lines[i]!, i + 1, damage, apply);
+  const from = before ? linesOf(bytes.subarray(0, logFrom)).lines.length : 1;
+  for (let i = from; i < lines.length; i++) applyLine(file, lines[i]!, i + 1, damage, apply);
   return before ? null : whole;
 }
 
@@ -97,10 +97,6 @@ function applyLine(file: string, text: string, n: number, damage: Damage, apply:
   const record = parseRecord(text);
   if (typeof record === 'string') damage.found(file, `${file} line ${n}`, record);
   else apply(record);
-}
-
-function readOrNull(file: string): Buffer | null {
-  return existsSync(file) ? readFileSync(file) : null;
 }
 
 /** Files of the earlier format refuse the start; other files named like the store's are told. */

@@ -160,7 +160,7 @@ export class FileStore extends MemoryStore {
     await setImmediate();
     const generation = this.generation + 1;
     const logFrom = this.log.bytes;
-    await replaceFile(this.options.dataFile, snapshotLines(generation, logFrom, held(this)), this.options.fsync !== 'off');
+    await replaceFile(this.options.dataFile, snapshotLines(generation, logFrom, records(held(this))), this.options.fsync !== 'off');
     await this.log.restart(line({ t: 'log', format: FORMAT, generation }), logFrom);
     // Only now: a log that failed to restart still follows the snapshot before, and the next one names its byte.
     this.generation = generation;
@@ -191,10 +191,8 @@ function held(store: FileStore) {
   return [store.allMerchants(), store.allPayments(), [...store.journal.entries()], [...store.deliveries.all()], [...store.idempotency.answered()], [...store.readiness.rows()]] as const;
 }
 
-type Held = ReturnType<typeof held>;
-
 /** The records that rebuild `held`, oldest first per merchant. */
-function* records([merchants, payments, journal, deliveries, keys, seen]: Held): Generator<LogRecord> {
+function* records([merchants, payments, journal, deliveries, keys, seen]: ReturnType<typeof held>): Generator<LogRecord> {
   for (const v of merchants) yield { t: 'merchant', v };
   for (const v of payments) yield { t: 'payment', v };
   for (const [payeeId, v] of journal) yield { t: 'journal', payeeId, v };
@@ -204,10 +202,10 @@ function* records([merchants, payments, journal, deliveries, keys, seen]: Held):
 }
 
 /** The snapshot in chunks of about 1 MB, each made in its own turn: never one string of the whole state. */
-function* snapshotLines(generation: number, logFrom: number, held: Held): Generator<string> {
+function* snapshotLines(generation: number, logFrom: number, records: Iterable<LogRecord>): Generator<string> {
   let chunk = line({ t: 'snapshot', format: FORMAT, generation, logFrom });
   let count = 0;
-  for (const r of records(held)) {
+  for (const r of records) {
     chunk += line(r);
     count++;
     if (chunk.length > 1_000_000) {
