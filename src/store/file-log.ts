@@ -6,7 +6,7 @@
  * leaves it to the OS; a write that returned is in the OS, so a killed process loses nothing.
  */
 import { closeSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
+import { open, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { diskProblem } from './data-dir-probe.js';
 import { StoreUnavailableError } from './unavailable.js';
@@ -128,16 +128,12 @@ export async function replaceFile(file: string, chunks: Iterable<string | Buffer
 /** `file`'s temporary file, written from `chunks`, each in its own event-loop turn so requests are served meanwhile. */
 async function writeTemp(file: string, chunks: Iterable<string | Buffer>, sync: boolean): Promise<string> {
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
-  const handle = await open(temp, 'w');
   try {
-    for (const chunk of chunks) await handle.writeFile(chunk);
-    if (sync) await handle.sync();
+    await writeFile(temp, chunks, { flush: sync });
   } catch (err) {
-    await handle.close();
-    await unlink(temp);
+    await unlink(temp).catch(() => undefined);
     throw err;
   }
-  await handle.close();
   return temp;
 }
 
