@@ -5,36 +5,18 @@
  * merchant's status p99 stays within max(100 ms, 5 x its own quiet p99), measured in the same test.
  * Depth is read before parsing, and hints and suggestions draw on one budget per instance.
  */
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEMO_KEY, DEMO_PAYEE, uniqueRef } from '../helpers.js';
+import { DEMO_KEY } from '../helpers.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
 import { serversPerTest } from '../support/processes.js';
+import { attack, quietAgainstAttacked, send, victimOf } from '../support/victim.js';
 
 const ATTACKERS = 10;
 const ROUNDS = 5;
 const PHASE_MS = 1000;
 const MAX_VICTIM_REQUESTS = 300;
-
-async function send(base: string, method: string, url: string, key: string, body?: string): Promise<{ status: number; json: any }> {
-  const res = await fetch(`${base}${url}`, { method, headers: { 'Service-Api-Key': key, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body });
-  return { status: res.status, json: JSON.parse(await res.text()) };
-}
-
-/** An attacker's create through node:http, its answer drained unread (parsing it here would slow the victim's client). */
-function attack(agent: Agent, base: string, key: string, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const headers = { 'Service-Api-Key': key, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) };
-    const req = request(`${base}/openapi/v1/payments/payment`, { method: 'POST', headers, agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** A create of 64 KiB whose unknown field holds arrays nested as deep as the size allows. */
 function deepCreate(payee: string): string {
@@ -51,13 +33,6 @@ function hintCreate(payee: string, n: number): string {
   return JSON.stringify(body);
 }
 
-function p99(latencies: number[]): number {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!;
-}
-
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
 // Its server runs on the memory store whatever the pass: npm test's PostgreSQL pass need not run it again.
 describe.skipIf(process.env.SANDBOX_TEST_STORE === 'postgres')('ten merchants of one attacker cannot stall another', () => {
   const servers = serversPerTest();
@@ -70,19 +45,7 @@ describe.skipIf(process.env.SANDBOX_TEST_STORE === 'postgres')('ten merchants of
     for (let n = 0; n < ATTACKERS; n++) attackers.push((await send(base, 'POST', '/sandbox/v1/merchants', '', JSON.stringify({ require_signature: true }))).json);
     const bodies = attackers.map((a) => ({ deep: deepCreate(a.payee_id), hints: Array.from({ length: 20 }, (_, n) => hintCreate(a.payee_id, n)) }));
 
-    const created = await send(base, 'POST', '/openapi/v1/payments/payment', DEMO_KEY, JSON.stringify({ payee: DEMO_PAYEE, product_type: 'QR_DYNAMIC', merchant_ref_no: uniqueRef('victim'), amount: 10.5 }));
-    const statusUrl = `/openapi/v1/payments/payment/${created.json.payment_id}`;
-    const victim = async (): Promise<number[]> => {
-      const latencies: number[] = [];
-      const until = performance.now() + PHASE_MS;
-      while (performance.now() < until && latencies.length < MAX_VICTIM_REQUESTS) {
-        const started = performance.now();
-        const answer = await send(base, 'GET', statusUrl, DEMO_KEY);
-        latencies.push(performance.now() - started);
-        expect(answer.status).toBe(200);
-      }
-      return latencies;
-    };
+    const { statusUrl, poll: victim } = await victimOf(base, PHASE_MS, MAX_VICTIM_REQUESTS);
 
     const agent = new Agent({ keepAlive: true });
     const statuses = new Map<number, number>();
@@ -92,7 +55,7 @@ describe.skipIf(process.env.SANDBOX_TEST_STORE === 'postgres')('ten merchants of
       const until = performance.now() + PHASE_MS;
       const attacking = Promise.all(bodies.map(async (mine, a) => {
         for (let n = 0; performance.now() < until; n++) {
-          const status = await attack(agent, base, attackers[a]!.api_key, n % 2 === 0 ? mine.deep : mine.hints[(sent + n) % mine.hints.length]!);
+          const status = await attack(agent, base, 'POST', '/openapi/v1/payments/payment', attackers[a]!.api_key, n % 2 === 0 ? mine.deep : mine.hints[(sent + n) % mine.hints.length]!);
           statuses.set(status, (statuses.get(status) ?? 0) + 1);
           sent++;
         }
@@ -107,20 +70,11 @@ describe.skipIf(process.env.SANDBOX_TEST_STORE === 'postgres')('ten merchants of
     statuses.clear();
     sent = 0;
 
-    const quiet: number[] = [];
-    const loaded: number[] = [];
-    const rounds: string[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      quiet.push(p99(await victim()));
-      loaded.push(p99(await underAttack()));
-      rounds.push(`${quiet[round]!.toFixed(0)}/${loaded[round]!.toFixed(0)}`);
-    }
+    const { quietP99, loadedP99, rounds } = await quietAgainstAttacked(ROUNDS, victim, underAttack);
     agent.destroy();
 
-    const quietP99 = median(quiet);
-    const loadedP99 = median(loaded);
     const bound = Math.max(100, 5 * quietP99);
-    const report = `median of ${ROUNDS} rounds: quiet p99 ${quietP99.toFixed(1)} ms, attacked p99 ${loadedP99.toFixed(1)} ms, bound ${bound.toFixed(1)} ms; rounds (quiet/attacked) ${rounds.join(', ')}; ${ATTACKERS} attackers sent ${sent}: ${JSON.stringify([...statuses])}`;
+    const report = `median of ${ROUNDS} rounds: quiet p99 ${quietP99.toFixed(1)} ms, attacked p99 ${loadedP99.toFixed(1)} ms, bound ${bound.toFixed(1)} ms; rounds (quiet/attacked) ${rounds}; ${ATTACKERS} attackers sent ${sent}: ${JSON.stringify([...statuses])}`;
     console.log(report);
     expect(loadedP99, report).toBeLessThanOrEqual(bound);
     // The attack ran: deep bodies refused (400), hint bodies refused for the sign (401), past a merchant's body bytes 429.

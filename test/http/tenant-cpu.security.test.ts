@@ -6,12 +6,13 @@
  * Before the bounds, one such GET blocked the event loop for 1-1.6 s and a create for 80-130 ms:
  * against that code the median round's victim p99 here was 450-680 ms (quiet 11-23 ms) on each of three tries.
  */
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEMO_KEY, DEMO_PAYEE, uniqueRef } from '../helpers.js';
+import { DEMO_KEY } from '../helpers.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
 import { serversPerTest } from '../support/processes.js';
+import { attack, quietAgainstAttacked, send, victimOf } from '../support/victim.js';
 
 const ROUNDS = 5;
 const PHASE_MS = 800;
@@ -19,35 +20,6 @@ const MAX_VICTIM_REQUESTS = 300;
 /** Two attacker connections at once, as the hostile run that found the stalls: one of long-path GETs, one of hostile creates. */
 const GET_LOOPS = 1;
 const CREATE_LOOPS = 1;
-
-interface Answered {
-  readonly status: number;
-  readonly json: any;
-}
-
-async function send(base: string, method: string, url: string, key: string, body?: string): Promise<Answered> {
-  const res = await fetch(`${base}${url}`, { method, headers: { 'Service-Api-Key': key, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body });
-  const text = await res.text();
-  return { status: res.status, json: JSON.parse(text) };
-}
-
-/**
- * The attacker's request through node:http, its answer drained unread: the client work of the
- * attack (parsing answers of about 70 KB) must not delay the victim's requests in this same process.
- */
-function attack(agent: Agent, base: string, method: string, url: string, key: string, body?: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string | number> = { 'Service-Api-Key': key };
-    if (body) Object.assign(headers, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
-    const req = request(`${base}${url}`, { method, headers, agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 /** A glob of the longest allowed (256 characters) that a path of a's runs almost all the way through, and never matches. */
 const longGlob = (n: number) => `/openapi/v1/*${'a'.repeat(240 - n)}${'b'.repeat(n + 1)}*`.slice(0, 256);
@@ -69,13 +41,6 @@ async function repeatUntil(until: number, loops: number, step: (n: number) => Pr
   return count;
 }
 
-function p99(latencies: number[]): number {
-  const sorted = [...latencies].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!;
-}
-
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-
 // Its server runs on the memory store whatever the pass: npm test's PostgreSQL pass need not run it again.
 describe.skipIf(process.env.SANDBOX_TEST_STORE === 'postgres')('one merchant at the caps cannot stall another', () => {
   const servers = serversPerTest();
@@ -95,20 +60,7 @@ describe.skipIf(process.env.SANDBOX_TEST_STORE === 'postgres')('one merchant at 
     expect(longPath).toHaveLength(2_048);
     const creates = Array.from({ length: 40 }, (_, n) => hostileCreate(attacker.payee_id, n));
 
-    const created = await send(base, 'POST', '/openapi/v1/payments/payment', DEMO_KEY, JSON.stringify({ payee: DEMO_PAYEE, product_type: 'QR_DYNAMIC', merchant_ref_no: uniqueRef('victim'), amount: 10.5 }));
-    const statusUrl = `/openapi/v1/payments/payment/${created.json.payment_id}`;
-    /** The victim polls its payment's status, one request at a time, for one phase. */
-    const victim = async (): Promise<number[]> => {
-      const latencies: number[] = [];
-      const until = performance.now() + PHASE_MS;
-      while (performance.now() < until && latencies.length < MAX_VICTIM_REQUESTS) {
-        const started = performance.now();
-        const answer = await send(base, 'GET', statusUrl, DEMO_KEY);
-        latencies.push(performance.now() - started);
-        expect(answer.status).toBe(200);
-      }
-      return latencies;
-    };
+    const { statusUrl, poll: victim } = await victimOf(base, PHASE_MS, MAX_VICTIM_REQUESTS);
 
     const agent = new Agent({ keepAlive: true });
     const statuses = new Map<number, number>();
@@ -135,22 +87,11 @@ describe.skipIf(process.env.SANDBOX_TEST_STORE === 'postgres')('one merchant at 
     [gets, posts] = [0, 0];
     statuses.clear();
 
-    // Quiet and attacked phases alternate, so a machine whose load drifts weighs on both alike; the
-    // median round is judged, so one round that another process on the machine stalls does not decide.
-    const quiet: number[] = [];
-    const loaded: number[] = [];
-    const rounds: string[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      quiet.push(p99(await victim()));
-      loaded.push(p99(await underAttack()));
-      rounds.push(`${quiet[round]!.toFixed(0)}/${loaded[round]!.toFixed(0)}`);
-    }
+    const { quietP99, loadedP99, rounds } = await quietAgainstAttacked(ROUNDS, victim, underAttack);
     agent.destroy();
 
-    const quietP99 = median(quiet);
-    const loadedP99 = median(loaded);
     const bound = Math.max(5 * quietP99, quietP99 + 50);
-    const report = `median of ${ROUNDS} rounds: quiet p99 ${quietP99.toFixed(1)} ms, under attack p99 ${loadedP99.toFixed(1)} ms, bound ${bound.toFixed(1)} ms; rounds (quiet/attacked p99) ${rounds.join(', ')}; attacker sent ${gets} GETs and ${posts} creates: ${JSON.stringify([...statuses])}`;
+    const report = `median of ${ROUNDS} rounds: quiet p99 ${quietP99.toFixed(1)} ms, under attack p99 ${loadedP99.toFixed(1)} ms, bound ${bound.toFixed(1)} ms; rounds (quiet/attacked p99) ${rounds}; attacker sent ${gets} GETs and ${posts} creates: ${JSON.stringify([...statuses])}`;
     console.log(report);
     expect(loadedP99, report).toBeLessThanOrEqual(bound);
     // The attack really ran: long-path GETs matched against the rules (404), creates refused for the sign (401).

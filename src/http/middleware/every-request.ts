@@ -51,7 +51,7 @@ export function everyRequest(services: Services, isRouted: RouteCheck) {
 /** Completes the record; its journal entry, evidence, metrics and log line read it. */
 async function completeAndRead(c: Context<AppEnv>, services: Services, record: RequestRecord, cut: Cut | undefined, ignored: string | undefined): Promise<void> {
   const answer = completeRecord(c, record, cut);
-  // The journal records what the client gets, which depends on the write waited for.
+  // Only a keyed request is journaled, and only while the journal is on.
   if (answer.keyedBy && services.journal.enabled) await journal(c, record, answer, answer.keyedBy);
   // Envelopes carry both already (sendText); touching c.res.headers would rebuild the light response.
   if (envelopeOf(c) === undefined) noteOnOtherAnswer(c.res, record.id, ignored);
