@@ -7,6 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import type { RunningServer, Sandbox } from '../../src/index.js';
+import { memorySandbox } from '../helpers.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** Screenshots land here; set PAGES_SCREENSHOTS= (empty) to skip them. */
@@ -74,4 +77,30 @@ export async function openDashboard(page: Page, baseUrl: string, key: string): P
   await page.locator('#key-input').fill(key);
   await page.locator('#key-form button[type=submit]').click();
   await page.locator('#app').waitFor();
+}
+
+/** A test file's sandbox (memory store), served on loopback, and one Chromium; every test must leave no console problem. */
+export interface ServedDashboard {
+  readonly sandbox: Sandbox;
+  readonly server: RunningServer;
+  readonly chromium: Chromium;
+}
+
+/** Registers the file's hooks: up before its own beforeAll hooks run, down after its tests. */
+export function servedDashboard(): ServedDashboard {
+  const served = {} as { sandbox: Sandbox; server: RunningServer; chromium: Chromium };
+  beforeAll(async () => {
+    served.sandbox = await memorySandbox();
+    served.server = await served.sandbox.listen(0, '127.0.0.1');
+    served.chromium = await launchChromium();
+  });
+  afterAll(async () => {
+    await served.chromium?.close();
+    await served.server?.close(100);
+    await served.sandbox?.close();
+  });
+  afterEach(() => {
+    expect(served.chromium.problems.splice(0)).toEqual([]);
+  });
+  return served;
 }

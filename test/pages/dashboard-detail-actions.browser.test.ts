@@ -5,34 +5,14 @@
  * A keyboard user keeps their place when a live update brings a new payment or delivery.
  */
 import type { Locator, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer, Sandbox } from '../../src/index.js';
-import { createBody, DEMO_KEY, memorySandbox } from '../helpers.js';
-import type { Chromium } from './chromium.js';
-import { DESKTOP, launchChromium, openDashboard, PHONE } from './chromium.js';
+import { describe, expect, it } from 'vitest';
+import { createBody, DEMO_KEY } from '../helpers.js';
+import { DESKTOP, PHONE, openDashboard, servedDashboard } from './chromium.js';
 
-let sandbox: Sandbox;
-let server: RunningServer;
-let chromium: Chromium;
-
-beforeAll(async () => {
-  sandbox = await memorySandbox();
-  server = await sandbox.listen(0, '127.0.0.1');
-  chromium = await launchChromium();
-});
-
-afterAll(async () => {
-  await chromium?.close();
-  await server?.close(100);
-  await sandbox?.close();
-});
-
-afterEach(() => {
-  expect(chromium.problems.splice(0)).toEqual([]);
-});
+const served = servedDashboard();
 
 async function create(): Promise<string> {
-  const res = await fetch(`${server.url}/openapi/v1/payments/payment`, { method: 'POST', headers: { 'Service-Api-Key': DEMO_KEY, 'Content-Type': 'application/json' }, body: JSON.stringify(createBody({ metadata: { order: 'A-17' } })) });
+  const res = await fetch(`${served.server.url}/openapi/v1/payments/payment`, { method: 'POST', headers: { 'Service-Api-Key': DEMO_KEY, 'Content-Type': 'application/json' }, body: JSON.stringify(createBody({ metadata: { order: 'A-17' } })) });
   expect(res.status).toBe(200);
   return ((await res.json()) as { payment_id: string }).payment_id;
 }
@@ -48,8 +28,8 @@ describe('a payment opened to act on it', () => {
   for (const [name, viewport] of [['phone', PHONE], ['desktop', DESKTOP]] as const) {
     it(`shows its actions, and what one answered, without scrolling on a ${name}`, async () => {
       const id = await create();
-      const page = await chromium.newPage(viewport);
-      await openDashboard(page, server.url, DEMO_KEY);
+      const page = await served.chromium.newPage(viewport);
+      await openDashboard(page, served.server.url, DEMO_KEY);
       await page.locator(`tr[data-payment-id="${id}"] button[data-action="open"]`).click();
       await page.locator('#detail [data-field="payment_id"]').waitFor();
       const pay = page.locator('#detail-actions button[data-action="pay"]');
@@ -65,8 +45,8 @@ describe('a payment opened to act on it', () => {
 describe("a payment's fields on a phone", () => {
   it('give a JSON value the width of the panel, under its name, not a third of it beside', async () => {
     const id = await create();
-    const page = await chromium.newPage(PHONE);
-    await openDashboard(page, server.url, DEMO_KEY);
+    const page = await served.chromium.newPage(PHONE);
+    await openDashboard(page, served.server.url, DEMO_KEY);
     await page.locator(`tr[data-payment-id="${id}"] button[data-action="open"]`).click();
     const payee = page.locator('#detail [data-field="payee"] pre');
     await payee.waitFor();
@@ -84,8 +64,8 @@ describe('a live update of the payments list', () => {
   it('keeps the keyboard focus on the payment it was on when a new payment arrives', async () => {
     await create();
     const focused = await create();
-    const page = await chromium.newPage(DESKTOP);
-    await openDashboard(page, server.url, DEMO_KEY);
+    const page = await served.chromium.newPage(DESKTOP);
+    await openDashboard(page, served.server.url, DEMO_KEY);
     const open = page.locator(`tr[data-payment-id="${focused}"] button[data-action="open"]`);
     await open.focus();
     const arrived = await create();
@@ -101,11 +81,11 @@ describe('a live update of the payments list', () => {
 
 describe('a live update of the deliveries', () => {
   it('keeps the focus on the Resend it was on, and its attempts open, when a new delivery arrives', async () => {
-    const set = await fetch(`${server.url}/sandbox/v1/webhook`, { method: 'PUT', headers: { 'Service-Api-Key': DEMO_KEY, 'Content-Type': 'application/json' }, body: JSON.stringify({ url: 'http://127.0.0.1:9/hooks' }) });
+    const set = await fetch(`${served.server.url}/sandbox/v1/webhook`, { method: 'PUT', headers: { 'Service-Api-Key': DEMO_KEY, 'Content-Type': 'application/json' }, body: JSON.stringify({ url: 'http://127.0.0.1:9/hooks' }) });
     expect(set.status).toBe(200);
     await create();
-    const page = await chromium.newPage(DESKTOP);
-    await openDashboard(page, server.url, DEMO_KEY);
+    const page = await served.chromium.newPage(DESKTOP);
+    await openDashboard(page, served.server.url, DEMO_KEY);
     const first = page.locator('#deliveries li.delivery').first();
     await first.waitFor();
     const id = await first.getAttribute('data-delivery');

@@ -4,46 +4,29 @@
  * (checked before sending, signed when required); merchant text shown as text, never as HTML.
  */
 import type { Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer, Sandbox } from '../../src/index.js';
-import { createBody, DEMO_KEY, memorySandbox } from '../helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createBody, DEMO_KEY } from '../helpers.js';
 import { SIGNED_KEY } from '../support/http.js';
-import type { Chromium } from './chromium.js';
-import { DESKTOP, launchChromium, openDashboard, PHONE, scrollsSideways, shot } from './chromium.js';
+import { DESKTOP, PHONE, openDashboard, scrollsSideways, servedDashboard, shot } from './chromium.js';
 
-let sandbox: Sandbox;
-let server: RunningServer;
-let chromium: Chromium;
+const served = servedDashboard();
 let desk: Page;
 
 const XSS = { note: '<script>window.__pwned = 1</script>', img: '<img src=x onerror="window.__pwned = 1">' };
 
 beforeAll(async () => {
-  sandbox = await memorySandbox();
-  server = await sandbox.listen(0, '127.0.0.1');
-  chromium = await launchChromium();
-  desk = await chromium.newPage(DESKTOP);
-});
-
-afterAll(async () => {
-  await chromium?.close();
-  await server?.close(100);
-  await sandbox?.close();
-});
-
-afterEach(() => {
-  expect(chromium.problems.splice(0)).toEqual([]);
+  desk = await served.chromium.newPage(DESKTOP);
 });
 
 async function create(overrides: Record<string, unknown> = {}, key = DEMO_KEY): Promise<{ payment_id: string; ref: string }> {
   const body = createBody(overrides);
-  const res = await fetch(`${server.url}/openapi/v1/payments/payment`, { method: 'POST', headers: { 'Service-Api-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${served.server.url}/openapi/v1/payments/payment`, { method: 'POST', headers: { 'Service-Api-Key': key, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
   expect(res.status, await res.clone().text()).toBe(200);
   return { payment_id: ((await res.json()) as { payment_id: string }).payment_id, ref: body.merchant_ref_no as string };
 }
 
 async function statusOf(id: string): Promise<string> {
-  const res = await fetch(`${server.url}/openapi/v1/payments/payment/${id}`, { headers: { 'Service-Api-Key': DEMO_KEY } });
+  const res = await fetch(`${served.server.url}/openapi/v1/payments/payment/${id}`, { headers: { 'Service-Api-Key': DEMO_KEY } });
   return ((await res.json()) as { payment_status: string }).payment_status;
 }
 
@@ -53,7 +36,7 @@ const pwned = (page: Page) => page.evaluate(() => (globalThis as unknown as { __
 
 describe('payments: empty, search, filter, pages', () => {
   it('says what to do when there are no payments yet', async () => {
-    await openDashboard(desk, server.url, DEMO_KEY);
+    await openDashboard(desk, served.server.url, DEMO_KEY);
     await expect.poll(() => desk.locator('#payments-body').textContent()).toContain('No payments yet: create one with the form below');
   });
 
@@ -62,7 +45,7 @@ describe('payments: empty, search, filter, pages', () => {
     for (let i = 0; i < 44; i++) made.push((await create({ merchant_ref_no: `order-${String(i).padStart(2, '0')}-x` })).payment_id);
     const alice = await create({ merchant_ref_no: 'basket-alice', payer: 'Alice Searchable' });
     made.push(alice.payment_id);
-    await sandbox.control.pay(DEMO_KEY, made[3]!);
+    await served.sandbox.control.pay(DEMO_KEY, made[3]!);
     const newest = [...made].reverse();
 
     await desk.locator('#refresh').click();
@@ -99,8 +82,8 @@ describe('payments: empty, search, filter, pages', () => {
   });
 
   it('fits a 375 px phone without sideways scrolling', async () => {
-    const phone = await chromium.newPage(PHONE);
-    await openDashboard(phone, server.url, DEMO_KEY);
+    const phone = await served.chromium.newPage(PHONE);
+    await openDashboard(phone, served.server.url, DEMO_KEY);
     await expect.poll(() => rows(phone).count()).toBe(20);
     expect(await scrollsSideways(phone)).toBe(false);
     await shot(phone, 'dashboard-payments', '#payments-panel');
@@ -140,7 +123,7 @@ describe('payment detail', () => {
     await shot(desk, 'dashboard-detail', '#detail-panel');
 
     // Voided behind the page's back: its Void answers the 402 in place and changes nothing.
-    await fetch(`${server.url}/openapi/v1/payments/payment/${p.payment_id}/void`, { method: 'POST', headers: { 'Service-Api-Key': DEMO_KEY, 'Content-Type': 'application/json' }, body: '{"reason":"elsewhere"}' });
+    await fetch(`${served.server.url}/openapi/v1/payments/payment/${p.payment_id}/void`, { method: 'POST', headers: { 'Service-Api-Key': DEMO_KEY, 'Content-Type': 'application/json' }, body: '{"reason":"elsewhere"}' });
     await desk.locator('#detail-actions button[data-action="settle"]').click();
     await desk.locator('#detail-message [data-code="402"]').waitFor();
     expect(await desk.locator('#detail-message').textContent()).toContain('only a paid payment (status A) can be settled');
@@ -149,8 +132,8 @@ describe('payment detail', () => {
   });
 
   it('fits a phone too', async () => {
-    const phone = await chromium.newPage(PHONE);
-    await openDashboard(phone, server.url, DEMO_KEY);
+    const phone = await served.chromium.newPage(PHONE);
+    await openDashboard(phone, served.server.url, DEMO_KEY);
     await phone.locator('#payments-body button[data-action="open"]').first().click();
     await phone.locator('#detail [data-field="payment_id"]').waitFor();
     expect(await scrollsSideways(phone)).toBe(false);
@@ -189,7 +172,7 @@ describe('create a payment from the form', () => {
     await desk.locator('#create-message [data-code="200"]').waitFor();
     const answer = JSON.parse((await desk.locator('#create-answer-body').textContent()) ?? '') as { payment_id: string };
     const curl = (await desk.locator('#create-curl pre').textContent()) ?? '';
-    expect(curl).toContain(`curl -X POST '${server.url}/openapi/v1/payments/payment'`);
+    expect(curl).toContain(`curl -X POST '${served.server.url}/openapi/v1/payments/payment'`);
     expect(curl).toContain('"amount":25.5,"currency_code":"USD","payer":"PAYER_PAYS","metadata":{"cart":"A-17"}');
     expect(curl).toContain('$PAYREQ_SANDBOX_KEY');
     expect(curl).not.toContain(DEMO_KEY);
@@ -201,8 +184,8 @@ describe('create a payment from the form', () => {
   });
 
   it('signs the create when the merchant requires signatures', async () => {
-    const signed = await chromium.newPage(DESKTOP);
-    await openDashboard(signed, server.url, SIGNED_KEY);
+    const signed = await served.chromium.newPage(DESKTOP);
+    await openDashboard(signed, served.server.url, SIGNED_KEY);
     await expect.poll(() => signed.locator('#create-signed').textContent()).toContain('requires signatures');
     await signed.locator('#create-metadata').fill('{"b": 1, "a": "x y"}');
     await signed.locator('#create-form button[type=submit]').click();
@@ -219,7 +202,7 @@ describe('a page whose cursor went stale', () => {
     await expect.poll(() => desk.locator('#payments-older').isDisabled()).toBe(false);
     await desk.locator('#payments-older').click();
     await expect.poll(() => desk.locator('#payments-page').textContent()).toBe('Page 2');
-    await fetch(`${server.url}/sandbox/v1/reset`, { method: 'POST', headers: { 'Service-Api-Key': DEMO_KEY } });
+    await fetch(`${served.server.url}/sandbox/v1/reset`, { method: 'POST', headers: { 'Service-Api-Key': DEMO_KEY } });
     await desk.locator('#refresh').click();
     await expect.poll(() => desk.locator('#payments-message').textContent()).toContain('no longer has');
     expect(await desk.locator('#payments-page').textContent()).toBe('Page 1');
