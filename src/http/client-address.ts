@@ -37,12 +37,16 @@ export function clientAddress(c: Context<AppEnv>, trustProxy: number | boolean):
     const forwarded = forwardedClient(c.req.header('x-forwarded-for'), proxies);
     if (forwarded !== undefined) return forwarded;
   }
-  try {
-    return getConnInfo(c).remote.address ?? 'unknown';
-  } catch {
-    // No socket: an in-process request (sandbox.fetch, app.request).
-    return 'in-process';
-  }
+  // No socket: an in-process request (sandbox.fetch, app.request). Asked first, not caught: an error
+  // thrown and caught per request took a logged in-process status read from 24 to 35 µs of CPU.
+  if (!fromSocket(c)) return 'in-process';
+  return getConnInfo(c).remote.address ?? 'unknown';
+}
+
+/** Whether the Node server handed this request over (`c.env`, where getConnInfo reads its socket). */
+function fromSocket(c: Context<AppEnv>): boolean {
+  const env = c.env as { server?: { incoming?: unknown }; incoming?: unknown } | undefined;
+  return (env?.server ?? env)?.incoming !== undefined;
 }
 
 /**
