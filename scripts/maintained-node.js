@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { stopWhenLauncherEnds } from '../bin/launchers.js';
 
 /** How long a cached LTS is used before the registry is asked whether a newer patch exists. */
 const RECHECK_MS = 24 * 60 * 60 * 1000;
@@ -141,48 +142,6 @@ function globalNpmrc() {
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
-/**
- * Started by npm (npm start, npm test), the command ends when that npm ends, as the server itself
- * does (src/launcher.ts): npm passes SIGTERM to the shell it started us in, which does not pass it
- * on, and a SIGKILL reaches nobody. So we watch our launchers, from the parent up to npm, and pass
- * the command a SIGTERM once one is gone.
- */
-function followLaunchers(child) {
-  if (!process.env.npm_execpath) return;
-  const parent = process.ppid;
-  const launchers = launchersUpToNpm();
-  const timer = setInterval(() => {
-    if (process.ppid === parent && launchers.every(isAlive)) return;
-    clearInterval(timer);
-    child.kill('SIGTERM');
-  }, 250);
-  timer.unref();
-}
-
-/** Pids from the parent up to the nearest npm (Linux's /proc); elsewhere, or with no npm found, the parent alone. */
-function launchersUpToNpm() {
-  const chain = [];
-  for (let pid = process.ppid; pid > 1 && chain.length < 6; ) {
-    chain.push(pid);
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (/^np[mx](\s|\0|$)|np[mx]-cli\.js/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))) return chain;
-      pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    } catch {
-      break;
-    }
-  }
-  return [process.ppid];
-}
-
-function isAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
-  }
-}
 
 /**
  * Runs the command to its end and leaves as it did; signals sent to us go to it. With `bin`, that
@@ -198,7 +157,8 @@ function run(command, args, bin) {
     : spawn(command, args, { stdio: 'inherit', env, shell: process.platform === 'win32' });
   const forward = (signal) => child.kill(signal);
   for (const signal of SIGNALS) process.on(signal, forward);
-  followLaunchers(child);
+  // Started by npm (npm start, npm test), the command ends when that npm ends, as the server does.
+  stopWhenLauncherEnds(() => child.kill('SIGTERM'));
   child.on('error', (error) => {
     console.error(`payreq-sandbox: could not run ${command}: ${error.message}`);
     process.exit(127);

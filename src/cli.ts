@@ -12,7 +12,7 @@ import { isDriverWriteAfterClose } from './store/postgres-connection.js';
 import { pino } from 'pino';
 import type { Logger as PinoLogger } from 'pino';
 import { terminal } from './command-output.js';
-import { stopWhenLauncherEnds } from './launcher.js';
+import { stopWhenLauncherEnds } from '../bin/launchers.js';
 import { environmentHelp } from './serve-environment.js';
 import { unknownCommandText } from './unknown-command.js';
 import { errorFields, loggerOr } from './logger.js';

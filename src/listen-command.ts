@@ -6,7 +6,7 @@
  */
 import { EXIT_CODES } from './cli.js';
 import { terminal } from './command-output.js';
-import { stopWhenLauncherEnds } from './launcher.js';
+import { stopWhenLauncherEnds } from '../bin/launchers.js';
 
 export interface ListenCommandOptions {
   readonly baseUrl: string;

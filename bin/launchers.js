@@ -5,6 +5,8 @@
  * watches its launchers (the processes from its parent up to npm) and stops, as on SIGTERM, once
  * one of them is gone. Started otherwise (node dist/cli.js, nohup, a service manager), it watches
  * nothing: there, outliving the parent may be the point.
+ * Plain ESM with nothing from node_modules: scripts/maintained-node.js runs it on any Node,
+ * before dist/ exists; the server (dist/cli.js) and `listen` use it too.
  */
 import { readFileSync } from 'node:fs';
 
@@ -13,7 +15,7 @@ const CHECK_EVERY_MS = 250;
 const MAX_DEPTH = 6;
 
 /** Calls `stop` once, when a launcher ends; nothing when the process was not started by npm. */
-export function stopWhenLauncherEnds(stop: () => void, env: NodeJS.ProcessEnv = process.env): void {
+export function stopWhenLauncherEnds(stop, env = process.env) {
   if (!env.npm_execpath) return;
   const firstParent = process.ppid;
   const launchers = launchersUpToNpm();
@@ -27,8 +29,8 @@ export function stopWhenLauncherEnds(stop: () => void, env: NodeJS.ProcessEnv = 
 }
 
 /** Pids from the parent up to the nearest npm process (Linux's /proc); elsewhere, or with no npm found, the parent alone. */
-function launchersUpToNpm(): number[] {
-  const chain: number[] = [];
+function launchersUpToNpm() {
+  const chain = [];
   for (let pid = process.ppid, depth = 0; pid > 1 && depth < MAX_DEPTH; depth++) {
     chain.push(pid);
     const proc = processInfo(pid);
@@ -39,7 +41,7 @@ function launchersUpToNpm(): number[] {
   return [process.ppid];
 }
 
-function processInfo(pid: number): { cmdline: string; ppid: number } | undefined {
+function processInfo(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name (in parentheses) may hold spaces: the fields after it are split.
@@ -50,12 +52,12 @@ function processInfo(pid: number): { cmdline: string; ppid: number } | undefined
   }
 }
 
-function isAlive(pid: number): boolean {
+function isAlive(pid) {
   try {
     process.kill(pid, 0);
     return true;
   } catch (err) {
     // EPERM: alive, owned by another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return err.code === 'EPERM';
   }
 }
