@@ -13,6 +13,8 @@ RUN --mount=type=secret,id=npm-ca \
     npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json tsconfig.browser.json ./
 COPY src ./src
+# The server imports bin/launchers.js (typed by its .d.ts) from dist/, so the build needs bin/ too.
+COPY bin ./bin
 RUN npm run build && npm prune --omit=dev --ignore-scripts
 
 # Run: what the published package holds, as the non-root user `node`, data on a volume.
