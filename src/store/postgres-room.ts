@@ -8,6 +8,7 @@ import type postgres from 'postgres';
 import { allowance, fairShare } from './storage-quota.js';
 import type { StorageLimits } from './storage-quota.js';
 import { trimJournal } from './postgres-journal.js';
+import { ROW_BYTES } from './postgres-storage.js';
 import type { PostgresStorage } from './postgres-storage.js';
 import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 
@@ -22,9 +23,9 @@ export function roomTrimSlack(limits: StorageLimits): number {
 /** The parts trimmed, oldest rows first, in this order: the journal first, the deliveries last (they may still be sent). */
 const PARTS = [
   // The journal keeps its newest entry whatever it costs: a merchant always sees its last request.
-  { table: 'payreq_journal', key: 'id', order: 'entry_id', bytes: 'coalesce(bytes, octet_length(entry))', keep: 1 },
-  { table: 'payreq_readiness', key: 'id', order: 'id', bytes: 'coalesce(bytes, octet_length(entry))', keep: 0 },
-  { table: 'payreq_deliveries', key: 'id', order: 'seq', bytes: 'octet_length(doc) + octet_length(attempts::text)', keep: 0 },
+  { table: 'payreq_journal', key: 'id', order: 'entry_id', bytes: ROW_BYTES.journal, keep: 1 },
+  { table: 'payreq_readiness', key: 'id', order: 'id', bytes: ROW_BYTES.readiness, keep: 0 },
+  { table: 'payreq_deliveries', key: 'id', order: 'seq', bytes: ROW_BYTES.deliveries, keep: 0 },
 ] as const;
 
 /** How much sooner than the budget the background trims take the sandbox as full: a share of the budget. */
@@ -69,7 +70,8 @@ export class PostgresRoom {
     const { gone, left } = await trimJournalTo(sql, payeeId, allowed - under);
     let freed = gone;
     for (const part of PARTS.slice(1)) {
-      const over = (freed === gone ? left : (await this.storage.paymentBytes(payeeId)) + (await this.storage.partsBytes(payeeId))) - allowed;
+      // What is left is known exactly: the journal trim's count less what each part gave back since (a cached sum may be seconds old).
+      const over = left - (freed - gone) - allowed;
       if (over <= 0) break;
       freed += await deleteOldest(sql, part, payeeId, over);
     }
@@ -87,9 +89,9 @@ export class PostgresRoom {
     const over = await sql<{ payee_id: string; bytes: string }[]>`
       SELECT payee_id, sum(b)::bigint AS bytes FROM (
         SELECT payee_id, payment_bytes AS b FROM payreq_storage
-        UNION ALL SELECT payee_id, coalesce(bytes, octet_length(entry)) FROM payreq_journal
-        UNION ALL SELECT payee_id, coalesce(bytes, octet_length(entry)) FROM payreq_readiness
-        UNION ALL SELECT payee_id, octet_length(doc) + octet_length(attempts::text) FROM payreq_deliveries) held
+        UNION ALL SELECT payee_id, ${sql.unsafe(ROW_BYTES.journal)} FROM payreq_journal
+        UNION ALL SELECT payee_id, ${sql.unsafe(ROW_BYTES.readiness)} FROM payreq_readiness
+        UNION ALL SELECT payee_id, ${sql.unsafe(ROW_BYTES.deliveries)} FROM payreq_deliveries) held
       GROUP BY payee_id HAVING sum(b) > ${share} ORDER BY sum(b) DESC LIMIT 64`;
     for (const row of over) {
       let excess = Number(row.bytes) - share;
@@ -114,15 +116,15 @@ async function trimJournalTo(sql: postgres.Sql, payeeId: string, allowed: number
     WITH other AS (
       SELECT coalesce((SELECT payment_bytes FROM payreq_storage WHERE payee_id = ${payeeId}), 0)
         + (SELECT coalesce(sum(bytes), 0) FROM payreq_answers WHERE payee_id = ${payeeId})
-        + (SELECT coalesce(sum(octet_length(doc) + octet_length(attempts::text)), 0) FROM payreq_deliveries WHERE payee_id = ${payeeId})
-        + (SELECT coalesce(sum(octet_length(key) + octet_length(fingerprint) + coalesce(octet_length(body), 0)), 0) FROM payreq_idempotency WHERE payee_id = ${payeeId})
-        + (SELECT coalesce(sum(coalesce(bytes, octet_length(entry))), 0) FROM payreq_readiness WHERE payee_id = ${payeeId}) AS bytes
+        + (SELECT coalesce(sum(${sql.unsafe(ROW_BYTES.deliveries)}), 0) FROM payreq_deliveries WHERE payee_id = ${payeeId})
+        + (SELECT coalesce(sum(${sql.unsafe(ROW_BYTES.idempotency)}), 0) FROM payreq_idempotency WHERE payee_id = ${payeeId})
+        + (SELECT coalesce(sum(${sql.unsafe(ROW_BYTES.readiness)}), 0) FROM payreq_readiness WHERE payee_id = ${payeeId}) AS bytes
     ), newest AS (
-      SELECT id, coalesce(bytes, octet_length(entry)) AS b, sum(coalesce(bytes, octet_length(entry))) OVER (ORDER BY entry_id DESC) AS upto
+      SELECT id, ${sql.unsafe(ROW_BYTES.journal)} AS b, sum(${sql.unsafe(ROW_BYTES.journal)}) OVER (ORDER BY entry_id DESC) AS upto
         FROM payreq_journal WHERE payee_id = ${payeeId}
     ), gone AS (
       DELETE FROM payreq_journal WHERE payee_id = ${payeeId} AND id IN (SELECT id FROM newest, other WHERE newest.upto > ${allowed}::bigint - other.bytes AND newest.upto > newest.b)
-      RETURNING coalesce(bytes, octet_length(entry)) AS b
+      RETURNING ${sql.unsafe(ROW_BYTES.journal)} AS b
     )
     SELECT (SELECT coalesce(sum(b), 0) FROM gone)::bigint AS gone,
            ((SELECT bytes FROM other) + (SELECT coalesce(sum(b), 0) FROM newest) - (SELECT coalesce(sum(b), 0) FROM gone))::bigint AS left`;

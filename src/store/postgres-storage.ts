@@ -8,6 +8,17 @@
 import type postgres from 'postgres';
 import type { Run, Sql } from './postgres-connection.js';
 
+/**
+ * What a row of each table counts toward the quota, in SQL (storage-quota.ts's rule): the sums here
+ * and the trims (postgres-room.ts) read the same, so a trim stops where the quota counts.
+ */
+export const ROW_BYTES = {
+  journal: 'coalesce(bytes, octet_length(entry))',
+  readiness: 'coalesce(bytes, octet_length(entry))',
+  deliveries: 'coalesce(bytes, octet_length(doc) + octet_length(attempts::text))',
+  idempotency: 'octet_length(key) + octet_length(fingerprint) + coalesce(octet_length(body), 0)',
+} as const;
+
 /** How long a sum of a merchant's other records, or of the sandbox's records, serves. */
 export const USAGE_TTL_MS = 5_000;
 
@@ -16,11 +27,12 @@ export const USAGE_TTL_MS = 5_000;
  * tables hold them, of the rows `mine` selects: journal, evidence and delivery rows carry what they count (a row an earlier version wrote: its text).
  */
 export function partsBytesOf(sql: Sql, mine: postgres.Fragment): postgres.Fragment {
-  return sql`((SELECT coalesce(sum(coalesce(bytes, octet_length(entry))), 0) FROM payreq_journal ${mine})
+  const sum = (bytes: string) => sql.unsafe(`coalesce(sum(${bytes}), 0)`);
+  return sql`((SELECT ${sum(ROW_BYTES.journal)} FROM payreq_journal ${mine})
           + (SELECT coalesce(sum(bytes), 0) FROM payreq_answers ${mine})
-          + (SELECT coalesce(sum(coalesce(bytes, octet_length(doc) + octet_length(attempts::text))), 0) FROM payreq_deliveries ${mine})
-          + (SELECT coalesce(sum(octet_length(key) + octet_length(fingerprint) + coalesce(octet_length(body), 0)), 0) FROM payreq_idempotency ${mine})
-          + (SELECT coalesce(sum(coalesce(bytes, octet_length(entry))), 0) FROM payreq_readiness ${mine}))::bigint`;
+          + (SELECT ${sum(ROW_BYTES.deliveries)} FROM payreq_deliveries ${mine})
+          + (SELECT ${sum(ROW_BYTES.idempotency)} FROM payreq_idempotency ${mine})
+          + (SELECT ${sum(ROW_BYTES.readiness)} FROM payreq_readiness ${mine}))::bigint`;
 }
 
 function partsSum(sql: Sql, payeeId: string | null) {
