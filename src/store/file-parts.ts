@@ -1,9 +1,9 @@
 /**
  * The file store's journal, deliveries, idempotency keys and readiness evidence: the memory
  * store's, each change also a line of the log. A change someone is answered about is written
- * first (`write`: a failed write changes nothing); a record of what already happened (an
- * entry, an attempt, a key's answer) is kept whatever the disk says (`record`: a failed write is
- * said, and only a restart loses it).
+ * first (`write`: a failed write changes nothing); a record of what already happened (an entry,
+ * an attempt, evidence) is kept whatever the disk says, written at the end of the turn (`record`:
+ * a failed write is said, and only a restart loses it).
  */
 import type { AttemptOutcome, Delivery, DeliveryAttempt } from './delivery-log.js';
 import { MemoryDeliveryLog } from './delivery-log.js';
@@ -15,7 +15,7 @@ import type { NewJournalEntry } from './journal-log.js';
 import { MemoryReadinessLog } from './readiness-log.js';
 import type { SeenRequest } from '../domain/readiness.js';
 
-/** The store's log: `write` throws when the write fails; `record` (what already happened) says so instead. */
+/** The store's log: `write` throws when the write fails; `record` (what already happened) says so instead, at the turn's end. */
 type LogLines = Pick<FileStore, 'write' | 'record'>;
 
 export class FileJournalLog extends MemoryJournalLog {
@@ -27,9 +27,9 @@ export class FileJournalLog extends MemoryJournalLog {
   override async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
     const kept = this.keep(payeeId, entry);
     const { answerRef, responseBody } = kept.entry;
-    const written = this.log.record({ t: 'journal', payeeId, v: kept.carriesAnswer ? kept.entry : withoutAnswer(kept.entry) });
     // A lost line takes the text with it: the next entry that refers to it carries it again.
-    if (!written && kept.carriesAnswer && answerRef !== undefined && responseBody !== null) this.unwritten(payeeId, answerRef, responseBody);
+    const lost = kept.carriesAnswer && answerRef !== undefined && responseBody !== null ? () => this.unwritten(payeeId, answerRef, responseBody) : undefined;
+    this.log.record({ t: 'journal', payeeId, v: kept.carriesAnswer ? kept.entry : withoutAnswer(kept.entry) }, lost);
   }
 
   override async clear(payeeId: string): Promise<number> {
@@ -80,7 +80,11 @@ export class FileIdempotencyKeys extends MemoryIdempotencyKeys {
 
   override async finish(payeeId: string, key: string, code: number, body: string): Promise<void> {
     const answered = this.answer(payeeId, key, code, body);
-    if (answered) this.log.record({ t: 'key', payeeId, v: answered });
+    try {
+      if (answered) this.log.write({ t: 'key', payeeId, v: answered });
+    } catch {
+      // Kept in memory whatever the disk says: only a restart loses it (write said so).
+    }
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { setImmediate } from 'node:timers/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { errorFields, loggerOr } from '../logger.js';
 import type { Logger } from '../logger.js';
 import { DataDirProbe, diskProblem } from './data-dir-probe.js';
@@ -55,6 +55,8 @@ export class FileStore extends MemoryStore {
   /** After a snapshot failed: none before the log holds this many bytes. */
   private nextSnapshotAt: number;
   private closed = false;
+  /** This turn's records (record), each with what to do if its line is lost. */
+  private later: [string, (() => void) | undefined][] = [];
 
   constructor(private readonly options: FileStoreOptions) {
     super(options.limits);
@@ -105,6 +107,7 @@ export class FileStore extends MemoryStore {
     this.closed = true;
     try {
       await this.snapshotting?.catch(() => undefined);
+      this.writeLater();
       if (this.log.isOpen) await this.writeSnapshot();
     } catch (err) {
       this.logger.warn({ file: this.options.dataFile, ...errorFields(err) }, 'store close: no snapshot written (the log keeps every change)');
@@ -114,13 +117,41 @@ export class FileStore extends MemoryStore {
     }
   }
 
-  /** Appends the records in one write, or throws StoreUnavailableError having written nothing. */
+  /** Appends the records in one write, after the turn's records, or throws StoreUnavailableError having written nothing. */
   override write(...records: LogRecord[]): void {
+    if (!this.replaying) this.append(this.later.map(([text]) => text).join('') + records.map((r) => line(r)).join(''), true);
+  }
+
+  /**
+   * A record of what already happened (a journal entry, evidence, an attempt): written with the
+   * turn's other records at its end, or before the next change, never waited for (SPEC 20).
+   * A lost line is said, and `lost` is called.
+   */
+  record(r: LogRecord, lost?: () => void): void {
     if (this.replaying) return;
-    const failing = this.log.failure !== undefined;
+    if (this.later.length === 0) setImmediate(() => this.writeLater());
+    this.later.push([line(r), lost]);
+  }
+
+  private writeLater(): void {
+    if (this.later.length === 0) return;
+    const lost = this.later;
     try {
-      this.log.append(records.map((r) => line(r)).join(''));
+      this.append(lost.map(([text]) => text).join(''), false);
+    } catch {
+      for (const [, then] of lost) then?.();
+    }
+  }
+
+  /** With `change`, a failure throws and keeps the turn's records for the next try; without, they go. */
+  private append(text: string, change: boolean): void {
+    const failing = this.log.failure !== undefined;
+    const records = this.later;
+    this.later = [];
+    try {
+      this.log.append(text);
     } catch (err) {
+      if (change) this.later = records;
       // Said once when writes start failing and once when they land again, not per request.
       if (!failing) this.logger.error({ file: this.log.file, ...errorFields(err) }, 'store write failed: changes are refused (503) until the data directory takes writes again');
       throw err;
@@ -132,16 +163,6 @@ export class FileStore extends MemoryStore {
         this.nextSnapshotAt = this.log.bytes + this.snapshotAfter;
         this.logger.error({ file: this.options.dataFile, ...errorFields(err) }, 'store snapshot failed (the log keeps every change)');
       });
-    }
-  }
-
-  /** A record of what already happened: false when it could not be written (write said so), never a throw. */
-  record(r: LogRecord): boolean {
-    try {
-      this.write(r);
-      return true;
-    } catch {
-      return false;
     }
   }
 
@@ -157,7 +178,9 @@ export class FileStore extends MemoryStore {
 
   private async snapshot(): Promise<void> {
     // Taken in a turn of its own: a change made over several awaits (a reset) is whole in memory by then.
-    await setImmediate();
+    await nextTurn();
+    // The turn's records go first: the snapshot holds them, so the log must too before its byte is named.
+    this.writeLater();
     const generation = this.generation + 1;
     const logFrom = this.log.bytes;
     await replaceFile(this.options.dataFile, snapshotLines(generation, logFrom, records(held(this))), this.options.fsync !== 'off');

@@ -77,6 +77,35 @@ describe('a failed log write', () => {
     expect((await again.payment(DEMO_PAYEE, numbered(0).id))?.payer?.id).toBe('bob');
   });
 
+  it("writes a turn's records (journal entries) in one write at its end, or before the turn's next change; a lost line is said and its answer text rides the next entry", async () => {
+    const dataFile = path.join(dir, 'records.json');
+    const store = new FileStore({ dataFile });
+    await store.open();
+    const text = '{"code":200,"status":"P"}';
+    const read = (i: number) => ({ at: i, method: 'GET', path: '/openapi/v1/payments/payment/p1', alias: false, status: 200, code: 200, requestBody: null, responseBody: text, answerRef: 'p1:1', latencyMs: 1, fault: null, warnings: [], requestId: `req-${i}` });
+    const logLines = () => readFileSync(`${dataFile}.log`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { t: string; v: { requestId?: string; responseBody?: string | null } });
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+
+    await store.journal.append(DEMO_PAYEE, read(1));
+    await store.journal.append(DEMO_PAYEE, read(2));
+    expect(logLines().filter((l) => l.t === 'journal')).toEqual([]);
+    await store.saveMerchant(merchant('A'));
+    // The change carries the turn's records before it, in one write.
+    expect(logLines().slice(-3).map((l) => l.t)).toEqual(['journal', 'journal', 'merchant']);
+
+    // The line of the entry that carries the text is lost: the next entry that refers to it carries it again.
+    await store.journal.append(DEMO_PAYEE, read(3));
+    await store.journal.append(DEMO_PAYEE, read(4));
+    failNext.armed = true;
+    await turn();
+    expect(logLines().filter((l) => l.t === 'journal').map((l) => l.v.requestId)).toEqual(['req-1', 'req-2']);
+    await store.journal.append(DEMO_PAYEE, read(5));
+    await turn();
+    const again = new FileStore({ dataFile });
+    await again.open();
+    expect((await again.journal.list(DEMO_PAYEE, { limit: 10 })).map((e) => [e.requestId, e.responseBody])).toEqual([['req-5', text], ['req-2', text], ['req-1', text]]);
+  });
+
   it('over HTTP: the create answers 503 in the envelope, nothing kept, said once in the log without a stack; the next create works', async () => {
     const captured = capturedLog();
     const httpFile = path.join(dir, 'http.json');

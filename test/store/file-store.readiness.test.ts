@@ -36,8 +36,10 @@ async function opened(dataFile: string): Promise<FileStore> {
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-/** As after kill -9: nothing to stop, every change is in the log already (a second store in this process then reads the files as a restart would). */
-async function crash(_store: FileStore): Promise<void> {}
+/** As after kill -9 once the turn ended: nothing to stop, the turn's records are in the log (a second store in this process then reads the files as a restart would). */
+async function crash(_store: FileStore): Promise<void> {
+  await turn();
+}
 const refs = async (store: FileStore, payeeId = M) => (await store.readiness.list(payeeId)).map((e) => e.ref);
 
 describe('FileStore: the readiness evidence survives a restart, bounded', () => {
