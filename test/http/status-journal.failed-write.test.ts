@@ -24,14 +24,18 @@ describe('a status text whose first journal line was lost to a failed write', ()
     const { payment_id: id } = await createPayment(sandbox);
     const status = `/openapi/v1/payments/payment/${id}`;
 
-    // The read's first write is its journal line (written after the answer is known), which fails.
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    await turn();
+    // The read's first write is its journal line (written at the end of its turn), which fails.
     failNext.armed = true;
     const first = await call(sandbox, 'GET', status, { headers: { 'Request-Id': 'read-1' } });
     expectEnvelope(first, 200);
+    await turn();
     expect(failNext.armed).toBe(false);
 
     const second = await call(sandbox, 'GET', status, { headers: { 'Request-Id': 'read-2' } });
     expect(second.text).toBe(first.text);
+    await turn();
 
     // A crash: a second store reads the files while the first was never stopped.
     const again = await createSandbox(options);
