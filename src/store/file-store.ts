@@ -119,7 +119,7 @@ export class FileStore extends MemoryStore {
 
   /** Appends the records in one write, after the turn's records, or throws StoreUnavailableError having written nothing. */
   override write(...records: LogRecord[]): void {
-    if (!this.replaying) this.append(this.later.map(([text]) => text).join('') + records.map((r) => line(r)).join(''), true);
+    if (!this.replaying) this.append(records.map((r) => line(r)).join(''));
   }
 
   /**
@@ -135,27 +135,24 @@ export class FileStore extends MemoryStore {
 
   private writeLater(): void {
     if (this.later.length === 0) return;
-    const lost = this.later;
     try {
-      this.append(lost.map(([text]) => text).join(''), false);
+      this.append('');
     } catch {
-      for (const [, then] of lost) then?.();
+      for (const [, lost] of this.later.splice(0)) lost?.();
     }
   }
 
-  /** With `change`, a failure throws and keeps the turn's records for the next try; without, they go. */
-  private append(text: string, change: boolean): void {
+  /** The turn's records, then `text`: a failure throws and keeps the turn's records for the next try (at the latest, the turn's end). */
+  private append(text: string): void {
     const failing = this.log.failure !== undefined;
-    const records = this.later;
-    this.later = [];
     try {
-      this.log.append(text);
+      this.log.append(this.later.map(([record]) => record).join('') + text);
     } catch (err) {
-      if (change) this.later = records;
       // Said once when writes start failing and once when they land again, not per request.
       if (!failing) this.logger.error({ file: this.log.file, ...errorFields(err) }, 'store write failed: changes are refused (503) until the data directory takes writes again');
       throw err;
     }
+    this.later = [];
     if (failing) this.logger.info({ file: this.log.file }, 'store writes land again');
     if (this.log.bytes >= this.nextSnapshotAt && !this.snapshotting) {
       this.writeSnapshot().catch((err: unknown) => {
