@@ -5,21 +5,21 @@
  * and line, unless `repair` drops it. Files of the earlier format refuse the start, naming the
  * one-off conversion command.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.js';
 import { FORMAT, jsonObject, parseRecord } from './file-records.js';
 import type { LogRecord } from './file-records.js';
 
-/** What the start read: the snapshot's generation, where appends go on (null: the log must start afresh), what repair dropped. */
-type Started = { generation: number; logBytes: number | null; dropped: readonly string[]; damagedFiles: readonly string[] };
+/** What the start read: the snapshot's generation, and where appends go on (null: the log must start afresh, after a repair too). */
+type Started = { generation: number; logBytes: number | null };
 
 const CONVERT_SCRIPT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../scripts/convert-data.js');
 
 class Damage {
   readonly dropped: string[] = [];
-  readonly files = new Set<string>();
+  private readonly files = new Set<string>();
   constructor(private readonly repair: boolean) {}
 
   found(file: string, place: string, problem: string): void {
@@ -28,6 +28,14 @@ class Damage {
     }
     this.dropped.push(`${place} ${problem}`);
     if (existsSync(file)) this.files.add(file);
+  }
+
+  /** Said once the files are read, with copies of the damaged files as they were, before the new snapshot replaces them. */
+  report(dataFile: string, logger: Logger): void {
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const copies = [...this.files].map((file) => `${file}.damaged-${stamp}`);
+    [...this.files].forEach((file, i) => copyFileSync(file, copies[i]!));
+    logger.warn({ file: dataFile, dropped: this.dropped, copies }, 'store started with --repair: it dropped the lines that could not be read, kept copies of the damaged files, and wrote what was read as a new snapshot');
   }
 }
 
@@ -42,7 +50,8 @@ export function readStore(dataFile: string, logFile: string, repair: boolean, lo
   const generation = read?.generation ?? null;
   if (log === null) damage.found(logFile, logFile, `is missing, but the snapshot ${dataFile} is there: every change since that snapshot is gone`);
   const logBytes = log && replayLog(logFile, log, generation, read?.logFrom, damage, logger, apply);
-  return { generation: generation ?? 0, logBytes: damage.dropped.length > 0 ? null : logBytes, dropped: damage.dropped, damagedFiles: [...damage.files] };
+  if (damage.dropped.length > 0) damage.report(dataFile, logger);
+  return { generation: generation ?? 0, logBytes: damage.dropped.length > 0 ? null : logBytes };
 }
 
 /** The lines of a file (the last one without its newline, if cut), and where the whole lines end. */
@@ -82,7 +91,6 @@ function replayLog(file: string, bytes: Buffer, generation: number | null, logFr
   const follows = headerOf(lines[0], 'log')?.generation;
   // Stopped before the log restarted: null, and the start writes a snapshot (which restarts it).
   const before = generation !== null && follows === generation - 1;
-  if (before && logFrom === undefined) return null;
   // Without a snapshot (a repair goes on without it), the log is read whatever it follows.
   if (!before && (follows === undefined || (generation !== null && follows !== generation))) {
     damage.found(file, `${file} line 1`, follows !== undefined ? `goes on from snapshot ${follows}, but the snapshot is ${generation}` : 'is not the header of a payreq-sandbox/2 log');

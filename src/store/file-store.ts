@@ -4,7 +4,7 @@
  * write that fails throws StoreUnavailableError (503) before memory changes. Once the log is long,
  * and at a stop, the state is written as the snapshot; a start reads snapshot then log (file-start.ts).
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { errorFields, loggerOr } from '../logger.js';
@@ -41,7 +41,6 @@ export class FileStore extends MemoryStore {
   override readonly deliveries = new FileDeliveryLog(this);
   override readonly idempotency = new FileIdempotencyKeys(this);
   override readonly readiness = new FileReadinessLog(this);
-  repaired: readonly string[] = [];
   snapshots = 0;
   /** The snapshot being written, if one is (tests and close wait for it). */
   snapshotting: Promise<void> | null = null;
@@ -76,14 +75,6 @@ export class FileStore extends MemoryStore {
     const started = readStore(dataFile, this.log.file, this.options.repair === true, this.logger, (r) => this.apply(r));
     this.replaying = false;
     this.generation = started?.generation ?? 0;
-    if (started && started.dropped.length > 0) {
-      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      // Copies of the files as they were, before the new snapshot replaces them.
-      const copies = started.damagedFiles.map((file) => `${file}.damaged-${stamp}`);
-      started.damagedFiles.forEach((file, i) => copyFileSync(file, copies[i]!));
-      this.repaired = started.dropped;
-      this.logger.warn({ file: dataFile, dropped: started.dropped, copies }, 'store started with --repair: it dropped the lines that could not be read, kept copies of the damaged files, and wrote what was read as a new snapshot');
-    }
     if (started && started.logBytes !== null) this.log.open(started.logBytes);
     else await this.writeSnapshot();
   }
