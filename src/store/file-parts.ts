@@ -96,6 +96,6 @@ export class FileReadinessLog extends MemoryReadinessLog {
   /** A polling loop's newest read only replaces the last of its run: the next snapshot holds it, and a run's first read is always written. */
   override async add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void> {
     const { id, replaced } = this.keep(payeeId, seen, repeat);
-    if (replaced === null) this.log.record({ t: 'seen', payeeId, id, v: seen, replaced });
+    if (replaced === null) this.log.record({ t: 'seen', payeeId, id, v: seen });
   }
 }

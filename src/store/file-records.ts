@@ -23,8 +23,8 @@ export type LogRecord =
   /** A delivery as it now is: added, or replaced by id (an attempt, a resend). */
   | { readonly t: 'delivery'; readonly v: Delivery }
   | { readonly t: 'key'; readonly payeeId: string; readonly v: AnsweredKey }
-  /** Readiness evidence; `replaced`: the id of the entry of the same polling run it replaces. */
-  | { readonly t: 'seen'; readonly payeeId: string; readonly id: number; readonly v: SeenRequest; readonly replaced: number | null };
+  /** Readiness evidence: a polling run's first read (the next snapshot holds its newest). */
+  | { readonly t: 'seen'; readonly payeeId: string; readonly id: number; readonly v: SeenRequest };
 
 /**
  * Besides records: the first line of both files (the log goes on from the snapshot of its

@@ -98,7 +98,6 @@ export class FileStore extends MemoryStore {
     this.closed = true;
     try {
       await this.snapshotting?.catch(() => undefined);
-      this.writeLater();
       if (this.log.isOpen) await this.writeSnapshot();
     } catch (err) {
       this.logger.warn({ file: this.options.dataFile, ...errorFields(err) }, 'store close: no snapshot written (the log keeps every change)');
@@ -191,7 +190,7 @@ export class FileStore extends MemoryStore {
       case 'journal': return this.journal.restore(r.payeeId, r.v);
       case 'delivery': return this.deliveries.put(r.v);
       case 'key': return this.idempotency.restore(r.payeeId, r.v);
-      case 'seen': return this.readiness.restore(r, r.replaced);
+      case 'seen': return this.readiness.restore(r);
       case 'journal-clear': return void this.journal.clear(r.payeeId);
     }
   }
@@ -209,7 +208,7 @@ function* records([merchants, payments, journal, deliveries, keys, seen]: Return
   for (const [payeeId, v] of journal) yield { t: 'journal', payeeId, v };
   for (const v of deliveries) yield { t: 'delivery', v };
   for (const [payeeId, v] of keys) yield { t: 'key', payeeId, v };
-  for (const { payeeId, id, v } of seen) yield { t: 'seen', payeeId, id, v, replaced: null };
+  for (const { payeeId, id, v } of seen) yield { t: 'seen', payeeId, id, v };
 }
 
 /** The snapshot in chunks of about 1 MB, each made in its own turn: never one string of the whole state. */
