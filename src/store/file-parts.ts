@@ -15,7 +15,6 @@ import type { NewJournalEntry } from './journal-log.js';
 import { MemoryReadinessLog } from './readiness-log.js';
 import type { SeenRequest } from '../domain/readiness.js';
 
-/** The store's log: `write` throws when the write fails; `record` (what already happened) says so instead, at the turn's end. */
 type LogLines = Pick<FileStore, 'write' | 'record'>;
 
 export class FileJournalLog extends MemoryJournalLog {

@@ -2,6 +2,8 @@
  * The lines of the file store (file-store.ts): one JSON object a line, in the log and in the
  * snapshot alike. The snapshot is the state written out as the records that rebuild it, between
  * a header line and an end line; the log starts with a header line and holds one change a line.
+ * A header names its generation (the log goes on from the snapshot of its generation; the snapshot
+ * names the byte of the previous log it was taken at); the end line counts the records, so a cut is told.
  */
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
@@ -26,15 +28,8 @@ export type LogRecord =
   /** Readiness evidence: a polling run's first read (the next snapshot holds its newest). */
   | { readonly t: 'seen'; readonly payeeId: string; readonly id: number; readonly v: SeenRequest };
 
-/**
- * Besides records: the first line of both files (the log goes on from the snapshot of its
- * generation; the snapshot names the byte of the previous log it was taken at), and the
- * snapshot's last (how many records it holds, so a cut is told).
- */
-type Frame =
-  | { readonly t: 'snapshot'; readonly format: string; readonly generation: number; readonly logFrom?: number }
-  | { readonly t: 'log'; readonly format: string; readonly generation: number }
-  | { readonly t: 'end'; readonly records: number };
+/** Besides records: a file's header line and the snapshot's end line (above). */
+type Frame = { t: 'snapshot' | 'log'; format: string; generation: number; logFrom?: number } | { t: 'end'; records: number };
 
 export function line(record: LogRecord | Frame): string {
   return `${JSON.stringify(record)}\n`;

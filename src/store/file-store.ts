@@ -112,11 +112,7 @@ export class FileStore extends MemoryStore {
     if (!this.replaying) this.append(records.map((r) => line(r)).join(''));
   }
 
-  /**
-   * A record of what already happened (a journal entry, evidence, an attempt): written with the
-   * turn's other records at its end, or before the next change, never waited for (SPEC 20).
-   * A lost line is said, and `lost` is called.
-   */
+  /** What already happened (a journal entry, evidence, an attempt): written at the turn's end or before its next change, never waited for. */
   record(r: LogRecord, lost?: () => void): void {
     if (this.replaying) return;
     if (this.later.length === 0) setImmediate(() => this.writeLater());
@@ -153,11 +149,7 @@ export class FileStore extends MemoryStore {
     }
   }
 
-  /**
-   * The state as the next generation's snapshot, written over later event-loop turns; then the log
-   * starts afresh with what was appended meanwhile. The snapshot names the log byte it was taken
-   * at, so a start before the log restarted applies nothing twice (file-start.ts).
-   */
+  /** The state as the next generation's snapshot, written over later turns, then the log starts afresh with what was appended meanwhile. */
   writeSnapshot(): Promise<void> {
     this.snapshotting ??= this.snapshot().finally(() => (this.snapshotting = null));
     return this.snapshotting;
@@ -169,6 +161,7 @@ export class FileStore extends MemoryStore {
     // The turn's records go first: the snapshot holds them, so the log must too before its byte is named.
     this.writeLater();
     const generation = this.generation + 1;
+    // Named in the snapshot: a start before the log restarted skips the lines the snapshot holds (file-start.ts).
     const logFrom = this.log.bytes;
     await replaceFile(this.options.dataFile, snapshotLines(generation, logFrom, records(held(this))), this.options.fsync !== 'off');
     await this.log.restart(line({ t: 'log', format: FORMAT, generation }), logFrom);
