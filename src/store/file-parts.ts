@@ -5,13 +5,11 @@
  * an attempt, evidence) is kept whatever the disk says, written at the end of the turn (`record`:
  * a failed write is said, and only a restart loses it).
  */
-import type { AttemptOutcome, Delivery, DeliveryAttempt } from './delivery-log.js';
-import { MemoryDeliveryLog } from './delivery-log.js';
+import { MemoryDeliveryLog, type AttemptOutcome, type Delivery, type DeliveryAttempt } from './delivery-log.js';
 import { deliveryRecords } from './file-records.js';
 import type { FileStore } from './file-store.js';
 import { MemoryIdempotencyKeys } from './idempotency-keys.js';
-import { MemoryJournalLog, withoutAnswer } from './journal-log.js';
-import type { NewJournalEntry } from './journal-log.js';
+import { MemoryJournalLog, withoutAnswer, type NewJournalEntry } from './journal-log.js';
 import { MemoryReadinessLog } from './readiness-log.js';
 import type { SeenRequest } from '../domain/readiness.js';
 

@@ -9,8 +9,7 @@ import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.js';
-import { FORMAT, jsonObject, parseRecord } from './file-records.js';
-import type { LogRecord } from './file-records.js';
+import { FORMAT, jsonObject, parseRecord, type LogRecord } from './file-records.js';
 
 /** What the start read: the snapshot's generation, and where appends go on (null: the log must start afresh, after a repair too). */
 type Started = { generation: number; logBytes: number | null };

@@ -7,14 +7,11 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { errorFields, loggerOr } from '../logger.js';
-import type { Logger } from '../logger.js';
+import { errorFields, loggerOr, type Logger } from '../logger.js';
 import { DataDirProbe, diskProblem } from './data-dir-probe.js';
-import { AppendLog, DEFAULT_SNAPSHOT_AFTER_BYTES, replaceFile } from './file-log.js';
-import type { FsyncPolicy } from './file-log.js';
+import { AppendLog, DEFAULT_SNAPSHOT_AFTER_BYTES, replaceFile, type FsyncPolicy } from './file-log.js';
 import { FileDeliveryLog, FileIdempotencyKeys, FileJournalLog, FileReadinessLog } from './file-parts.js';
-import { FORMAT, line } from './file-records.js';
-import type { LogRecord } from './file-records.js';
+import { FORMAT, line, type LogRecord } from './file-records.js';
 import { readStore } from './file-start.js';
 import { MemoryStore } from './memory-store.js';
 import type { StorageLimits } from './storage-quota.js';
@@ -49,7 +46,7 @@ export class FileStore extends MemoryStore {
   private readonly logger: Logger;
   private readonly snapshotAfter: number;
   private generation = 0;
-  /** While the files are read at start, replayed changes write nothing. */
+  /** While the files are read at start, replayed changes (a reset's journal clear) write nothing. */
   private replaying = false;
   /** After a snapshot failed: none before the log holds this many bytes. */
   private nextSnapshotAt: number;
@@ -114,7 +111,6 @@ export class FileStore extends MemoryStore {
 
   /** What already happened (a journal entry, evidence, an attempt): written at the turn's end or before its next change, never waited for. */
   record(r: LogRecord, lost?: () => void): void {
-    if (this.replaying) return;
     if (this.later.length === 0) setImmediate(() => this.writeLater());
     this.later.push([line(r), lost]);
   }
