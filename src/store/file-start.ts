@@ -18,7 +18,9 @@ const CONVERT_SCRIPT = path.resolve(path.dirname(fileURLToPath(import.meta.url))
 
 class Damage {
   readonly dropped: string[] = [];
-  private readonly files = new Set<string>();
+  /** Each damaged file and the copy of it kept as it was, before the new snapshot replaces it. */
+  private readonly copies = new Map<string, string>();
+  private readonly stamp = new Date().toISOString().replace(/[:.]/g, '-');
   constructor(private readonly repair: boolean) {}
 
   found(file: string, place: string, problem: string): void {
@@ -26,15 +28,13 @@ class Damage {
       throw new Error(`${place} ${problem}. The store is damaged: restore ${file} from a copy, or start with --repair to go on with every whole line that can be read (it says what it drops and keeps a copy of each damaged file).`);
     }
     this.dropped.push(`${place} ${problem}`);
-    if (existsSync(file)) this.files.add(file);
+    if (existsSync(file)) this.copies.set(file, `${file}.damaged-${this.stamp}`);
   }
 
-  /** Said once the files are read, with copies of the damaged files as they were, before the new snapshot replaces them. */
+  /** Said once the files are read. */
   report(dataFile: string, logger: Logger): void {
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-    const copies = [...this.files].map((file) => `${file}.damaged-${stamp}`);
-    [...this.files].forEach((file, i) => copyFileSync(file, copies[i]!));
-    logger.warn({ file: dataFile, dropped: this.dropped, copies }, 'store started with --repair: it dropped the lines that could not be read, kept copies of the damaged files, and wrote what was read as a new snapshot');
+    for (const [file, copy] of this.copies) copyFileSync(file, copy);
+    logger.warn({ file: dataFile, dropped: this.dropped, copies: [...this.copies.values()] }, 'store started with --repair: it dropped the lines that could not be read, kept copies of the damaged files, and wrote what was read as a new snapshot');
   }
 }
 
@@ -111,7 +111,7 @@ function checkNeighbours(dataFile: string, logFile: string, logger: Logger): voi
   const dir = path.dirname(dataFile);
   const base = path.basename(dataFile);
   const ours = new Set([path.basename(logFile), `${base}.healthz-probe`]);
-  for (const name of existsSync(dir) ? readdirSync(dir) : []) {
+  for (const name of readdirSync(dir)) {
     if (!name.startsWith(`${base}.`) || ours.has(name) || name.includes('.damaged-') || name.startsWith(`${base}.before-conversion`)) continue;
     if (/\.(wal\.\d+|wal-end|idempotency|readiness)/.test(name.slice(base.length))) throw earlierFormat(dataFile);
     logger.warn({ file: path.join(dir, name) }, 'a file beside the store that is not one of its files: the store neither reads nor changes it');

@@ -89,19 +89,14 @@ export class FileStore extends MemoryStore {
     return this.probe.runs;
   }
 
-  /** A stop writes a snapshot (a short log for the next start); if that fails, the log still holds every change. */
+  /** A stop writes a snapshot (a short log for the next start); if that fails (said), the log still holds every change. */
   override async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    try {
-      await this.snapshotting?.catch(() => undefined);
-      if (this.log.isOpen) await this.writeSnapshot();
-    } catch (err) {
-      this.logger.warn({ file: this.options.dataFile, ...errorFields(err) }, 'store close: no snapshot written (the log keeps every change)');
-    } finally {
-      this.log.close();
-      await super.close();
-    }
+    await this.snapshotting?.catch(() => undefined);
+    if (this.log.isOpen) await this.writeSnapshot().catch(() => undefined);
+    this.log.close();
+    await super.close();
   }
 
   /** Appends the records in one write, after the turn's records, or throws StoreUnavailableError having written nothing. */
@@ -136,13 +131,7 @@ export class FileStore extends MemoryStore {
     }
     this.later = [];
     if (failing) this.logger.info({ file: this.log.file }, 'store writes land again');
-    if (this.log.bytes >= this.nextSnapshotAt && !this.snapshotting) {
-      this.writeSnapshot().catch((err: unknown) => {
-        // The log keeps every change; the next try waits until it has grown as much again.
-        this.nextSnapshotAt = this.log.bytes + this.snapshotAfter;
-        this.logger.error({ file: this.options.dataFile, ...errorFields(err) }, 'store snapshot failed (the log keeps every change)');
-      });
-    }
+    if (this.log.bytes >= this.nextSnapshotAt && !this.snapshotting) this.writeSnapshot().catch(() => undefined);
   }
 
   /** The state as the next generation's snapshot, written over later turns, then the log starts afresh with what was appended meanwhile. */
@@ -159,8 +148,15 @@ export class FileStore extends MemoryStore {
     const generation = this.generation + 1;
     // Named in the snapshot: a start before the log restarted skips the lines the snapshot holds (file-start.ts).
     const logFrom = this.log.bytes;
-    await replaceFile(this.options.dataFile, snapshotLines(generation, logFrom, records(held(this))), this.options.fsync !== 'off');
-    await this.log.restart(line({ t: 'log', format: FORMAT, generation }), logFrom);
+    try {
+      await replaceFile(this.options.dataFile, snapshotLines(generation, logFrom, records(held(this))), this.options.fsync !== 'off');
+      await this.log.restart(line({ t: 'log', format: FORMAT, generation }), logFrom);
+    } catch (err) {
+      // The log keeps every change; the next try waits until it has grown as much again.
+      this.nextSnapshotAt = this.log.bytes + this.snapshotAfter;
+      this.logger.error({ file: this.options.dataFile, ...errorFields(err) }, 'store snapshot failed (the log keeps every change)');
+      throw err;
+    }
     // Only now: a log that failed to restart still follows the snapshot before, and the next one names its byte.
     this.generation = generation;
     this.nextSnapshotAt = this.snapshotAfter;
