@@ -28,7 +28,6 @@ export type LogRecord =
   /** Readiness evidence: a polling run's first read (the next snapshot holds its newest). */
   | { readonly t: 'seen'; readonly payeeId: string; readonly id: number; readonly v: SeenRequest };
 
-/** Besides records: a file's header line and the snapshot's end line (above). */
 type Frame = { t: 'snapshot' | 'log'; format: string; generation: number; logFrom?: number } | { t: 'end'; records: number };
 
 export function line(record: LogRecord | Frame): string {
@@ -57,11 +56,10 @@ const NEEDS: Record<LogRecord['t'], readonly string[]> = {
 export function parseRecord(text: string): LogRecord | string {
   const r = jsonObject(text);
   if (typeof r === 'string') return r;
-  const t = (r as { t?: unknown }).t;
-  const needs = typeof t === 'string' && Object.hasOwn(NEEDS, t) ? NEEDS[t as LogRecord['t']] : undefined;
-  if (!needs) return `has type t=${JSON.stringify(t) ?? 'missing'}, none of ${Object.keys(NEEDS).join(', ')}`;
+  const needs = typeof r.t === 'string' && Object.hasOwn(NEEDS, r.t) ? NEEDS[r.t as LogRecord['t']] : undefined;
+  if (!needs) return `has type t=${JSON.stringify(r.t) ?? 'missing'}, none of ${Object.keys(NEEDS).join(', ')}`;
   const missing = needs.find((path) => typeof path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | null)?.[k], r) !== 'string');
-  return missing ? `is a ${t} record without its ${missing}` : (r as LogRecord);
+  return missing ? `is a ${String(r.t)} record without its ${missing}` : (r as LogRecord);
 }
 
 /** The JSON object a line holds, or what it is instead. */

@@ -11,14 +11,10 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.js';
 import { FORMAT, jsonObject, parseRecord, type LogRecord } from './file-records.js';
 
-/** What the start read: the snapshot's generation, and where appends go on (null: the log must start afresh, after a repair too). */
-type Started = { generation: number; logBytes: number | null };
-
 const CONVERT_SCRIPT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../scripts/convert-data.js');
 
 class Damage {
   readonly dropped: string[] = [];
-  /** Each damaged file and the copy of it kept as it was, before the new snapshot replaces it. */
   private readonly copies = new Map<string, string>();
   private readonly stamp = new Date().toISOString().replace(/[:.]/g, '-');
   constructor(private readonly repair: boolean) {}
@@ -31,14 +27,15 @@ class Damage {
     if (existsSync(file)) this.copies.set(file, `${file}.damaged-${this.stamp}`);
   }
 
-  /** Said once the files are read. */
+  /** Said once the files are read, each damaged file copied as it was, before the new snapshot replaces it. */
   report(dataFile: string, logger: Logger): void {
     for (const [file, copy] of this.copies) copyFileSync(file, copy);
     logger.warn({ file: dataFile, dropped: this.dropped, copies: [...this.copies.values()] }, 'store started with --repair: it dropped the lines that could not be read, kept copies of the damaged files, and wrote what was read as a new snapshot');
   }
 }
 
-export function readStore(dataFile: string, logFile: string, repair: boolean, logger: Logger, apply: (r: LogRecord) => void): Started | null {
+/** The snapshot's generation and where appends go on (null: the log must start afresh, after a repair too); null when there are no files. */
+export function readStore(dataFile: string, logFile: string, repair: boolean, logger: Logger, apply: (r: LogRecord) => void) {
   checkNeighbours(dataFile, logFile, logger);
   const snapshot = existsSync(dataFile) ? readFileSync(dataFile) : null;
   const log = existsSync(logFile) ? readFileSync(logFile) : null;

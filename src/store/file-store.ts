@@ -18,9 +18,7 @@ import type { StorageLimits } from './storage-quota.js';
 
 export interface FileStoreOptions {
   readonly dataFile: string;
-  /** A snapshot is written once the log holds this many bytes (default 64 MiB). */
   readonly snapshotAfterBytes?: number;
-  /** SANDBOX_FSYNC (file-log.ts); default `second`. */
   readonly fsync?: FsyncPolicy;
   /** Milliseconds, pacing the health probe; tests move it by hand. */
   readonly clock?: () => number;
@@ -99,7 +97,6 @@ export class FileStore extends MemoryStore {
     await super.close();
   }
 
-  /** Appends the records in one write, after the turn's records, or throws StoreUnavailableError having written nothing. */
   override write(...records: LogRecord[]): void {
     if (!this.replaying) this.append(records.map((r) => line(r)).join(''));
   }
