@@ -40,7 +40,7 @@ export class FileStore extends MemoryStore {
   /** The snapshot being written, if one is (tests and close wait for it). */
   snapshotting: Promise<void> | null = null;
   private readonly log: AppendLog;
-  private readonly probe: DataDirProbe;
+  readonly probe: DataDirProbe;
   private readonly logger: Logger;
   private readonly snapshotAfter: number;
   private generation = 0;
@@ -81,10 +81,6 @@ export class FileStore extends MemoryStore {
     if (probe.problem !== undefined) throw new Error(probe.problem);
     const failed = this.log.failure;
     if (failed && failed.at >= probe.started) throw new Error(`the last write of a change failed: ${diskProblem(failed.err, this.options.dataFile)}`);
-  }
-
-  get probes(): number {
-    return this.probe.runs;
   }
 
   /** A stop writes a snapshot (a short log for the next start); if that fails (said), the log still holds every change. */
