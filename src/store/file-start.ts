@@ -34,12 +34,12 @@ class Damage {
   }
 }
 
-/** The snapshot's generation and where appends go on (null: the log must start afresh, after a repair too); null when there are no files. */
+/** The snapshot's generation and where appends go on (null: the log must start afresh, as with no files and after a repair). */
 export function readStore(dataFile: string, logFile: string, repair: boolean, logger: Logger, apply: (r: LogRecord) => void) {
   checkNeighbours(dataFile, logFile, logger);
   const snapshot = existsSync(dataFile) ? readFileSync(dataFile) : null;
   const log = existsSync(logFile) ? readFileSync(logFile) : null;
-  if (snapshot === null && log === null) return null;
+  if (snapshot === null && log === null) return { generation: 0, logBytes: null };
   const damage = new Damage(repair);
   if (snapshot === null) damage.found(dataFile, dataFile, `is missing, but its log ${logFile} is there: the state the log goes on from is gone`);
   const read = snapshot && readSnapshot(dataFile, snapshot, damage, apply);

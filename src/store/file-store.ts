@@ -69,8 +69,8 @@ export class FileStore extends MemoryStore {
     this.replaying = true;
     const started = readStore(dataFile, this.log.file, this.options.repair === true, this.logger, (r) => this.apply(r));
     this.replaying = false;
-    this.generation = started?.generation ?? 0;
-    if (started && started.logBytes !== null) this.log.open(started.logBytes);
+    this.generation = started.generation;
+    if (started.logBytes !== null) this.log.open(started.logBytes);
     else await this.writeSnapshot();
   }
 
