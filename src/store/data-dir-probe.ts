@@ -60,6 +60,5 @@ export function diskProblem(err: unknown, dataFile: string): string {
   const cannot = `no change can be written to ${dataFile}`;
   const said = typeof code === 'string' && Object.hasOwn(SAID, code) ? SAID[code] : undefined;
   if (said) return `the data directory ${dir} ${said.replace('%s', cannot)}`;
-  const message = (err as { message?: unknown } | null)?.message;
-  return `the data directory ${dir} cannot be written (${typeof code === 'string' ? code : typeof message === 'string' ? message : String(err)}): ${cannot}`;
+  return `the data directory ${dir} cannot be written (${typeof code === 'string' ? code : err instanceof Error ? err.message : String(err)}): ${cannot}`;
 }

@@ -84,10 +84,7 @@ export class AppendLog {
     this.fd = null;
   }
 
-  /**
-   * Starts the log afresh with `header` and what was appended from byte `from` on (the snapshot
-   * holds what came before), atomically: the old log stays whole until the rename.
-   */
+  /** Starts the log afresh with `header` and what came from byte `from` on (the snapshot holds the rest); the old log stays whole until the rename. */
   async restart(header: string, from: number): Promise<void> {
     const copied = this.bytes;
     const temp = await writeTemp(this.file, [Buffer.concat([Buffer.from(header), this.read(from, copied)])], this.fsync !== 'off');
@@ -113,11 +110,7 @@ export class AppendLog {
   }
 }
 
-/**
- * Writes `file` whole from `chunks` through a temporary file beside it, renamed over it once
- * whole (with `sync`, flushed first, and the rename with its directory): a crash leaves the old
- * file or the new one.
- */
+/** `file` written through a temporary file renamed over it (with `sync`, flushed first, and the rename with its directory): a crash leaves old or new. */
 export async function replaceFile(file: string, chunks: Iterable<string | Buffer>, sync: boolean): Promise<void> {
   await rename(await writeTemp(file, chunks, sync), file);
   if (!sync) return;

@@ -5,17 +5,14 @@
  * an attempt, evidence) is kept whatever the disk says, written at the end of the turn (`record`:
  * a failed write is said, and only a restart loses it).
  */
-import type { AttemptOutcome, Delivery, DeliveryAttempt } from './delivery-log.js';
-import { MemoryDeliveryLog } from './delivery-log.js';
+import { MemoryDeliveryLog, type AttemptOutcome, type Delivery, type DeliveryAttempt } from './delivery-log.js';
 import { deliveryRecords } from './file-records.js';
 import type { FileStore } from './file-store.js';
 import { MemoryIdempotencyKeys } from './idempotency-keys.js';
-import { MemoryJournalLog, withoutAnswer } from './journal-log.js';
-import type { NewJournalEntry } from './journal-log.js';
+import { MemoryJournalLog, withoutAnswer, type NewJournalEntry } from './journal-log.js';
 import { MemoryReadinessLog } from './readiness-log.js';
 import type { SeenRequest } from '../domain/readiness.js';
 
-/** The store's log: `write` throws when the write fails; `record` (what already happened) says so instead, at the turn's end. */
 type LogLines = Pick<FileStore, 'write' | 'record'>;
 
 export class FileJournalLog extends MemoryJournalLog {
@@ -96,6 +93,6 @@ export class FileReadinessLog extends MemoryReadinessLog {
   /** A polling loop's newest read only replaces the last of its run: the next snapshot holds it, and a run's first read is always written. */
   override async add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void> {
     const { id, replaced } = this.keep(payeeId, seen, repeat);
-    if (replaced === null) this.log.record({ t: 'seen', payeeId, id, v: seen, replaced });
+    if (replaced === null) this.log.record({ t: 'seen', payeeId, id, v: seen });
   }
 }

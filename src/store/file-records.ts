@@ -2,6 +2,8 @@
  * The lines of the file store (file-store.ts): one JSON object a line, in the log and in the
  * snapshot alike. The snapshot is the state written out as the records that rebuild it, between
  * a header line and an end line; the log starts with a header line and holds one change a line.
+ * A header names its generation (the log goes on from the snapshot of its generation; the snapshot
+ * names the byte of the previous log it was taken at); the end line counts the records, so a cut is told.
  */
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
@@ -23,18 +25,10 @@ export type LogRecord =
   /** A delivery as it now is: added, or replaced by id (an attempt, a resend). */
   | { readonly t: 'delivery'; readonly v: Delivery }
   | { readonly t: 'key'; readonly payeeId: string; readonly v: AnsweredKey }
-  /** Readiness evidence; `replaced`: the id of the entry of the same polling run it replaces. */
-  | { readonly t: 'seen'; readonly payeeId: string; readonly id: number; readonly v: SeenRequest; readonly replaced: number | null };
+  /** Readiness evidence: a polling run's first read (the next snapshot holds its newest). */
+  | { readonly t: 'seen'; readonly payeeId: string; readonly id: number; readonly v: SeenRequest };
 
-/**
- * Besides records: the first line of both files (the log goes on from the snapshot of its
- * generation; the snapshot names the byte of the previous log it was taken at), and the
- * snapshot's last (how many records it holds, so a cut is told).
- */
-type Frame =
-  | { readonly t: 'snapshot'; readonly format: string; readonly generation: number; readonly logFrom?: number }
-  | { readonly t: 'log'; readonly format: string; readonly generation: number }
-  | { readonly t: 'end'; readonly records: number };
+type Frame = { t: 'snapshot' | 'log'; format: string; generation: number; logFrom?: number } | { t: 'end'; records: number };
 
 export function line(record: LogRecord | Frame): string {
   return `${JSON.stringify(record)}\n`;
@@ -62,11 +56,10 @@ const NEEDS: Record<LogRecord['t'], readonly string[]> = {
 export function parseRecord(text: string): LogRecord | string {
   const r = jsonObject(text);
   if (typeof r === 'string') return r;
-  const t = (r as { t?: unknown }).t;
-  const needs = typeof t === 'string' && Object.hasOwn(NEEDS, t) ? NEEDS[t as LogRecord['t']] : undefined;
-  if (!needs) return `has type t=${JSON.stringify(t) ?? 'missing'}, none of ${Object.keys(NEEDS).join(', ')}`;
+  const needs = typeof r.t === 'string' && Object.hasOwn(NEEDS, r.t) ? NEEDS[r.t as LogRecord['t']] : undefined;
+  if (!needs) return `has type t=${JSON.stringify(r.t) ?? 'missing'}, none of ${Object.keys(NEEDS).join(', ')}`;
   const missing = needs.find((path) => typeof path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | null)?.[k], r) !== 'string');
-  return missing ? `is a ${t} record without its ${missing}` : (r as LogRecord);
+  return missing ? `is a ${String(r.t)} record without its ${missing}` : (r as LogRecord);
 }
 
 /** The JSON object a line holds, or what it is instead. */

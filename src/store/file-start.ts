@@ -5,21 +5,18 @@
  * and line, unless `repair` drops it. Files of the earlier format refuse the start, naming the
  * one-off conversion command.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../logger.js';
-import { FORMAT, jsonObject, parseRecord } from './file-records.js';
-import type { LogRecord } from './file-records.js';
-
-/** What the start read: the snapshot's generation, where appends go on (null: the log must start afresh), what repair dropped. */
-type Started = { generation: number; logBytes: number | null; dropped: readonly string[]; damagedFiles: readonly string[] };
+import { FORMAT, jsonObject, parseRecord, type LogRecord } from './file-records.js';
 
 const CONVERT_SCRIPT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../scripts/convert-data.js');
 
 class Damage {
   readonly dropped: string[] = [];
-  readonly files = new Set<string>();
+  private readonly copies = new Map<string, string>();
+  private readonly stamp = new Date().toISOString().replace(/[:.]/g, '-');
   constructor(private readonly repair: boolean) {}
 
   found(file: string, place: string, problem: string): void {
@@ -27,22 +24,30 @@ class Damage {
       throw new Error(`${place} ${problem}. The store is damaged: restore ${file} from a copy, or start with --repair to go on with every whole line that can be read (it says what it drops and keeps a copy of each damaged file).`);
     }
     this.dropped.push(`${place} ${problem}`);
-    if (existsSync(file)) this.files.add(file);
+    if (existsSync(file)) this.copies.set(file, `${file}.damaged-${this.stamp}`);
+  }
+
+  /** Said once the files are read, each damaged file copied as it was, before the new snapshot replaces it. */
+  report(dataFile: string, logger: Logger): void {
+    for (const [file, copy] of this.copies) copyFileSync(file, copy);
+    logger.warn({ file: dataFile, dropped: this.dropped, copies: [...this.copies.values()] }, 'store started with --repair: it dropped the lines that could not be read, kept copies of the damaged files, and wrote what was read as a new snapshot');
   }
 }
 
-export function readStore(dataFile: string, logFile: string, repair: boolean, logger: Logger, apply: (r: LogRecord) => void): Started | null {
+/** The snapshot's generation and where appends go on (null: the log must start afresh, as with no files and after a repair). */
+export function readStore(dataFile: string, logFile: string, repair: boolean, logger: Logger, apply: (r: LogRecord) => void) {
   checkNeighbours(dataFile, logFile, logger);
   const snapshot = existsSync(dataFile) ? readFileSync(dataFile) : null;
   const log = existsSync(logFile) ? readFileSync(logFile) : null;
-  if (snapshot === null && log === null) return null;
+  if (snapshot === null && log === null) return { generation: 0, logBytes: null };
   const damage = new Damage(repair);
   if (snapshot === null) damage.found(dataFile, dataFile, `is missing, but its log ${logFile} is there: the state the log goes on from is gone`);
   const read = snapshot && readSnapshot(dataFile, snapshot, damage, apply);
   const generation = read?.generation ?? null;
   if (log === null) damage.found(logFile, logFile, `is missing, but the snapshot ${dataFile} is there: every change since that snapshot is gone`);
   const logBytes = log && replayLog(logFile, log, generation, read?.logFrom, damage, logger, apply);
-  return { generation: generation ?? 0, logBytes: damage.dropped.length > 0 ? null : logBytes, dropped: damage.dropped, damagedFiles: [...damage.files] };
+  if (damage.dropped.length > 0) damage.report(dataFile, logger);
+  return { generation: generation ?? 0, logBytes: damage.dropped.length > 0 ? null : logBytes };
 }
 
 /** The lines of a file (the last one without its newline, if cut), and where the whole lines end. */
@@ -82,7 +87,6 @@ function replayLog(file: string, bytes: Buffer, generation: number | null, logFr
   const follows = headerOf(lines[0], 'log')?.generation;
   // Stopped before the log restarted: null, and the start writes a snapshot (which restarts it).
   const before = generation !== null && follows === generation - 1;
-  if (before && logFrom === undefined) return null;
   // Without a snapshot (a repair goes on without it), the log is read whatever it follows.
   if (!before && (follows === undefined || (generation !== null && follows !== generation))) {
     damage.found(file, `${file} line 1`, follows !== undefined ? `goes on from snapshot ${follows}, but the snapshot is ${generation}` : 'is not the header of a payreq-sandbox/2 log');
@@ -104,7 +108,7 @@ function checkNeighbours(dataFile: string, logFile: string, logger: Logger): voi
   const dir = path.dirname(dataFile);
   const base = path.basename(dataFile);
   const ours = new Set([path.basename(logFile), `${base}.healthz-probe`]);
-  for (const name of existsSync(dir) ? readdirSync(dir) : []) {
+  for (const name of readdirSync(dir)) {
     if (!name.startsWith(`${base}.`) || ours.has(name) || name.includes('.damaged-') || name.startsWith(`${base}.before-conversion`)) continue;
     if (/\.(wal\.\d+|wal-end|idempotency|readiness)/.test(name.slice(base.length))) throw earlierFormat(dataFile);
     logger.warn({ file: path.join(dir, name) }, 'a file beside the store that is not one of its files: the store neither reads nor changes it');

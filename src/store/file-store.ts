@@ -4,26 +4,21 @@
  * write that fails throws StoreUnavailableError (503) before memory changes. Once the log is long,
  * and at a stop, the state is written as the snapshot; a start reads snapshot then log (file-start.ts).
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { errorFields, loggerOr } from '../logger.js';
-import type { Logger } from '../logger.js';
+import { errorFields, loggerOr, type Logger } from '../logger.js';
 import { DataDirProbe, diskProblem } from './data-dir-probe.js';
-import { AppendLog, DEFAULT_SNAPSHOT_AFTER_BYTES, replaceFile } from './file-log.js';
-import type { FsyncPolicy } from './file-log.js';
+import { AppendLog, DEFAULT_SNAPSHOT_AFTER_BYTES, replaceFile, type FsyncPolicy } from './file-log.js';
 import { FileDeliveryLog, FileIdempotencyKeys, FileJournalLog, FileReadinessLog } from './file-parts.js';
-import { FORMAT, line } from './file-records.js';
-import type { LogRecord } from './file-records.js';
+import { FORMAT, line, type LogRecord } from './file-records.js';
 import { readStore } from './file-start.js';
 import { MemoryStore } from './memory-store.js';
 import type { StorageLimits } from './storage-quota.js';
 
 export interface FileStoreOptions {
   readonly dataFile: string;
-  /** A snapshot is written once the log holds this many bytes (default 64 MiB). */
   readonly snapshotAfterBytes?: number;
-  /** SANDBOX_FSYNC (file-log.ts); default `second`. */
   readonly fsync?: FsyncPolicy;
   /** Milliseconds, pacing the health probe; tests move it by hand. */
   readonly clock?: () => number;
@@ -41,16 +36,15 @@ export class FileStore extends MemoryStore {
   override readonly deliveries = new FileDeliveryLog(this);
   override readonly idempotency = new FileIdempotencyKeys(this);
   override readonly readiness = new FileReadinessLog(this);
-  repaired: readonly string[] = [];
   snapshots = 0;
   /** The snapshot being written, if one is (tests and close wait for it). */
   snapshotting: Promise<void> | null = null;
   private readonly log: AppendLog;
-  private readonly probe: DataDirProbe;
+  readonly probe: DataDirProbe;
   private readonly logger: Logger;
   private readonly snapshotAfter: number;
   private generation = 0;
-  /** While the files are read at start, replayed changes write nothing. */
+  /** While the files are read at start, replayed changes (a reset's journal clear) write nothing. */
   private replaying = false;
   /** After a snapshot failed: none before the log holds this many bytes. */
   private nextSnapshotAt: number;
@@ -75,16 +69,8 @@ export class FileStore extends MemoryStore {
     this.replaying = true;
     const started = readStore(dataFile, this.log.file, this.options.repair === true, this.logger, (r) => this.apply(r));
     this.replaying = false;
-    this.generation = started?.generation ?? 0;
-    if (started && started.dropped.length > 0) {
-      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-      // Copies of the files as they were, before the new snapshot replaces them.
-      const copies = started.damagedFiles.map((file) => `${file}.damaged-${stamp}`);
-      started.damagedFiles.forEach((file, i) => copyFileSync(file, copies[i]!));
-      this.repaired = started.dropped;
-      this.logger.warn({ file: dataFile, dropped: started.dropped, copies }, 'store started with --repair: it dropped the lines that could not be read, kept copies of the damaged files, and wrote what was read as a new snapshot');
-    }
-    if (started && started.logBytes !== null) this.log.open(started.logBytes);
+    this.generation = started.generation;
+    if (started.logBytes !== null) this.log.open(started.logBytes);
     else await this.writeSnapshot();
   }
 
@@ -97,80 +83,51 @@ export class FileStore extends MemoryStore {
     if (failed && failed.at >= probe.started) throw new Error(`the last write of a change failed: ${diskProblem(failed.err, this.options.dataFile)}`);
   }
 
-  get probes(): number {
-    return this.probe.runs;
-  }
-
-  /** A stop writes a snapshot (a short log for the next start); if that fails, the log still holds every change. */
+  /** A stop writes a snapshot (a short log for the next start); if that fails (said), the log still holds every change. */
   override async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    try {
-      await this.snapshotting?.catch(() => undefined);
-      this.writeLater();
-      if (this.log.isOpen) await this.writeSnapshot();
-    } catch (err) {
-      this.logger.warn({ file: this.options.dataFile, ...errorFields(err) }, 'store close: no snapshot written (the log keeps every change)');
-    } finally {
-      this.log.close();
-      await super.close();
-    }
+    await this.snapshotting?.catch(() => undefined);
+    if (this.log.isOpen) await this.writeSnapshot().catch(() => undefined);
+    this.log.close();
+    await super.close();
   }
 
-  /** Appends the records in one write, after the turn's records, or throws StoreUnavailableError having written nothing. */
   override write(...records: LogRecord[]): void {
-    if (!this.replaying) this.append(this.later.map(([text]) => text).join('') + records.map((r) => line(r)).join(''), true);
+    if (!this.replaying) this.append(records.map((r) => line(r)).join(''));
   }
 
-  /**
-   * A record of what already happened (a journal entry, evidence, an attempt): written with the
-   * turn's other records at its end, or before the next change, never waited for (SPEC 20).
-   * A lost line is said, and `lost` is called.
-   */
+  /** What already happened (a journal entry, evidence, an attempt): written at the turn's end or before its next change, never waited for. */
   record(r: LogRecord, lost?: () => void): void {
-    if (this.replaying) return;
     if (this.later.length === 0) setImmediate(() => this.writeLater());
     this.later.push([line(r), lost]);
   }
 
   private writeLater(): void {
     if (this.later.length === 0) return;
-    const lost = this.later;
     try {
-      this.append(lost.map(([text]) => text).join(''), false);
+      this.append('');
     } catch {
-      for (const [, then] of lost) then?.();
+      for (const [, lost] of this.later.splice(0)) lost?.();
     }
   }
 
-  /** With `change`, a failure throws and keeps the turn's records for the next try; without, they go. */
-  private append(text: string, change: boolean): void {
+  /** The turn's records, then `text`: a failure throws and keeps the turn's records for the next try (at the latest, the turn's end). */
+  private append(text: string): void {
     const failing = this.log.failure !== undefined;
-    const records = this.later;
-    this.later = [];
     try {
-      this.log.append(text);
+      this.log.append(this.later.map(([record]) => record).join('') + text);
     } catch (err) {
-      if (change) this.later = records;
       // Said once when writes start failing and once when they land again, not per request.
       if (!failing) this.logger.error({ file: this.log.file, ...errorFields(err) }, 'store write failed: changes are refused (503) until the data directory takes writes again');
       throw err;
     }
+    this.later = [];
     if (failing) this.logger.info({ file: this.log.file }, 'store writes land again');
-    if (this.log.bytes >= this.nextSnapshotAt && !this.snapshotting) {
-      this.writeSnapshot().catch((err: unknown) => {
-        // The log keeps every change; the next try waits until it has grown as much again.
-        this.nextSnapshotAt = this.log.bytes + this.snapshotAfter;
-        this.logger.error({ file: this.options.dataFile, ...errorFields(err) }, 'store snapshot failed (the log keeps every change)');
-      });
-    }
+    if (this.log.bytes >= this.nextSnapshotAt && !this.snapshotting) this.writeSnapshot().catch(() => undefined);
   }
 
-  /**
-   * The state as the next generation's snapshot, written over later event-loop turns; then the log
-   * starts afresh with what was appended meanwhile. The snapshot names the log byte it was taken
-   * at, so a start before the log restarted applies nothing twice (file-start.ts).
-   */
+  /** The state as the next generation's snapshot, written over later turns, then the log starts afresh with what was appended meanwhile. */
   writeSnapshot(): Promise<void> {
     this.snapshotting ??= this.snapshot().finally(() => (this.snapshotting = null));
     return this.snapshotting;
@@ -182,9 +139,17 @@ export class FileStore extends MemoryStore {
     // The turn's records go first: the snapshot holds them, so the log must too before its byte is named.
     this.writeLater();
     const generation = this.generation + 1;
+    // Named in the snapshot: a start before the log restarted skips the lines the snapshot holds (file-start.ts).
     const logFrom = this.log.bytes;
-    await replaceFile(this.options.dataFile, snapshotLines(generation, logFrom, records(held(this))), this.options.fsync !== 'off');
-    await this.log.restart(line({ t: 'log', format: FORMAT, generation }), logFrom);
+    try {
+      await replaceFile(this.options.dataFile, snapshotLines(generation, logFrom, records(held(this))), this.options.fsync !== 'off');
+      await this.log.restart(line({ t: 'log', format: FORMAT, generation }), logFrom);
+    } catch (err) {
+      // The log keeps every change; the next try waits until it has grown as much again.
+      this.nextSnapshotAt = this.log.bytes + this.snapshotAfter;
+      this.logger.error({ file: this.options.dataFile, ...errorFields(err) }, 'store snapshot failed (the log keeps every change)');
+      throw err;
+    }
     // Only now: a log that failed to restart still follows the snapshot before, and the next one names its byte.
     this.generation = generation;
     this.nextSnapshotAt = this.snapshotAfter;
@@ -203,7 +168,7 @@ export class FileStore extends MemoryStore {
       case 'journal': return this.journal.restore(r.payeeId, r.v);
       case 'delivery': return this.deliveries.put(r.v);
       case 'key': return this.idempotency.restore(r.payeeId, r.v);
-      case 'seen': return this.readiness.restore(r, r.replaced);
+      case 'seen': return this.readiness.restore(r);
       case 'journal-clear': return void this.journal.clear(r.payeeId);
     }
   }
@@ -221,7 +186,7 @@ function* records([merchants, payments, journal, deliveries, keys, seen]: Return
   for (const [payeeId, v] of journal) yield { t: 'journal', payeeId, v };
   for (const v of deliveries) yield { t: 'delivery', v };
   for (const [payeeId, v] of keys) yield { t: 'key', payeeId, v };
-  for (const { payeeId, id, v } of seen) yield { t: 'seen', payeeId, id, v, replaced: null };
+  for (const { payeeId, id, v } of seen) yield { t: 'seen', payeeId, id, v };
 }
 
 /** The snapshot in chunks of about 1 MB, each made in its own turn: never one string of the whole state. */

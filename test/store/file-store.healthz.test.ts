@@ -53,13 +53,13 @@ describe('FileStore.ready(): the probe', () => {
     const { store, clock } = await storeIn(dir);
     await Promise.all(Array.from({ length: 20 }, () => store.ready()));
     for (let i = 0; i < 30; i++) await store.ready();
-    expect(store.probes).toBe(1);
+    expect(store.probe.runs).toBe(1);
     clock.now += 999;
     await store.ready();
-    expect(store.probes).toBe(1);
+    expect(store.probe.runs).toBe(1);
     clock.now += 1;
     await store.ready();
-    expect(store.probes).toBe(2);
+    expect(store.probe.runs).toBe(2);
     expect(readdirSync(dir).filter((f) => f.includes('probe'))).toEqual([]);
   });
 
