@@ -8,6 +8,7 @@
 import { closeSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 import { open, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { errorFields, type Logger } from '../logger.js';
 import { diskProblem } from './data-dir-probe.js';
 import { StoreUnavailableError } from './unavailable.js';
 
@@ -34,6 +35,7 @@ export class AppendLog {
   constructor(
     readonly file: string,
     private readonly fsync: FsyncPolicy,
+    private readonly logger: Logger,
   ) {}
 
   get isOpen(): boolean {
@@ -71,10 +73,17 @@ export class AppendLog {
     if (this.fsync === 'second' && !this.flushTimer) this.flushTimer = setTimeout(() => this.flush(), 1_000).unref();
   }
 
+  /** A flush that fails is said and kept as the failure until an append lands: never thrown into the timer. */
   flush(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
-    if (this.fd !== null && this.fsync !== 'off') fsyncSync(this.fd);
+    if (this.fd === null || this.fsync === 'off') return;
+    try {
+      fsyncSync(this.fd);
+    } catch (err) {
+      this.failure = { err, at: performance.now() };
+      this.logger.error({ file: this.file, ...errorFields(err) }, 'store fsync failed: the changes of the last second may not survive a power loss');
+    }
   }
 
   close(): void {

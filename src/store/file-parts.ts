@@ -26,7 +26,7 @@ export class FileJournalLog extends MemoryJournalLog {
     const { answerRef, responseBody } = kept.entry;
     // A lost line takes the text with it: the next entry that refers to it carries it again.
     const lost = kept.carriesAnswer && answerRef !== undefined && responseBody !== null ? () => this.unwritten(payeeId, answerRef, responseBody) : undefined;
-    this.log.record({ t: 'journal', payeeId, v: kept.carriesAnswer ? kept.entry : withoutAnswer(kept.entry) }, lost);
+    this.log.record({ t: 'journal', payeeId, v: kept.carriesAnswer ? kept.entry : withoutAnswer(kept.entry) }, { lost });
   }
 
   override async clear(payeeId: string): Promise<number> {
@@ -54,10 +54,9 @@ export class FileDeliveryLog extends MemoryDeliveryLog {
 
   override async resend(payeeId: string, id: string, now: number): Promise<Delivery | 'pending' | undefined> {
     const again = this.resendable(payeeId, id, now);
-    if (typeof again !== 'object') return again;
-    this.log.write({ t: 'delivery', v: again });
-    this.put(again);
-    return again;
+    // Written first; then the memory log makes the same change (a replay, rare enough to work it out twice).
+    if (typeof again === 'object') this.log.write({ t: 'delivery', v: again });
+    return super.resend(payeeId, id, now);
   }
 
   override async advanceHeld(payeeId: string, ms: number, writtenBy: number, now: number): Promise<readonly number[]> {
@@ -77,11 +76,7 @@ export class FileIdempotencyKeys extends MemoryIdempotencyKeys {
 
   override async finish(payeeId: string, key: string, code: number, body: string): Promise<void> {
     const answered = this.answer(payeeId, key, code, body);
-    try {
-      if (answered) this.log.write({ t: 'key', payeeId, v: answered });
-    } catch {
-      // Kept in memory whatever the disk says: only a restart loses it (write said so).
-    }
+    if (answered) this.log.record({ t: 'key', payeeId, v: answered }, { now: true });
   }
 }
 

@@ -36,14 +36,14 @@ export class FileStore extends MemoryStore {
   override readonly deliveries = new FileDeliveryLog(this);
   override readonly idempotency = new FileIdempotencyKeys(this);
   override readonly readiness = new FileReadinessLog(this);
-  snapshots = 0;
   /** The snapshot being written, if one is (tests and close wait for it). */
   snapshotting: Promise<void> | null = null;
   private readonly log: AppendLog;
   readonly probe: DataDirProbe;
   private readonly logger: Logger;
   private readonly snapshotAfter: number;
-  private generation = 0;
+  /** The snapshot's generation: 1 for the first a data location gets, one more each time. */
+  generation = 0;
   /** While the files are read at start, replayed changes (a reset's journal clear) write nothing. */
   private replaying = false;
   /** After a snapshot failed: none before the log holds this many bytes. */
@@ -57,7 +57,7 @@ export class FileStore extends MemoryStore {
     // Its parts are its own (file-parts.ts), made after the memory store's: the storage rule is kept over them.
     this.room = this.roomFor(options.limits);
     this.logger = loggerOr(options.logger);
-    this.log = new AppendLog(`${options.dataFile}.log`, options.fsync ?? 'second');
+    this.log = new AppendLog(`${options.dataFile}.log`, options.fsync ?? 'second', this.logger);
     this.probe = new DataDirProbe(options.dataFile, options.clock ?? (() => performance.now()));
     this.nextSnapshotAt = this.snapshotAfter = options.snapshotAfterBytes ?? DEFAULT_SNAPSHOT_AFTER_BYTES;
   }
@@ -97,10 +97,11 @@ export class FileStore extends MemoryStore {
     if (!this.replaying) this.append(records.map((r) => line(r)).join(''));
   }
 
-  /** What already happened (a journal entry, evidence, an attempt): written at the turn's end or before its next change, never waited for. */
-  record(r: LogRecord, lost?: () => void): void {
-    if (this.later.length === 0) setImmediate(() => this.writeLater());
+  /** What already happened (an entry, evidence, an attempt; `now`, a key's answer): written at the turn's end, never waited for; a lost line calls `lost`. */
+  record(r: LogRecord, { now = false, lost }: { now?: boolean; lost?: () => void } = {}): void {
+    if (this.later.length === 0 && !now) setImmediate(() => this.writeLater());
     this.later.push([line(r), lost]);
+    if (now) this.writeLater();
   }
 
   private writeLater(): void {
@@ -153,7 +154,6 @@ export class FileStore extends MemoryStore {
     // Only now: a log that failed to restart still follows the snapshot before, and the next one names its byte.
     this.generation = generation;
     this.nextSnapshotAt = this.snapshotAfter;
-    this.snapshots++;
   }
 
   private apply(r: LogRecord): void {

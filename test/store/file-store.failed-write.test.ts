@@ -106,6 +106,32 @@ describe('a failed log write', () => {
     expect((await again.journal.list(DEMO_PAYEE, { limit: 10 })).map((e) => [e.requestId, e.responseBody])).toEqual([['req-5', text], ['req-2', text], ['req-1', text]]);
   });
 
+  it('a delayed fsync that fails (SANDBOX_FSYNC=second) is said once and shown by readiness, never thrown: the next write that lands clears it', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const captured = capturedLog();
+    const dataFile = path.join(dir, 'fsync.json');
+    // A probe clock that stands still: the probe of the first readiness check, before the failure, serves every later check.
+    const store = new FileStore({ dataFile, fsync: 'second', logger: captured.log, clock: () => 0 });
+    try {
+      await store.open();
+      await store.saveMerchant(merchant('A'));
+      await expect(store.ready()).resolves.toBeUndefined();
+      failNext.fsync = true;
+      vi.advanceTimersByTime(1_000);
+      expect(failNext.fsync).toBe(false);
+      expect(captured.events().filter((e) => Number(e.level) >= LEVEL.warn)).toEqual([
+        { level: LEVEL.error, time: expect.any(Number), file: `${dataFile}.log`, err: 'EIO: i/o error, fsync', code: 'EIO', msg: 'store fsync failed: the changes of the last second may not survive a power loss' },
+      ]);
+      await expect(store.ready()).rejects.toThrow(/EIO/);
+      await store.saveMerchant(merchant('B'));
+      await expect(store.ready()).resolves.toBeUndefined();
+      expect(await store.merchantIds()).toEqual(['A', 'B']);
+    } finally {
+      vi.useRealTimers();
+      await store.close();
+    }
+  });
+
   it('over HTTP: the create answers 503 in the envelope, nothing kept, said once in the log without a stack; the next create works', async () => {
     const captured = capturedLog();
     const httpFile = path.join(dir, 'http.json');

@@ -67,7 +67,7 @@ describe('FileStore: the cost of a write', () => {
     const large = await grew(5000);
     expect(new Set([...small, ...large]).size).toBe(1);
     expect(small[0]).toBeGreaterThan(200);
-    expect(store.snapshots).toBe(1);
+    expect(store.generation).toBe(1);
   });
 
   it('writes each create to the log on disk before answering', async () => {
@@ -88,12 +88,12 @@ describe('FileStore: snapshot and restart', () => {
     const first = await storeWithMerchant(dataFile, 20_000);
     await fillTo(first, 60);
     await first.snapshotting;
-    expect(first.snapshots).toBeGreaterThan(1);
+    expect(first.generation).toBeGreaterThan(1);
     const snapshot = jsonLines(dataFile);
-    expect(snapshot[0]).toEqual({ t: 'snapshot', format: 'payreq-sandbox/2', generation: first.snapshots, logFrom: expect.any(Number) });
+    expect(snapshot[0]).toEqual({ t: 'snapshot', format: 'payreq-sandbox/2', generation: first.generation, logFrom: expect.any(Number) });
     expect(snapshot.at(-1)).toEqual({ t: 'end', records: snapshot.length - 2 });
     const log = jsonLines(`${dataFile}.log`);
-    expect(log[0]).toEqual({ t: 'log', format: 'payreq-sandbox/2', generation: first.snapshots });
+    expect(log[0]).toEqual({ t: 'log', format: 'payreq-sandbox/2', generation: first.generation });
     expect(statSync(`${dataFile}.log`).size).toBeLessThan(20_000);
 
     const changed = { ...filler(3), status: 'V' as const, version: 2 };

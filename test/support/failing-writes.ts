@@ -1,11 +1,12 @@
 /**
  * A disk that fills up on cue, for tests of failed store writes: in a test file,
  * `vi.mock('node:fs', async (real) => (await import('../support/failing-writes.js')).fsFailingOnCue(real))`,
- * then `failNext.armed = true` makes the next write write 20 bytes of it and fail with ENOSPC.
+ * then `failNext.armed = true` makes the next write write 20 bytes of it and fail with ENOSPC;
+ * `failNext.fsync = true` makes the next fsyncSync fail with EIO.
  */
 import type * as fs from 'node:fs';
 
-export const failNext = { armed: false };
+export const failNext = { armed: false, fsync: false };
 
 export async function fsFailingOnCue(importOriginal: () => Promise<unknown>): Promise<typeof fs> {
   const real = (await importOriginal()) as typeof fs;
@@ -19,5 +20,10 @@ export async function fsFailingOnCue(importOriginal: () => Promise<unknown>): Pr
       }
       return (real.writeSync as (...args: unknown[]) => number)(fd, buffer, ...rest);
     }) as typeof fs.writeSync,
+    fsyncSync: ((fd: number) => {
+      if (!failNext.fsync) return real.fsyncSync(fd);
+      failNext.fsync = false;
+      throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+    }) as typeof fs.fsyncSync,
   };
 }
