@@ -142,9 +142,9 @@ export class MemoryReadinessLog implements ReadinessLog, TrimmablePart {
     return { id, replaced };
   }
 
-  /** Keeps an entry read back from a file, under the id it had, in place of the one it replaced. */
-  restore(row: EvidenceRow, replaced: number | null = null): void {
-    this.merchant(row.payeeId).put(row.id, row.v, replaced);
+  /** Keeps an entry read back from a file, under the id it had. */
+  restore(row: EvidenceRow): void {
+    this.merchant(row.payeeId).put(row.id, row.v, null);
     if (row.id > this.sequence) this.sequence = row.id;
     this.room?.kept(row.payeeId);
   }
