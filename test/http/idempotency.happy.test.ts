@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_PAYEE, call, createBody, expectEnvelope, listeningSandbox, sandboxPerTest } from '../support/http.js';
 import type { Answer } from '../support/http.js';
+import { until } from '../support/until.js';
 
 const KEY = 'order-7f3c2a';
 
@@ -60,8 +61,11 @@ describe('Idempotency-Key on create', () => {
   it('a timeout after commit keeps the committed answer: a repeat while the first is still held replays it', async () => {
     const body = createBody();
     const { held, abort } = heldCreate(each.sandbox, body, withKey(KEY, { 'Sandbox-Fault': 'timeout' }));
-    await new Promise((r) => setTimeout(r, 50));
-    const again = await call(each.sandbox, 'POST', '/openapi/v1/payments/payment', { body, headers: withKey(KEY) });
+    // Until the first commits (a busy database may take a while), a repeat answers 402 "in progress" and changes nothing.
+    const again = await until(async () => {
+      const repeat = await call(each.sandbox, 'POST', '/openapi/v1/payments/payment', { body, headers: withKey(KEY) });
+      return repeat.status === 402 ? undefined : repeat;
+    }, 'the held create to commit');
     expectEnvelope(again, 200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.payment_id).toMatch(/^pay_/);
@@ -102,8 +106,11 @@ describe('Idempotency-Key on create', () => {
   it('magic amount 900.03 (held after commit): a repeat replays the created payment', async () => {
     const body = createBody({ amount: 900.03 });
     const { held, abort } = heldCreate(each.sandbox, body, withKey(KEY));
-    await new Promise((r) => setTimeout(r, 50));
-    const again = await call(each.sandbox, 'POST', '/openapi/v1/payments/payment', { body, headers: withKey(KEY) });
+    // Until the first commits (a busy database may take a while), a repeat answers 402 "in progress" and changes nothing.
+    const again = await until(async () => {
+      const repeat = await call(each.sandbox, 'POST', '/openapi/v1/payments/payment', { body, headers: withKey(KEY) });
+      return repeat.status === 402 ? undefined : repeat;
+    }, 'the held create to commit');
     expectEnvelope(again, 200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     abort();
