@@ -8,7 +8,7 @@ import type postgres from 'postgres';
 import { allowance, fairShare } from './storage-quota.js';
 import type { StorageLimits } from './storage-quota.js';
 import { trimJournal } from './postgres-journal.js';
-import { ROW_BYTES } from './postgres-storage.js';
+import { paymentSums, ROW_BYTES } from './postgres-storage.js';
 import type { PostgresStorage } from './postgres-storage.js';
 import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 
@@ -114,7 +114,7 @@ export class PostgresRoom {
 async function trimJournalTo(sql: postgres.Sql, payeeId: string, allowed: number): Promise<{ gone: number; left: number }> {
   const [row] = await sql<{ gone: string; left: string }[]>`
     WITH other AS (
-      SELECT coalesce((SELECT payment_bytes FROM payreq_storage WHERE payee_id = ${payeeId}), 0)
+      SELECT ${paymentSums(sql, payeeId).bytes}
         + (SELECT coalesce(sum(bytes), 0) FROM payreq_answers WHERE payee_id = ${payeeId})
         + (SELECT coalesce(sum(${sql.unsafe(ROW_BYTES.deliveries)}), 0) FROM payreq_deliveries WHERE payee_id = ${payeeId})
         + (SELECT coalesce(sum(${sql.unsafe(ROW_BYTES.idempotency)}), 0) FROM payreq_idempotency WHERE payee_id = ${payeeId})
