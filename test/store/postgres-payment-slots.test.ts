@@ -103,6 +103,40 @@ describe('PostgreSQL: a merchant\'s payments counted in several rows', () => {
     expect((await one.storageUsage('M2')).merchantBytes).toBe(now.stored_bytes);
   });
 
+  it("a create of the merchant waiting for its commit holds up only the one of its other creates that takes the same row", async () => {
+    const url = await freshDatabase();
+    const s = await store(url);
+    await s.saveMerchant(merchant('M5'));
+    // Every slot exists, so a create meets a row lock wherever it counts.
+    for (let i = 0; i < 16; i++) expect(await s.insertPayment(payment('M5'))).toBe('inserted');
+    const admin = postgres(url, { max: 1, onnotice: () => {} });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    // A transaction holding one of the merchant's rows, as a create does until its commit is on disk.
+    const holder = admin.begin(async (tx) => {
+      await tx`SELECT 1 FROM payreq_storage WHERE payee_id = 'M5' AND slot = 0 FOR UPDATE`;
+      locked();
+      await held;
+    });
+    try {
+      await lockTaken;
+      const done: string[] = [];
+      const creates = Array.from({ length: 4 }, () => s.insertPayment(payment('M5')).then((r) => done.push(r)));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Each takes the next row in turn: at most one of four meets the held one.
+      expect(done.length).toBeGreaterThanOrEqual(3);
+      release();
+      await Promise.all(creates);
+      expect(done).toEqual(['inserted', 'inserted', 'inserted', 'inserted']);
+    } finally {
+      release();
+      await holder;
+      await admin.end();
+    }
+  });
+
   it('sequential creates stop exactly at the quota', async () => {
     const s = await store(await freshDatabase());
     await s.saveMerchant(merchant('M3'));
