@@ -11,7 +11,7 @@ import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import { cannotBeStored } from './postgres-connection.js';
 import type { Run } from './postgres-connection.js';
-import { partsBytesOf } from './postgres-storage.js';
+import { partsBytesOf, paymentSums } from './postgres-storage.js';
 import type { KeyedPayment } from './store.js';
 
 /** Copies kept of each kind; the oldest go first. */
@@ -83,7 +83,7 @@ export class PostgresKeyedReads {
     const want = wants(merchant?.payeeId);
     return this.run(async (sql) => {
       // Separate statements, not one with "CASE WHEN $n": PostgreSQL could plan that one afresh on every call.
-      const count = want.count ? sql`(SELECT payment_count FROM payreq_storage s WHERE s.payee_id = k.payee_id)::float8` : sql`NULL::float8`;
+      const count = want.count ? sql`${paymentSums(sql, sql`k.payee_id`).count}::float8` : sql`NULL::float8`;
       const sum = want.parts ? sql`${partsBytesOf(sql, sql`WHERE payee_id = k.payee_id`)}::float8` : sql`NULL::float8`;
       const [row] = await sql<MerchantRow[]>`
         SELECT k.payee_id, m.xmin::text AS merchant_xmin,
@@ -95,7 +95,6 @@ export class PostgresKeyedReads {
         this.merchants.delete(hash);
         return undefined;
       }
-      // No counter row yet: no payment stored.
       const paymentCount = want.count ? (row.payment_count ?? 0) : null;
       return { merchant: this.merchantOf(hash, row, merchant?.merchant), paymentCount, partsBytes: row.parts };
     });

@@ -5,10 +5,11 @@
  * share give back the same way. Run in the background like every trim (postgres-trims.ts).
  */
 import type postgres from 'postgres';
+import type { Sql } from './postgres-connection.js';
 import { allowance, fairShare } from './storage-quota.js';
 import type { StorageLimits } from './storage-quota.js';
 import { trimJournal } from './postgres-journal.js';
-import { ROW_BYTES } from './postgres-storage.js';
+import { paymentSums, ROW_BYTES } from './postgres-storage.js';
 import type { PostgresStorage } from './postgres-storage.js';
 import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 
@@ -67,7 +68,7 @@ export class PostgresRoom {
     // One statement in the common case: the journal alone gives back what is over.
     // While the sandbox is full, down to a little under the share, so that the next trim is not due at the next entry.
     const under = allowed < this.limits.merchantBytes ? Math.min(roomTrimSlack(this.limits) * 2, Math.floor(allowed / 8)) : 0;
-    const { gone, left } = await trimJournalTo(sql, payeeId, allowed - under);
+    const { gone, left } = await byIndexScans(sql, (tx) => trimJournalTo(tx, payeeId, allowed - under));
     let freed = gone;
     for (const part of PARTS.slice(1)) {
       // What is left is known exactly: the journal trim's count less what each part gave back since (a cached sum may be seconds old).
@@ -107,14 +108,26 @@ export class PostgresRoom {
 }
 
 /**
+ * Runs `query` in a transaction that plans index scans rather than bitmap scans: an index scan marks the index
+ * entries of the rows the trims deleted as dead, so that later scans skip them, where a bitmap scan reads every one
+ * again until a vacuum (after seconds of creates: 15,000 entries for a merchant's 2,500 rows, this trim ~7 -> ~1 ms).
+ */
+function byIndexScans<T>(sql: postgres.Sql, query: (tx: Sql) => Promise<T>): Promise<T> {
+  return sql.begin(async (tx) => {
+    await tx`SET LOCAL enable_bitmapscan = off`;
+    return query(tx);
+  }) as Promise<T>;
+}
+
+/**
  * Deletes the merchant's oldest journal entries past what `allowed` leaves them beside its
  * payments and other records, all but its newest (as in storage-room.ts); answers the bytes that
  * went and what the merchant holds after.
  */
-async function trimJournalTo(sql: postgres.Sql, payeeId: string, allowed: number): Promise<{ gone: number; left: number }> {
+async function trimJournalTo(sql: Sql, payeeId: string, allowed: number): Promise<{ gone: number; left: number }> {
   const [row] = await sql<{ gone: string; left: string }[]>`
     WITH other AS (
-      SELECT coalesce((SELECT payment_bytes FROM payreq_storage WHERE payee_id = ${payeeId}), 0)
+      SELECT ${paymentSums(sql, payeeId).bytes}
         + (SELECT coalesce(sum(bytes), 0) FROM payreq_answers WHERE payee_id = ${payeeId})
         + (SELECT coalesce(sum(${sql.unsafe(ROW_BYTES.deliveries)}), 0) FROM payreq_deliveries WHERE payee_id = ${payeeId})
         + (SELECT coalesce(sum(${sql.unsafe(ROW_BYTES.idempotency)}), 0) FROM payreq_idempotency WHERE payee_id = ${payeeId})

@@ -7,7 +7,7 @@
 import type postgres from 'postgres';
 
 /** The schema this code reads and writes; a database with a newer one is refused. */
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 /** Key of the advisory lock held while migrating ('payreq' in ASCII). */
 const MIGRATION_LOCK = 0x7061797265710000n;
@@ -202,6 +202,14 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX payreq_payments_due_at ON payreq_payments (due_at) WHERE due_at IS NOT NULL;
   CREATE INDEX payreq_payments_settle_at ON payreq_payments (settle_at) WHERE settle_at IS NOT NULL;
   CREATE INDEX payreq_merchants_clock ON payreq_merchants (clock_offset_ms);
+  `,
+  // 11: a merchant's payment bytes and count kept in several rows (slots, postgres-storage.ts), summed when read: a
+  // change adds to one, so its concurrent creates lock different rows and their commits reach the disk together.
+  // The merchant's one row becomes its slot 0. Instances of version 10 still running fail their creates on the changed
+  // key and miscount their other changes (they take the merchant's rows for one): upgrade every instance together.
+  `
+  ALTER TABLE payreq_storage ADD COLUMN slot smallint NOT NULL DEFAULT 0;
+  ALTER TABLE payreq_storage DROP CONSTRAINT payreq_storage_pkey, ADD CONSTRAINT payreq_storage_pkey PRIMARY KEY (payee_id, slot);
   `,
 ];
 

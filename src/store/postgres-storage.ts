@@ -1,7 +1,11 @@
 /**
  * Storage usage of the PostgreSQL store (the rule: storage-quota.ts). A merchant's payments are
  * counted in payreq_storage, kept in the statement of each change (postgres-store.ts), so no
- * create scans the merchant's payments. Its other records (journal, deliveries, keys, evidence)
+ * create scans the merchant's payments: in PAYMENT_SLOTS rows per merchant, summed when read, so
+ * that its concurrent creates do not wait on one row until each other's commit has reached the
+ * disk (one commit after another); a create checks its quota against the sum committed when it
+ * starts, so creates running at the same moment do not see each other (docs/limits.md).
+ * Its other records (journal, deliveries, keys, evidence)
  * are bounded in number and summed from their tables, at most every few seconds per merchant;
  * the sandbox's total the same way, a few seconds old at most (as the payment cap's count is).
  */
@@ -18,6 +22,28 @@ export const ROW_BYTES = {
   deliveries: 'coalesce(bytes, octet_length(doc) + octet_length(attempts::text))',
   idempotency: 'octet_length(key) + octet_length(fingerprint) + coalesce(octet_length(body), 0)',
 } as const;
+
+/** Rows a merchant's payments are counted in; a change adds its bytes to one of them. */
+export const PAYMENT_SLOTS = 16;
+
+/** The merchant's payments' bytes and count, summed over its rows (`payee`: an SQL expression or value). */
+export function paymentSums(sql: Sql, payee: postgres.Fragment | string) {
+  const mine = typeof payee === 'string' ? sql`${payee}::text` : payee;
+  return {
+    bytes: sql`(SELECT coalesce(sum(payment_bytes), 0) FROM payreq_storage WHERE payee_id = ${mine})`,
+    count: sql`(SELECT coalesce(sum(payment_count), 0) FROM payreq_storage WHERE payee_id = ${mine})`,
+  };
+}
+
+/**
+ * Adds `bytes` and `count` (negative: takes away) to one of the merchant's rows, as part of a
+ * statement whose `when` (a condition in SQL) holds.
+ */
+export function countPayments(sql: Sql, payeeId: string, slot: number, bytes: postgres.Fragment, count: postgres.Fragment, when: postgres.Fragment) {
+  return sql`
+    INSERT INTO payreq_storage AS s (payee_id, slot, payment_bytes, payment_count) SELECT ${payeeId}::text, ${slot}::smallint, ${bytes}, ${count} WHERE ${when}
+    ON CONFLICT (payee_id, slot) DO UPDATE SET payment_bytes = s.payment_bytes + excluded.payment_bytes, payment_count = s.payment_count + excluded.payment_count`;
+}
 
 /** How long a sum of a merchant's other records, or of the sandbox's records, serves. */
 export const USAGE_TTL_MS = 5_000;
@@ -50,7 +76,7 @@ interface Known {
 function holdersOf(sql: Sql) {
   return sql<{ payee_id: string }[]>`
     SELECT payee_id FROM (
-      SELECT payee_id FROM payreq_storage WHERE payment_bytes > 0
+      SELECT payee_id FROM payreq_storage GROUP BY payee_id HAVING sum(payment_bytes) > 0
       UNION SELECT payee_id FROM payreq_journal UNION SELECT payee_id FROM payreq_deliveries
       UNION SELECT payee_id FROM payreq_idempotency UNION SELECT payee_id FROM payreq_readiness) holding`;
 }
@@ -61,17 +87,25 @@ export class PostgresStorage {
   private counting: Promise<void> | null = null;
   /** Bytes this instance added (and deleted) in all: what it wrote while a count ran is added to that count. */
   private drift = 0;
+  /** The row this instance's next payment change counts in: in turn, so its concurrent changes of one merchant take different rows; from a random one, so instances differ. */
+  private slot = Math.floor(Math.random() * PAYMENT_SLOTS);
 
   constructor(private readonly run: Run) {}
 
+  /** The row the next payment change counts in. */
+  nextSlot(): number {
+    this.slot = (this.slot + 1) % PAYMENT_SLOTS;
+    return this.slot;
+  }
+
   /** The bytes of the merchant's payments, as counted. */
   paymentBytes(payeeId: string): Promise<number> {
-    return this.run(async (sql) => Number((await sql<{ b: string }[]>`SELECT payment_bytes AS b FROM payreq_storage WHERE payee_id = ${payeeId}`)[0]?.b ?? 0));
+    return this.run(async (sql) => Number((await sql<{ b: string }[]>`SELECT ${paymentSums(sql, payeeId).bytes} AS b`)[0]?.b ?? 0));
   }
 
   /** How many payments the merchant holds, as counted beside their bytes. */
   paymentCount(payeeId: string): Promise<number> {
-    return this.run(async (sql) => (await sql<{ n: number }[]>`SELECT payment_count::int AS n FROM payreq_storage WHERE payee_id = ${payeeId}`)[0]?.n ?? 0);
+    return this.run(async (sql) => (await sql<{ n: number }[]>`SELECT ${paymentSums(sql, payeeId).count}::int AS n`)[0]?.n ?? 0);
   }
 
   /** The bytes of the merchant's other records, summed now. */

@@ -40,7 +40,7 @@ import { PostgresConnection } from './postgres-connection.js';
 import { cannotBeStored } from './postgres-connection.js';
 import type { Sql } from './postgres-connection.js';
 import { redactedUrl } from './unavailable.js';
-import { PostgresStorage } from './postgres-storage.js';
+import { countPayments, paymentSums, PostgresStorage } from './postgres-storage.js';
 import { passesBudget, paymentRoom, textBytes } from './storage-quota.js';
 import type { StorageLimits, StorageRefusal, StorageUsage } from './storage-quota.js';
 
@@ -193,12 +193,11 @@ export class PostgresStore implements Store {
       room = paymentRoom(parts, { merchantBytes: parts + payments, sandboxBytes: sandbox.bytes, holders: sandbox.holders }, bytes, limits);
       if (full) this.storage.recount();
     }
-    // The merchant's count takes the bytes only while they fit its room, and the payment is stored only then: one statement.
+    // The merchant's count takes the bytes only while they fit its room (as committed when the statement starts), and the payment is stored only then: one statement.
+    const slot = this.storage.nextSlot();
     const insert = (sql: Sql) => sql`
       WITH counted AS (
-        INSERT INTO payreq_storage AS s (payee_id, payment_bytes, payment_count) SELECT ${row.payee_id}::text, ${bytes}::bigint, 1 WHERE ${bytes}::bigint <= ${room.bytes}::bigint
-        ON CONFLICT (payee_id) DO UPDATE SET payment_bytes = s.payment_bytes + excluded.payment_bytes, payment_count = s.payment_count + 1
-          WHERE s.payment_bytes + excluded.payment_bytes <= ${room.bytes}::bigint
+        ${countPayments(sql, row.payee_id, slot, sql`${bytes}::bigint`, sql`1`, sql`${paymentSums(sql, row.payee_id).bytes} + ${bytes}::bigint <= ${room.bytes}::bigint`)}
         RETURNING 1)
       INSERT INTO payreq_payments (id, payee_id, merchant_ref_no, token, code, status, live, due_at, settle_at, created_at, version, doc)
       SELECT ${row.id}::text, ${row.payee_id}::text, ${row.merchant_ref_no}::text, ${row.token}::text, ${row.code}::text, ${row.status}::text, ${row.live}::boolean,
@@ -227,6 +226,7 @@ export class PostgresStore implements Store {
   async updatePayment(payment: Payment, expectedVersion: number, outbox: readonly Delivery[] = []): Promise<boolean> {
     const row = paymentRow(payment);
     // The merchant's count moves by the change in the document's bytes, in the same statement (never refused).
+    const slot = this.storage.nextSlot();
     const update = async (sql: Sql) => (await sql<{ n: number }[]>`
       WITH old AS (SELECT octet_length(doc) AS was FROM payreq_payments WHERE id = ${row.id}),
       changed AS (
@@ -234,9 +234,7 @@ export class PostgresStore implements Store {
            SET status = ${row.status}, live = ${row.live}, due_at = ${row.due_at}, settle_at = ${row.settle_at}, version = ${row.version}, doc = ${row.doc}
          WHERE id = ${row.id} AND payee_id = ${row.payee_id} AND version = ${expectedVersion}
         RETURNING 1),
-      counted AS (
-        UPDATE payreq_storage SET payment_bytes = payment_bytes + ${textBytes(row.doc)}::bigint - (SELECT was FROM old)
-         WHERE payee_id = ${row.payee_id} AND EXISTS (SELECT 1 FROM changed))
+      counted AS (${countPayments(sql, row.payee_id, slot, sql`${textBytes(row.doc)}::bigint - (SELECT was FROM old)`, sql`0`, sql`EXISTS (SELECT 1 FROM changed)`)})
       SELECT count(*)::int AS n FROM changed`)[0]!.n;
     if (outbox.length === 0) return (await this.run((sql) => update(sql))) === 1;
     return this.run((sql) =>
@@ -344,11 +342,8 @@ export class PostgresStore implements Store {
     return this.run((sql) =>
       sql.begin(async (tx) => {
         const [row] = await tx<{ doc: string }[]>`SELECT doc FROM payreq_merchants WHERE payee_id = ${payeeId} FOR UPDATE`;
-        const erased = (await tx`DELETE FROM payreq_payments WHERE payee_id = ${payeeId}`).count;
-        // Counted afresh, not set to 0: a create another instance committed meanwhile keeps its bytes.
-        await tx`
-          UPDATE payreq_storage SET (payment_bytes, payment_count) = (SELECT coalesce(sum(octet_length(doc)), 0), count(*) FROM payreq_payments WHERE payee_id = ${payeeId})
-           WHERE payee_id = ${payeeId}`;
+        // What went is taken away, not the count set to 0: a create another instance commits meanwhile keeps its bytes.
+        const erased = await this.erasePayments(tx, payeeId, sql`TRUE`);
         await tx`DELETE FROM payreq_journal WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}`;
@@ -383,12 +378,15 @@ export class PostgresStore implements Store {
 
   prunePayments(payeeId: string, createdBefore: number): Promise<number> {
     this.storage.forget(payeeId);
-    return this.run(async (sql) => (await sql<{ n: number }[]>`
-      WITH gone AS (DELETE FROM payreq_payments WHERE payee_id = ${payeeId} AND created_at < ${createdBefore} AND NOT live RETURNING octet_length(doc) AS bytes),
-      counted AS (
-        UPDATE payreq_storage SET (payment_bytes, payment_count) = (SELECT payment_bytes - coalesce(sum(bytes), 0), payment_count - count(*) FROM gone)
-         WHERE payee_id = ${payeeId})
-      SELECT count(*)::int AS n FROM gone`)[0]!.n);
+    return this.run((sql) => this.erasePayments(sql, payeeId, sql`created_at < ${createdBefore} AND NOT live`));
+  }
+
+  /** Deletes the merchant's payments that `which` selects, taking their bytes and number from its count in the same statement. */
+  private async erasePayments(sql: Sql, payeeId: string, which: postgres.Fragment): Promise<number> {
+    return (await sql<{ n: number }[]>`
+      WITH gone AS (DELETE FROM payreq_payments WHERE payee_id = ${payeeId} AND ${which} RETURNING octet_length(doc) AS bytes),
+      counted AS (${countPayments(sql, payeeId, this.storage.nextSlot(), sql`-(SELECT coalesce(sum(bytes), 0) FROM gone)::bigint`, sql`-(SELECT count(*) FROM gone)`, sql`EXISTS (SELECT 1 FROM gone)`)})
+      SELECT count(*)::int AS n FROM gone`)[0]!.n;
   }
 
   private one(query: (sql: postgres.Sql) => Promise<readonly { doc: string }[]>): Promise<Payment | undefined> {

@@ -47,7 +47,7 @@ async function store(url: string): Promise<PostgresStore> {
 
 async function counted(s: PostgresStore, payeeId: string): Promise<{ kept: number; stored: number }> {
   const [row] = await s.run((sql) => sql<{ kept: number; stored: number }[]>`
-    SELECT (SELECT payment_count::int FROM payreq_storage WHERE payee_id = ${payeeId}) AS kept,
+    SELECT (SELECT coalesce(sum(payment_count), 0)::int FROM payreq_storage WHERE payee_id = ${payeeId}) AS kept,
            (SELECT count(*)::int FROM payreq_payments WHERE payee_id = ${payeeId}) AS stored`);
   return row!;
 }
