@@ -1,5 +1,6 @@
 /**
- * A status read's key, merchant and payment in one statement (SPEC 20), with per-instance copies
+ * A status read's key, merchant and payment in one statement (SPEC 20), shared by the status reads
+ * of one event-loop turn (one round trip and one statement for all of them), with per-instance copies
  * of the merchant and the payment as last read: the statement sends a document only when the
  * copy is not current (the merchant row's xmin, the payment's version, both checked in that same
  * statement), so a poll of an unchanged payment moves and parses no document, and is never stale.
@@ -44,33 +45,52 @@ export class PostgresKeyedReads {
   /** Per key hash, its merchant as last read and the row version (xmin) it was read at. */
   private readonly merchants = new Map<string, { readonly payeeId: string; readonly xmin: string; readonly merchant: Merchant }>();
   private readonly payments = new Map<string, Payment>();
+  /** This turn's status reads, sent together at its end. */
+  private turnReads: { hash: string; id: string | null; resolve: (read: KeyedPayment | undefined) => void; reject: (err: unknown) => void }[] = [];
 
   constructor(
     private readonly run: Run,
     private readonly paymentOf: (doc: string) => Payment,
   ) {}
 
+  /** Read in one statement with the other status reads of this event-loop turn. */
   read(apiKey: string, paymentId: string): Promise<KeyedPayment | undefined> {
     if (cannotBeStored(apiKey)) return Promise.resolve(undefined);
     const hash = apiKeyHash(apiKey);
     const id = cannotBeStored(paymentId) ? null : paymentId;
-    const merchant = this.merchants.get(hash);
-    const payment = id === null ? undefined : this.payments.get(id);
-    return this.run(async (sql) => {
-      const [row] = await sql<Row[]>`
-        SELECT k.payee_id, m.xmin::text AS merchant_xmin,
-          CASE WHEN k.payee_id = ${merchant?.payeeId ?? null} AND m.xmin::text = ${merchant?.xmin ?? null} THEN NULL ELSE m.doc END AS merchant,
-          p.version AS payment_version,
-          CASE WHEN p.version = ${payment?.version ?? null} THEN NULL ELSE p.doc END AS payment
-        FROM payreq_merchant_keys k JOIN payreq_merchants m USING (payee_id)
-        LEFT JOIN payreq_payments p ON p.id = ${id} AND p.payee_id = k.payee_id
-        WHERE k.key_hash = ${hash}`;
-      if (!row) {
-        this.merchants.delete(hash);
-        return undefined;
-      }
-      return { merchant: this.merchantOf(hash, row, merchant?.merchant), payment: this.paymentOfRow(row, payment) };
+    return new Promise((resolve, reject) => {
+      if (this.turnReads.length === 0) setImmediate(() => this.readTurn());
+      this.turnReads.push({ hash, id, resolve, reject });
     });
+  }
+
+  private readTurn(): void {
+    const reads = this.turnReads.splice(0);
+    const copies = reads.map((r) => ({ merchant: this.merchants.get(r.hash), payment: r.id === null ? undefined : this.payments.get(r.id) }));
+    const statement = this.run(async (sql) => sql<(Row & { n: string })[]>`
+      SELECT q.n, k.payee_id, m.xmin::text AS merchant_xmin,
+        CASE WHEN k.payee_id = q.copy_payee AND m.xmin::text = q.copy_xmin THEN NULL ELSE m.doc END AS merchant,
+        p.version AS payment_version,
+        CASE WHEN p.version = q.copy_version THEN NULL ELSE p.doc END AS payment
+      FROM unnest(${reads.map((r) => r.hash)}::text[], ${reads.map((r) => r.id)}::text[], ${copies.map((c) => c.merchant?.payeeId ?? null)}::text[],
+                  ${copies.map((c) => c.merchant?.xmin ?? null)}::text[], ${copies.map((c) => c.payment?.version ?? null)}::int[])
+           WITH ORDINALITY AS q(hash, id, copy_payee, copy_xmin, copy_version, n)
+      JOIN payreq_merchant_keys k ON k.key_hash = q.hash JOIN payreq_merchants m USING (payee_id)
+      LEFT JOIN payreq_payments p ON p.id = q.id AND p.payee_id = k.payee_id`);
+    statement.then(
+      (rows) => {
+        const byRead = new Map(rows.map((row) => [Number(row.n) - 1, row]));
+        reads.forEach((r, n) => {
+          const row = byRead.get(n);
+          if (!row) {
+            this.merchants.delete(r.hash);
+            return r.resolve(undefined);
+          }
+          r.resolve({ merchant: this.merchantOf(r.hash, row, copies[n]!.merchant?.merchant), payment: this.paymentOfRow(row, copies[n]!.payment) });
+        });
+      },
+      (err: unknown) => reads.forEach((r) => r.reject(err)),
+    );
   }
 
   /**

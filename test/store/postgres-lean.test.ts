@@ -76,6 +76,30 @@ describe('PostgreSQL: the lean path', () => {
     await until(async () => ((await count(s, 'payreq_deliveries')) === DELIVERY_LOG_CAP ? true : undefined), 'the timer to trim the deliveries');
   }, 30_000);
 
+  it("a turn's status reads go to the database in one statement, each answered for its own key and payment", async () => {
+    const s = await store();
+    await s.saveMerchant({
+      payeeId: 'M2', name: 'M2', city: 'Singapore', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeyHashes: [apiKeyHash('key-2')],
+      signingSalt: 'salt', settings: DEFAULT_SETTINGS, clockOffsetMs: 0, createdAt: 0,
+    });
+    const mine = aPayment({ payeeId: 'M1' });
+    const theirs = aPayment({ payeeId: 'M2', id: 'pay_1123456789ABCDEFGHIJKL', token: 'ptok_1123456789abcdefghijklmnopqrstuv', code: 'BBCD2345WXYZ', merchantRefNo: 'order-2' });
+    for (const p of [mine, theirs]) expect(await s.insertPayment(p)).toBe('inserted');
+    const run = vi.spyOn(s, 'run');
+    const reads = await Promise.all([
+      s.keyedPayment('key-1', mine.id),
+      s.keyedPayment('key-2', theirs.id),
+      s.keyedPayment('key-1', theirs.id),
+      s.keyedPayment('no-such-key', mine.id),
+      s.keyedPayment('key-2', 'pay_missing'),
+      s.keyedPayment('key-1', mine.id),
+    ]);
+    expect(run).toHaveBeenCalledTimes(1);
+    // Another merchant's payment reads as none, as a payment that does not exist.
+    expect(reads.map((r) => r && [r.merchant.payeeId, r.payment?.id])).toEqual([['M1', mine.id], ['M2', theirs.id], ['M1', undefined], undefined, ['M2', undefined], ['M1', mine.id]]);
+    run.mockRestore();
+  }, 30_000);
+
   it("a status read's copies of merchant and payment serve only while the same statement proves them current", async () => {
     const url = await freshDatabase();
     const [a, b] = [await store(url), await store(url)];
