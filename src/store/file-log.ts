@@ -27,8 +27,8 @@ export function fsyncPolicy(value: string | undefined): FsyncPolicy {
 export class AppendLog {
   /** Bytes in the log: where a failed append is cut back to, so the next line is never glued to half a line. */
   bytes = 0;
-  /** Why the last append failed, until one lands again (for /healthz); `at` on performance.now(). */
-  failure: { readonly err: unknown; readonly at: number } | undefined;
+  /** Why the last append failed, until one lands again, or the last fsync, until one succeeds (for /healthz); `at` on performance.now(). */
+  failure: { readonly err: unknown; readonly at: number; readonly fsync?: true } | undefined;
   private fd: number | null = null;
   private flushTimer: NodeJS.Timeout | null = null;
 
@@ -69,20 +69,25 @@ export class AppendLog {
       throw new StoreUnavailableError(diskProblem(err, this.file), false, forClient);
     }
     this.bytes += buffer.length;
-    this.failure = undefined;
+    if (!this.failure?.fsync) this.failure = undefined;
     if (this.fsync === 'second' && !this.flushTimer) this.flushTimer = setTimeout(() => this.flush(), 1_000).unref();
   }
 
-  /** A flush that fails is said and kept as the failure until an append lands: never thrown into the timer. */
+  /** A flush that fails is said and kept as the failure until one succeeds: never thrown into the timer. */
   flush(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
     if (this.fd === null || this.fsync === 'off') return;
     try {
       fsyncSync(this.fd);
+      if (this.failure?.fsync) {
+        this.failure = undefined;
+        this.logger.info({ file: this.file }, 'store fsync works again');
+      }
     } catch (err) {
-      this.failure = { err, at: performance.now() };
-      this.logger.error({ file: this.file, ...errorFields(err) }, 'store fsync failed: the changes of the last second may not survive a power loss');
+      // Said once when fsyncs start failing; kept until one succeeds, whatever writes land meanwhile.
+      if (!this.failure?.fsync) this.logger.error({ file: this.file, ...errorFields(err) }, 'store fsync failed: changes since the last flush may not survive a power loss');
+      this.failure = { err, at: performance.now(), fsync: true };
     }
   }
 

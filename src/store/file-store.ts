@@ -89,16 +89,28 @@ export class FileStore extends MemoryStore {
     this.closed = true;
     await this.snapshotting?.catch(() => undefined);
     if (this.log.isOpen) await this.writeSnapshot().catch(() => undefined);
+    // Records that came while the snapshot was written follow it in the log.
+    this.writeLater();
     this.log.close();
     await super.close();
   }
 
   override write(...records: LogRecord[]): void {
-    if (!this.replaying) this.append(records.map((r) => line(r)).join(''));
+    if (this.replaying) return;
+    const change = records.map((r) => line(r)).join('');
+    try {
+      this.append(change);
+    } catch (err) {
+      if (this.later.length === 0) throw err;
+      // A disk too full for the turn's records and the change: the records are given up (as at the turn's end), the change goes alone.
+      this.later.splice(0).forEach(([, lost]) => lost?.());
+      this.append(change);
+    }
   }
 
   /** What already happened (an entry, evidence, an attempt; `now`, a key's answer): written at the turn's end, never waited for; a lost line calls `lost`. */
   record(r: LogRecord, { now = false, lost }: { now?: boolean; lost?: () => void } = {}): void {
+    if (!this.log.isOpen) return;
     if (this.later.length === 0 && !now) setImmediate(() => this.writeLater());
     this.later.push([line(r), lost]);
     if (now) this.writeLater();
@@ -109,11 +121,11 @@ export class FileStore extends MemoryStore {
     try {
       this.append('');
     } catch {
-      for (const [, lost] of this.later.splice(0)) lost?.();
+      this.later.splice(0).forEach(([, lost]) => lost?.());
     }
   }
 
-  /** The turn's records, then `text`: a failure throws and keeps the turn's records for the next try (at the latest, the turn's end). */
+  /** The turn's records, then `text`: a failure throws, and the records stay queued. */
   private append(text: string): void {
     const failing = this.log.failure !== undefined;
     try {
@@ -124,7 +136,7 @@ export class FileStore extends MemoryStore {
       throw err;
     }
     this.later = [];
-    if (failing) this.logger.info({ file: this.log.file }, 'store writes land again');
+    if (failing && !this.log.failure) this.logger.info({ file: this.log.file }, 'store writes land again');
     if (this.log.bytes >= this.nextSnapshotAt && !this.snapshotting) this.writeSnapshot().catch(() => undefined);
   }
 

@@ -106,12 +106,13 @@ describe('a failed log write', () => {
     expect((await again.journal.list(DEMO_PAYEE, { limit: 10 })).map((e) => [e.requestId, e.responseBody])).toEqual([['req-5', text], ['req-2', text], ['req-1', text]]);
   });
 
-  it('a delayed fsync that fails (SANDBOX_FSYNC=second) is said once and shown by readiness, never thrown: the next write that lands clears it', async () => {
+  it('a delayed fsync that fails (SANDBOX_FSYNC=second) is said once and shown by readiness until an fsync succeeds, never thrown', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const captured = capturedLog();
     const dataFile = path.join(dir, 'fsync.json');
     // A probe clock that stands still: the probe of the first readiness check, before the failure, serves every later check.
     const store = new FileStore({ dataFile, fsync: 'second', logger: captured.log, clock: () => 0 });
+    const said = () => captured.events().filter((e) => Number(e.level) >= LEVEL.info).map((e) => e.msg);
     try {
       await store.open();
       await store.saveMerchant(merchant('A'));
@@ -120,16 +121,40 @@ describe('a failed log write', () => {
       vi.advanceTimersByTime(1_000);
       expect(failNext.fsync).toBe(false);
       expect(captured.events().filter((e) => Number(e.level) >= LEVEL.warn)).toEqual([
-        { level: LEVEL.error, time: expect.any(Number), file: `${dataFile}.log`, err: 'EIO: i/o error, fsync', code: 'EIO', msg: 'store fsync failed: the changes of the last second may not survive a power loss' },
+        { level: LEVEL.error, time: expect.any(Number), file: `${dataFile}.log`, err: 'EIO: i/o error, fsync', code: 'EIO', msg: 'store fsync failed: changes since the last flush may not survive a power loss' },
       ]);
       await expect(store.ready()).rejects.toThrow(/EIO/);
+      // A write that lands is no proof the disk keeps it: readiness still says so until an fsync succeeds.
       await store.saveMerchant(merchant('B'));
+      await expect(store.ready()).rejects.toThrow(/EIO/);
+      vi.advanceTimersByTime(1_000);
       await expect(store.ready()).resolves.toBeUndefined();
+      expect(said()).toEqual(['store fsync failed: changes since the last flush may not survive a power loss', 'store fsync works again']);
       expect(await store.merchantIds()).toEqual(['A', 'B']);
     } finally {
       vi.useRealTimers();
       await store.close();
     }
+    // A record that comes after the stop is not written, and nothing is said of it.
+    await store.journal.append(DEMO_PAYEE, { at: 1, method: 'GET', path: '/p', alias: false, status: 200, code: 200, requestBody: null, responseBody: null, latencyMs: 1, fault: null, warnings: [] });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(said()).toHaveLength(2);
+  });
+
+  it("a change the turn's records make too long for the disk goes alone: the records are given up (said), the change is written", async () => {
+    const dataFile = path.join(dir, 'alone.json');
+    const store = new FileStore({ dataFile });
+    await store.open();
+    const read = (i: number) => ({ at: i, method: 'GET', path: '/p', alias: false, status: 200, code: 200, requestBody: null, responseBody: null, latencyMs: 1, fault: null, warnings: [], requestId: `req-${i}` });
+    await store.journal.append(DEMO_PAYEE, read(1));
+    failNext.armed = true;
+    await store.saveMerchant(merchant('B'));
+    expect(failNext.armed).toBe(false);
+    expect(await store.merchantIds()).toEqual(['B']);
+    const again = new FileStore({ dataFile });
+    await again.open();
+    expect(await again.merchantIds()).toEqual(['B']);
+    expect(await again.journal.list(DEMO_PAYEE, { limit: 10 })).toEqual([]);
   });
 
   it('over HTTP: the create answers 503 in the envelope, nothing kept, said once in the log without a stack; the next create works', async () => {
@@ -138,6 +163,8 @@ describe('a failed log write', () => {
     const sandbox = await createSandbox({ store: 'file', dataFile: httpFile, clock: manualClock().clock, scheduler: false, log: captured.log });
     const { payment_id: paymentId } = await createPayment(sandbox);
     const before = await call(sandbox, 'GET', `/openapi/v1/payments/payment/${paymentId}`);
+    // The read's journal line goes out at the end of its turn: the create's write then carries nothing else.
+    await new Promise((resolve) => setImmediate(resolve));
 
     const body = { payee: DEMO_PAYEE, product_type: 'QR_DYNAMIC', merchant_ref_no: 'lost-1', amount: 10.5 };
     // The create's payment line fails; its journal line (the next write) lands.
