@@ -89,7 +89,7 @@ export class PostgresRoom {
     const share = fairShare(this.limits!, holders);
     const over = await sql<{ payee_id: string; bytes: string }[]>`
       SELECT payee_id, sum(b)::bigint AS bytes FROM (
-        SELECT payee_id, payment_bytes AS b FROM payreq_storage
+        SELECT payee_id, payment_bytes AS b FROM payreq_payment_counts
         UNION ALL SELECT payee_id, ${sql.unsafe(ROW_BYTES.journal)} FROM payreq_journal
         UNION ALL SELECT payee_id, ${sql.unsafe(ROW_BYTES.readiness)} FROM payreq_readiness
         UNION ALL SELECT payee_id, ${sql.unsafe(ROW_BYTES.deliveries)} FROM payreq_deliveries) held

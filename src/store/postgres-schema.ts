@@ -205,11 +205,12 @@ const MIGRATIONS: readonly string[] = [
   `,
   // 11: a merchant's payment bytes and count kept in several rows (slots, postgres-storage.ts), summed when read: a
   // change adds to one, so its concurrent creates lock different rows and their commits reach the disk together.
-  // The merchant's one row becomes its slot 0. Instances of version 10 still running fail their creates on the changed
-  // key and miscount their other changes (they take the merchant's rows for one): upgrade every instance together.
+  // The merchant's one row becomes its slot 0, in a table of a new name: an instance of version 10 still running fails on
+  // the name it knows instead of miscounting (it would take the merchant's rows for one): upgrade every instance together.
   `
-  ALTER TABLE payreq_storage ADD COLUMN slot smallint NOT NULL DEFAULT 0;
-  ALTER TABLE payreq_storage DROP CONSTRAINT payreq_storage_pkey, ADD CONSTRAINT payreq_storage_pkey PRIMARY KEY (payee_id, slot);
+  ALTER TABLE payreq_storage RENAME TO payreq_payment_counts;
+  ALTER TABLE payreq_payment_counts ADD COLUMN slot smallint NOT NULL DEFAULT 0;
+  ALTER TABLE payreq_payment_counts DROP CONSTRAINT payreq_storage_pkey, ADD CONSTRAINT payreq_payment_counts_pkey PRIMARY KEY (payee_id, slot);
   `,
 ];
 

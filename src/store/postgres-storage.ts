@@ -1,6 +1,6 @@
 /**
  * Storage usage of the PostgreSQL store (the rule: storage-quota.ts). A merchant's payments are
- * counted in payreq_storage, kept in the statement of each change (postgres-store.ts), so no
+ * counted in payreq_payment_counts, kept in the statement of each change (postgres-store.ts), so no
  * create scans the merchant's payments: in PAYMENT_SLOTS rows per merchant, summed when read, so
  * that its concurrent creates do not wait on one row until each other's commit has reached the
  * disk (one commit after another); a create checks its quota against the sum committed when it
@@ -30,8 +30,8 @@ export const PAYMENT_SLOTS = 16;
 export function paymentSums(sql: Sql, payee: postgres.Fragment | string) {
   const mine = typeof payee === 'string' ? sql`${payee}::text` : payee;
   return {
-    bytes: sql`(SELECT coalesce(sum(payment_bytes), 0) FROM payreq_storage WHERE payee_id = ${mine})`,
-    count: sql`(SELECT coalesce(sum(payment_count), 0) FROM payreq_storage WHERE payee_id = ${mine})`,
+    bytes: sql`(SELECT coalesce(sum(payment_bytes), 0) FROM payreq_payment_counts WHERE payee_id = ${mine})`,
+    count: sql`(SELECT coalesce(sum(payment_count), 0) FROM payreq_payment_counts WHERE payee_id = ${mine})`,
   };
 }
 
@@ -41,7 +41,7 @@ export function paymentSums(sql: Sql, payee: postgres.Fragment | string) {
  */
 export function countPayments(sql: Sql, payeeId: string, slot: number, bytes: postgres.Fragment, count: postgres.Fragment, when: postgres.Fragment) {
   return sql`
-    INSERT INTO payreq_storage AS s (payee_id, slot, payment_bytes, payment_count) SELECT ${payeeId}::text, ${slot}::smallint, ${bytes}, ${count} WHERE ${when}
+    INSERT INTO payreq_payment_counts AS s (payee_id, slot, payment_bytes, payment_count) SELECT ${payeeId}::text, ${slot}::smallint, ${bytes}, ${count} WHERE ${when}
     ON CONFLICT (payee_id, slot) DO UPDATE SET payment_bytes = s.payment_bytes + excluded.payment_bytes, payment_count = s.payment_count + excluded.payment_count`;
 }
 
@@ -76,7 +76,7 @@ interface Known {
 function holdersOf(sql: Sql) {
   return sql<{ payee_id: string }[]>`
     SELECT payee_id FROM (
-      SELECT payee_id FROM payreq_storage GROUP BY payee_id HAVING sum(payment_bytes) > 0
+      SELECT payee_id FROM payreq_payment_counts GROUP BY payee_id HAVING sum(payment_bytes) > 0
       UNION SELECT payee_id FROM payreq_journal UNION SELECT payee_id FROM payreq_deliveries
       UNION SELECT payee_id FROM payreq_idempotency UNION SELECT payee_id FROM payreq_readiness) holding`;
 }
@@ -158,7 +158,7 @@ export class PostgresStorage {
   private async count(): Promise<void> {
     const before = this.drift;
     const counted = await this.run(async (sql) => {
-      const [payments] = await sql<{ bytes: string }[]>`SELECT coalesce(sum(payment_bytes), 0)::bigint AS bytes FROM payreq_storage`;
+      const [payments] = await sql<{ bytes: string }[]>`SELECT coalesce(sum(payment_bytes), 0)::bigint AS bytes FROM payreq_payment_counts`;
       const [parts] = await partsSum(sql, null);
       const holders = new Set((await holdersOf(sql)).map((r) => r.payee_id));
       return { bytes: Number(payments?.bytes ?? 0) + Number(parts?.bytes ?? 0), holders };

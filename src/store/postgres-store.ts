@@ -369,7 +369,7 @@ export class PostgresStore implements Store {
         await tx`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_readiness WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_rate_windows WHERE key = ${`merchant:${payeeId}`}`;
-        await tx`DELETE FROM payreq_storage WHERE payee_id = ${payeeId}`;
+        await tx`DELETE FROM payreq_payment_counts WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_merchants WHERE payee_id = ${payeeId}`;
         return { payments, journalEntries, deliveries };
       }),

@@ -1,5 +1,5 @@
 /**
- * The merchant's payment count on PostgreSQL (payreq_storage.payment_count): a database of schema
+ * The merchant's payment count on PostgreSQL (payreq_payment_counts.payment_count): a database of schema
  * version 8 is migrated with its payments counted; create, prune and reset keep the count equal to
  * the payments stored; the payment cap holds from it; the key's read brings it (and the merchant)
  * in the same statement, and a merchant changed by another instance is never answered stale.
@@ -47,7 +47,7 @@ async function store(url: string): Promise<PostgresStore> {
 
 async function counted(s: PostgresStore, payeeId: string): Promise<{ kept: number; stored: number }> {
   const [row] = await s.run((sql) => sql<{ kept: number; stored: number }[]>`
-    SELECT (SELECT coalesce(sum(payment_count), 0)::int FROM payreq_storage WHERE payee_id = ${payeeId}) AS kept,
+    SELECT (SELECT coalesce(sum(payment_count), 0)::int FROM payreq_payment_counts WHERE payee_id = ${payeeId}) AS kept,
            (SELECT count(*)::int FROM payreq_payments WHERE payee_id = ${payeeId}) AS stored`);
   return row!;
 }

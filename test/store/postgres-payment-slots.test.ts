@@ -43,9 +43,9 @@ async function store(url: string, maxConnections = 10): Promise<PostgresStore> {
 /** The merchant's rows, and what its payments stored add up to. */
 async function counted(s: PostgresStore, payeeId: string) {
   const [row] = await s.run((sql) => sql<{ rows: number; bytes: number; count: number; stored_bytes: number; stored: number }[]>`
-    SELECT (SELECT count(*)::int FROM payreq_storage WHERE payee_id = ${payeeId}) AS rows,
-           (SELECT coalesce(sum(payment_bytes), 0)::int FROM payreq_storage WHERE payee_id = ${payeeId}) AS bytes,
-           (SELECT coalesce(sum(payment_count), 0)::int FROM payreq_storage WHERE payee_id = ${payeeId}) AS count,
+    SELECT (SELECT count(*)::int FROM payreq_payment_counts WHERE payee_id = ${payeeId}) AS rows,
+           (SELECT coalesce(sum(payment_bytes), 0)::int FROM payreq_payment_counts WHERE payee_id = ${payeeId}) AS bytes,
+           (SELECT coalesce(sum(payment_count), 0)::int FROM payreq_payment_counts WHERE payee_id = ${payeeId}) AS count,
            (SELECT coalesce(sum(octet_length(doc)), 0)::int FROM payreq_payments WHERE payee_id = ${payeeId}) AS stored_bytes,
            (SELECT count(*)::int FROM payreq_payments WHERE payee_id = ${payeeId}) AS stored`);
   return row!;
@@ -116,7 +116,7 @@ describe('PostgreSQL: a merchant\'s payments counted in several rows', () => {
     const lockTaken = new Promise<void>((resolve) => (locked = resolve));
     // A transaction holding one of the merchant's rows, as a create does until its commit is on disk.
     const holder = admin.begin(async (tx) => {
-      await tx`SELECT 1 FROM payreq_storage WHERE payee_id = 'M5' AND slot = 0 FOR UPDATE`;
+      await tx`SELECT 1 FROM payreq_payment_counts WHERE payee_id = 'M5' AND slot = 0 FOR UPDATE`;
       locked();
       await held;
     });

@@ -46,7 +46,7 @@ describe('20 merchants of one attacker against an 8 MiB sandbox', () => {
       // The journal's turn is written on the next turn of the event loop (postgres-turn.ts).
       await new Promise((resolve) => setImmediate(resolve));
       return store.run(async (sql) => Number((await sql<{ b: string }[]>`
-        SELECT ((SELECT coalesce(sum(payment_bytes), 0) FROM payreq_storage) + (SELECT coalesce(sum(coalesce(bytes, octet_length(entry))), 0) FROM payreq_journal)
+        SELECT ((SELECT coalesce(sum(payment_bytes), 0) FROM payreq_payment_counts) + (SELECT coalesce(sum(coalesce(bytes, octet_length(entry))), 0) FROM payreq_journal)
           + (SELECT coalesce(sum(bytes), 0) FROM payreq_answers) + (SELECT coalesce(sum(octet_length(doc) + octet_length(attempts::text)), 0) FROM payreq_deliveries)
           + (SELECT coalesce(sum(octet_length(key) + octet_length(fingerprint) + coalesce(octet_length(body), 0)), 0) FROM payreq_idempotency)
           + (SELECT coalesce(sum(coalesce(bytes, octet_length(entry))), 0) FROM payreq_readiness))::bigint AS b`)[0]!.b));
