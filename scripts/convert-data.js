@@ -81,16 +81,22 @@ for (const { payeeId, entry } of snapshot.journal ?? []) records.push({ t: 'jour
 for (const v of snapshot.deliveries ?? []) records.push({ t: 'delivery', v });
 segmentRecords(dataFile, snapshot.walSegment ?? 0, mainRecord);
 
-// The parts: idempotency keys and readiness evidence.
+// The parts: idempotency keys and readiness evidence. A clear (a reset) has no line of its own in
+// the new format: what came before it of that merchant's part is left out instead.
 const parts = {
-  idempotency: { row: ({ payeeId, v }) => ({ t: 'key', payeeId, v }), key: (r) => r, clear: 'keys-clear' },
-  readiness: { row: ({ payeeId, id, v }) => ({ t: 'seen', payeeId, id, v, replaced: null }), seen: (r) => r, clear: 'seen-clear' },
+  idempotency: { t: 'key', row: ({ payeeId, v }) => ({ t: 'key', payeeId, v }) },
+  readiness: { t: 'seen', row: ({ payeeId, id, v }) => ({ t: 'seen', payeeId, id, v }) },
 };
 for (const [name, part] of Object.entries(parts)) {
   const file = `${dataFile}.${name}`;
   const partSnapshot = existsSync(file) ? parsedJson(file, readFileSync(file, 'utf8')) : { walSegment: 0, rows: [] };
   for (const row of partSnapshot.rows ?? []) records.push(part.row(row));
-  segmentRecords(file, partSnapshot.walSegment ?? 0, (r) => (r.t === 'clear' ? { t: part.clear, payeeId: r.payeeId } : part[r.t]?.(r)));
+  segmentRecords(file, partSnapshot.walSegment ?? 0, (r) => {
+    if (r.t === part.t) return r.t === 'seen' ? part.row(r) : r;
+    if (r.t !== 'clear') return undefined;
+    for (let i = records.length - 1; i >= 0; i--) if (records[i].t === part.t && records[i].payeeId === r.payeeId) records.splice(i, 1);
+    return undefined;
+  });
 }
 
 /** Writes `lines` to `<file>.converting`, flushed to the disk; answers that name. */

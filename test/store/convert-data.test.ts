@@ -4,7 +4,7 @@
  * is never ignored: the start refuses naming the one-off conversion, which keeps everything.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -61,6 +61,21 @@ describe('a data folder of the previous file store', () => {
       expect(replay.headers.get('idempotent-replayed')).toBe('true');
       const journal = await call(sandbox, 'GET', '/sandbox/v1/requests?limit=50', { key: DEMO_KEY });
       expect(journal.body.requests.length).toBeGreaterThanOrEqual(3);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it("a clear of keys or evidence in the old files (a reset) leaves out what came before it of that merchant's, and the store starts", async () => {
+    const dataFile = copyOfFixture();
+    for (const part of ['idempotency', 'readiness']) appendFileSync(`${dataFile}.${part}.wal.2`, `${JSON.stringify({ t: 'clear', payeeId: DEMO_PAYEE })}\n`);
+    execFileSync(process.execPath, [SCRIPT, dataFile], { encoding: 'utf8' });
+    const lines = [...jsonLines(dataFile), ...jsonLines(`${dataFile}.log`)] as { t: string; payeeId?: string }[];
+    expect(lines.filter((l) => (l.t === 'key' || l.t === 'seen') && l.payeeId === DEMO_PAYEE)).toEqual([]);
+    expect(lines.filter((l) => l.t.endsWith('-clear') && l.t !== 'journal-clear')).toEqual([]);
+    const sandbox = await createSandbox({ store: 'file', dataFile, scheduler: false });
+    try {
+      expect((await call(sandbox, 'GET', '/sandbox/v1/payments?limit=10')).body.payments).toHaveLength(3);
     } finally {
       await sandbox.close();
     }
