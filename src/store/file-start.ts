@@ -34,12 +34,12 @@ class Damage {
   }
 }
 
-/** The snapshot's generation and where appends go on (null: the log must start afresh, as with no files and after a repair). */
+/** The snapshot's generation, where appends go on (null: the log must start afresh, as with no files and after a repair), the log's length. */
 export function readStore(dataFile: string, logFile: string, repair: boolean, logger: Logger, apply: (r: LogRecord) => void) {
   checkNeighbours(dataFile, logFile, logger);
   const snapshot = existsSync(dataFile) ? readFileSync(dataFile) : null;
   const log = existsSync(logFile) ? readFileSync(logFile) : null;
-  if (snapshot === null && log === null) return { generation: 0, logBytes: null };
+  if (snapshot === null && log === null) return { generation: 0, logBytes: null, logLength: 0 };
   const damage = new Damage(repair);
   if (snapshot === null) damage.found(dataFile, dataFile, `is missing, but its log ${logFile} is there: the state the log goes on from is gone`);
   const read = snapshot && readSnapshot(dataFile, snapshot, damage, apply);
@@ -47,7 +47,7 @@ export function readStore(dataFile: string, logFile: string, repair: boolean, lo
   if (log === null) damage.found(logFile, logFile, `is missing, but the snapshot ${dataFile} is there: every change since that snapshot is gone`);
   const logBytes = log && replayLog(logFile, log, generation, read?.logFrom, damage, logger, apply);
   if (damage.dropped.length > 0) damage.report(dataFile, logger);
-  return { generation: generation ?? 0, logBytes: damage.dropped.length > 0 ? null : logBytes };
+  return { generation: generation ?? 0, logBytes: damage.dropped.length > 0 ? null : logBytes, logLength: log?.length ?? 0 };
 }
 
 /** The lines of a file (the last one without its newline, if cut), and where the whole lines end. */
@@ -85,14 +85,14 @@ function replayLog(file: string, bytes: Buffer, generation: number | null, logFr
     lines.pop();
   }
   const follows = headerOf(lines[0], 'log')?.generation;
-  // Stopped before the log restarted: null, and the start writes a snapshot (which restarts it).
-  const before = generation !== null && follows === generation - 1;
+  // Stopped before the log restarted (the snapshot names where it was taken): null, and the start writes a snapshot.
+  const before = generation !== null && follows !== undefined && follows < generation;
   // Without a snapshot (a repair goes on without it), the log is read whatever it follows.
   if (!before && (follows === undefined || (generation !== null && follows !== generation))) {
     damage.found(file, `${file} line 1`, follows !== undefined ? `goes on from snapshot ${follows}, but the snapshot is ${generation}` : 'is not the header of a payreq-sandbox/2 log');
     return null;
   }
-  const from = before ? linesOf(bytes.subarray(0, logFrom)).lines.length : 1;
+  const from = before ? Math.max(1, linesOf(bytes.subarray(0, logFrom)).lines.length) : 1;
   for (let i = from; i < lines.length; i++) applyLine(file, lines[i]!, i + 1, damage, apply);
   return before ? null : whole;
 }

@@ -70,8 +70,10 @@ export class FileStore extends MemoryStore {
     const started = readStore(dataFile, this.log.file, this.options.repair === true, this.logger, (r) => this.apply(r));
     this.replaying = false;
     this.generation = started.generation;
-    if (started.logBytes !== null) this.log.open(started.logBytes);
-    else await this.writeSnapshot();
+    if (started.logBytes !== null) return this.log.open(started.logBytes);
+    // It holds all the old log held, so it names the log's end: a start before the log restarted applies none of it again.
+    this.log.bytes = started.logLength;
+    await this.writeSnapshot();
   }
 
   /** Ready while the data directory takes a probe file and the last append landed (the newer evidence decides). */

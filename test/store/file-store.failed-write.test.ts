@@ -3,7 +3,7 @@
  * real one) fails before memory changes: the caller gets StoreUnavailableError, the request a 503
  * in the envelope, and the log keeps no half line.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -155,6 +155,21 @@ describe('a failed log write', () => {
     await again.open();
     expect(await again.merchantIds()).toEqual(['B']);
     expect(await again.journal.list(DEMO_PAYEE, { limit: 10 })).toEqual([]);
+  });
+
+  it("a start whose own snapshot is written but whose log is not restarted (a crash between the two) starts again with what that snapshot holds", async () => {
+    const dataFile = path.join(dir, 'start-snapshot.json');
+    const store = new FileStore({ dataFile });
+    await store.open();
+    await store.saveMerchant(merchant('A'));
+    // A damaged line, then a whole one: only a repair goes on, and its start writes a snapshot of what it read.
+    appendFileSync(`${dataFile}.log`, `not json\n${JSON.stringify({ t: 'merchant', v: merchant('C') })}\n`);
+    failNext.rename = true;
+    await expect(new FileStore({ dataFile, repair: true, logger: capturedLog().log }).open()).rejects.toThrow(/EIO/);
+    const again = new FileStore({ dataFile });
+    await again.open();
+    expect(await again.merchantIds()).toEqual(['A', 'C']);
+    await again.close();
   });
 
   it('over HTTP: the create answers 503 in the envelope, nothing kept, said once in the log without a stack; the next create works', async () => {

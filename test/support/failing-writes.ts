@@ -2,11 +2,11 @@
  * A disk that fills up on cue, for tests of failed store writes: in a test file,
  * `vi.mock('node:fs', async (real) => (await import('../support/failing-writes.js')).fsFailingOnCue(real))`,
  * then `failNext.armed = true` makes the next write write 20 bytes of it and fail with ENOSPC;
- * `failNext.fsync = true` makes the next fsyncSync fail with EIO.
+ * `failNext.fsync = true` makes the next fsyncSync fail with EIO, `failNext.rename = true` the next renameSync.
  */
 import type * as fs from 'node:fs';
 
-export const failNext = { armed: false, fsync: false };
+export const failNext = { armed: false, fsync: false, rename: false };
 
 export async function fsFailingOnCue(importOriginal: () => Promise<unknown>): Promise<typeof fs> {
   const real = (await importOriginal()) as typeof fs;
@@ -25,5 +25,10 @@ export async function fsFailingOnCue(importOriginal: () => Promise<unknown>): Pr
       failNext.fsync = false;
       throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
     }) as typeof fs.fsyncSync,
+    renameSync: ((from: string, to: string) => {
+      if (!failNext.rename) return real.renameSync(from, to);
+      failNext.rename = false;
+      throw Object.assign(new Error('EIO: i/o error, rename'), { code: 'EIO' });
+    }) as typeof fs.renameSync,
   };
 }
