@@ -6,7 +6,7 @@
  * leaves it to the OS; a write that returned is in the OS, so a killed process loses nothing.
  */
 import { closeSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
-import { open, rename, unlink, writeFile } from 'node:fs/promises';
+import { rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorFields, type Logger } from '../logger.js';
 import { diskProblem } from './data-dir-probe.js';
@@ -73,19 +73,21 @@ export class AppendLog {
     if (this.fsync === 'second' && !this.flushTimer) this.flushTimer = setTimeout(() => this.flush(), 1_000).unref();
   }
 
-  /** A flush that fails is said and kept as the failure until one succeeds: never thrown into the timer. */
   flush(): void {
     if (this.flushTimer) clearTimeout(this.flushTimer);
     this.flushTimer = null;
-    if (this.fd === null || this.fsync === 'off') return;
+    if (this.fd !== null && this.fsync !== 'off') this.synced(() => fsyncSync(this.fd!));
+  }
+
+  /** An fsync that fails is said once and kept as the failure until one succeeds, never thrown (into a timer, or after a rename). */
+  private synced(fsync: () => void): void {
     try {
-      fsyncSync(this.fd);
+      fsync();
       if (this.failure?.fsync) {
         this.failure = undefined;
         this.logger.info({ file: this.file }, 'store fsync works again');
       }
     } catch (err) {
-      // Said once when fsyncs start failing; kept until one succeeds, whatever writes land meanwhile.
       if (!this.failure?.fsync) this.logger.error({ file: this.file, ...errorFields(err) }, 'store fsync failed: changes since the last flush may not survive a power loss');
       this.failure = { err, at: performance.now(), fsync: true };
     }
@@ -115,6 +117,8 @@ export class AppendLog {
     if (this.fd !== null) closeSync(this.fd);
     this.fd = fd;
     this.bytes = Buffer.byteLength(header) + this.bytes - from;
+    // The new log is in use from now on, whatever its directory's fsync says.
+    if (this.fsync !== 'off') this.synced(() => syncDirOf(this.file));
   }
 
   private read(from: number, to: number): Buffer {
@@ -127,9 +131,7 @@ export class AppendLog {
 /** `file` written through a temporary file renamed over it (with `sync`, flushed first, and the rename with its directory): a crash leaves old or new. */
 export async function replaceFile(file: string, chunks: Iterable<string | Buffer>, sync: boolean): Promise<void> {
   await rename(await writeTemp(file, chunks, sync), file);
-  if (!sync) return;
-  const dir = await open(path.dirname(file), 'r');
-  await dir.sync().finally(() => dir.close());
+  if (sync) syncDirOf(file);
 }
 
 /** `file`'s temporary file, written from `chunks`, each in its own event-loop turn so requests are served meanwhile. */
@@ -142,6 +144,16 @@ async function writeTemp(file: string, chunks: Iterable<string | Buffer>, sync: 
     throw err;
   }
   return temp;
+}
+
+/** A rename reaches the disk with its directory's entry: fsynced too. */
+function syncDirOf(file: string): void {
+  const dir = openSync(path.dirname(file), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
+  }
 }
 
 /** A write may land in part (a disk filling up): the rest is written until done or refused. */
