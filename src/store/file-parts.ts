@@ -54,9 +54,10 @@ export class FileDeliveryLog extends MemoryDeliveryLog {
 
   override async resend(payeeId: string, id: string, now: number): Promise<Delivery | 'pending' | undefined> {
     const again = this.resendable(payeeId, id, now);
-    // Written first; then the memory log makes the same change (a replay, rare enough to work it out twice).
-    if (typeof again === 'object') this.log.write({ t: 'delivery', v: again });
-    return super.resend(payeeId, id, now);
+    if (typeof again !== 'object') return again;
+    this.log.write({ t: 'delivery', v: again });
+    this.put(again);
+    return again;
   }
 
   override async advanceHeld(payeeId: string, ms: number, writtenBy: number, now: number): Promise<readonly number[]> {

@@ -105,7 +105,7 @@ export class FileStore extends MemoryStore {
     } catch (err) {
       if (this.later.length === 0) throw err;
       // A disk too full for the turn's records and the change: the records are given up (as at the turn's end), the change goes alone.
-      this.later.splice(0).forEach(([, lost]) => lost?.());
+      this.giveUpLater();
       this.append(change);
     }
   }
@@ -123,8 +123,13 @@ export class FileStore extends MemoryStore {
     try {
       this.append('');
     } catch {
-      this.later.splice(0).forEach(([, lost]) => lost?.());
+      this.giveUpLater();
     }
+  }
+
+  /** The turn's records whose write failed: each one's loss is told to its part (the write said it). */
+  private giveUpLater(): void {
+    for (const [, lost] of this.later.splice(0)) lost?.();
   }
 
   /** The turn's records, then `text`: a failure throws, and the records stay queued. */
