@@ -1,6 +1,6 @@
 /**
  * SPEC 19, issue 17: behind Debian's HAProxy running examples/haproxy/haproxy.cfg (only its ports
- * changed), checking /readyz, two rounds of rolling restarts of two `serve` processes on one
+ * changed), checking /readyz, a rolling restart of two `serve` processes on one
  * PostgreSQL database, started as the hosting docs say (the drain delay left to its default),
  * under keep-alive load fail no request, and every acknowledged create reads back.
  */
@@ -54,39 +54,37 @@ async function statusOf(name: string): Promise<string | undefined> {
 describe('HAProxy (examples/haproxy/haproxy.cfg) in front of two instances on PostgreSQL', () => {
   it('is the configuration docs/hosting.md shows', () => expectInReadme('haproxy/haproxy.cfg'));
 
-  it('two rounds of restarting each instance in turn under keep-alive creates and status reads fail no request, and lose no create', async () => {
+  it('restarting each instance in turn under keep-alive creates and status reads fail no request, and lose no create', async () => {
     // 16 clients: with SANDBOX_DRAIN_DELAY_MS=0 (the old stop) this load saw reset connections through HAProxy.
     const load = keepAliveLoad(base, { prefix: 'haproxy', clients: 16, maxMs: 100_000 });
     await until(() => (load.outcomes.length >= 200 ? true : undefined), 'the load to get going', 10_000);
     const drains: { name: string; downAfterMs: number; exitAfterMs: number }[] = [];
-    for (const round of [1, 2]) {
-      for (const i of instances) {
-        const signalledAt = Date.now();
-        i.server!.child.kill('SIGTERM');
-        // /readyz answers 503 at once, so HAProxy takes the instance out while it still serves.
-        await until(async () => ((await statusOf(i.name)) === 'DOWN' ? true : undefined), `HAProxy to see ${i.name} DOWN (round ${round})`, 10_000, 50);
-        const downAfterMs = Date.now() - signalledAt;
-        const { code } = await i.server!.exited;
-        drains.push({ name: `${i.name}${round}`, downAfterMs, exitAfterMs: Date.now() - signalledAt });
-        expect(code, i.server!.output()).toBe(0);
-        expect(i.server!.output()).toContain('SIGTERM: draining: /readyz answers 503; still serving for 5 s');
-        i.server = await startInstance(i.dataFile, i.port, env);
-        await until(async () => ((await statusOf(i.name)) === 'UP' ? true : undefined), `HAProxy to see ${i.name} UP again`, 10_000, 50);
-        // Both instances take load before the next one stops.
-        await new Promise((r) => setTimeout(r, 1000));
-      }
+    for (const i of instances) {
+      const signalledAt = Date.now();
+      i.server!.child.kill('SIGTERM');
+      // /readyz answers 503 at once, so HAProxy takes the instance out while it still serves.
+      await until(async () => ((await statusOf(i.name)) === 'DOWN' ? true : undefined), `HAProxy to see ${i.name} DOWN`, 10_000, 50);
+      const downAfterMs = Date.now() - signalledAt;
+      const { code } = await i.server!.exited;
+      drains.push({ name: i.name, downAfterMs, exitAfterMs: Date.now() - signalledAt });
+      expect(code, i.server!.output()).toBe(0);
+      expect(i.server!.output()).toContain('SIGTERM: draining: /readyz answers 503; still serving for 5 s');
+      i.server = await startInstance(i.dataFile, i.port, env);
+      await until(async () => ((await statusOf(i.name)) === 'UP' ? true : undefined), `HAProxy to see ${i.name} UP again`, 10_000, 50);
+      // Both instances take load before the next one stops.
+      await new Promise((r) => setTimeout(r, 1000));
     }
     const outcomes = await load.stop();
 
-    expect(drains).toHaveLength(4);
+    expect(drains).toHaveLength(2);
     for (const d of drains) {
       // Out of HAProxy's rotation well before the default 5 s delay was over and the instance stopped accepting.
       expect(d.downAfterMs, JSON.stringify(d)).toBeLessThan(3000);
       expect(d.exitAfterMs, JSON.stringify(d)).toBeGreaterThanOrEqual(5000);
     }
     const creates = outcomes.filter((o) => o.kind === 'create');
-    expect(creates.length).toBeGreaterThan(600);
-    expect(outcomes.filter((o) => o.kind === 'read').length).toBeGreaterThan(600);
+    expect(creates.length).toBeGreaterThan(300);
+    expect(outcomes.filter((o) => o.kind === 'read').length).toBeGreaterThan(300);
     expect(failed(outcomes)).toEqual([]);
     await expectAllReadable(base, outcomes);
   }, 120_000);
