@@ -8,25 +8,25 @@
 import { SandboxError } from '../domain/errors.js';
 import { newDeliveryId, newEventId, newPaymentCode, newPaymentId, newPaymentToken } from '../domain/ids.js';
 import { isRefusedTarget } from '../domain/private-addresses.js';
-import { errorFields, loggerOr } from '../logger.js';
+import { loggerOr } from '../logger.js';
 import type { Logger } from '../logger.js';
 import { eventTypeOf, isDuplicated, NO_WEBHOOK_FAULTS, sampleEvent, WEBHOOK_EVENT_TYPES } from '../domain/webhook-drills.js';
 import type { WebhookFaults } from '../domain/webhook-drills.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment, PaymentEvent } from '../domain/payment.js';
-import { WEBHOOK_SIGNATURE_HEADER, webhookSignature, withListener, withRotatedSecret, withWebhookSecret, withWebhookSettings } from '../domain/webhook-secret.js';
+import { withListener, withRotatedSecret, withWebhookSettings } from '../domain/webhook-secret.js';
 import type { WebhookSettingsChange } from '../domain/webhook-secret.js';
 import { LISTENER_ONLY } from '../store/delivery-log.js';
 import type { Delivery, DeliveryAttempt, DeliveryLog } from '../store/delivery-log.js';
-import { StoreUnavailableError } from '../store/unavailable.js';
 import type { MerchantService } from './merchants.js';
 import type { SandboxMetrics } from './metrics.js';
 import { ownAddresses } from './own-addresses.js';
-import { postWebhook, refuseWrittenOutTarget, systemResolver } from './webhook-post.js';
+import { refuseWrittenOutTarget, systemResolver } from './webhook-post.js';
 import type { TargetGuard } from './webhook-post.js';
 import { ListenerUpkeep } from './webhook-listener-upkeep.js';
+import { DELIVERY_LEASE_MS, WebhookSender } from './webhook-sender.js';
 import { WebhookListeners } from './webhook-stream.js';
-import type { AttemptResult, ListenerStream, StreamTiming } from './webhook-stream.js';
+import type { ListenerStream, StreamTiming } from './webhook-stream.js';
 
 /** Writes the JSON body of one event; the HTTP layer owns the wire format. */
 export type WebhookBodyWriter = (merchant: Merchant, payment: Payment, event: PaymentEvent, eventId: string) => Record<string, unknown>;
@@ -34,63 +34,33 @@ export type JsonWriter = (value: unknown) => string;
 
 export type { Delivery, DeliveryAttempt };
 
-export const WEBHOOK_TIMEOUT_MS = 5000;
-/** How long a claimed delivery is held by the instance sending it; past it, another instance may send it. */
-export const DELIVERY_LEASE_MS = 30_000;
-/** Places one instance shares among the merchants already sending: however many receivers hang, at most this many attempts queue behind them. */
-export const SHARED_PLACES = 12;
-/** Deliveries of one merchant one instance sends at once: a receiver that hangs holds at most 4 places. */
-export const MAX_DELIVERIES_PER_MERCHANT = 4;
-/**
- * Besides the shared ones, each merchant with nothing in flight here gets a place of its own for
- * its next attempt, up to this many at once: so a newcomer's first attempt starts at once however
- * many other merchants' receivers hang (a hanging attempt holds its place for WEBHOOK_TIMEOUT_MS,
- * and waiting behind hanging ones would cost 5 s or more). Each is one socket and one timer.
- */
-export const OWN_PLACES = 244;
-/** Deliveries one instance sends at once (its sockets to receivers); the rest wait for a place. */
-export const MAX_DELIVERIES_IN_FLIGHT = SHARED_PLACES + OWN_PLACES;
 /** With reorder, how far apart the events of one change are sent; a duplicate follows its original by this. */
 const REORDER_GAP_MS = 100;
 const DUPLICATE_GAP_MS = 50;
-/** How often an instance looks for deliveries due (other instances' retries, ended leases). */
-const POLL_MS = 500;
-
-/** A shared place, or the place of its own a merchant with nothing in flight gets. */
-type Place = 'shared' | 'own';
 
 export class WebhookService {
-  private readonly timers = new Set<NodeJS.Timeout>();
-  /** Deliveries this instance is sending now, by the kind of place they hold. */
-  private readonly inFlight: Record<Place, number> = { shared: 0, own: 0 };
-  /** Per merchant, deliveries this instance is sending now. */
-  private readonly inFlightByMerchant = new Map<string, number>();
-  private pumping: Promise<void> | null = null;
-  private pumpAgain = false;
   private closed = false;
-  private readonly poller: NodeJS.Timeout;
   /** Checks every address connected to, when private targets are denied. */
   private readonly guard: TargetGuard | undefined;
   /** `payreq-sandbox listen` streams connected here: while a merchant has one, its deliveries go to it. */
   readonly listeners: WebhookListeners;
   private readonly upkeep: ListenerUpkeep;
+  private readonly sender: WebhookSender;
 
   constructor(
     private readonly merchants: MerchantService,
     private readonly log: DeliveryLog,
     private readonly writeBody: WebhookBodyWriter,
     private readonly writeJson: JsonWriter,
-    private readonly retryDelaysMs: readonly number[],
+    retryDelaysMs: readonly number[],
     /** The sandbox's seed: the duplicate drill draws from it. */
     private readonly seed: number,
     /** Deliver to loopback, private and link-local addresses (local use); a hosted sandbox denies them. */
     allowPrivateTargets = true,
-    private readonly metrics?: SandboxMetrics,
+    metrics?: SandboxMetrics,
     streamTiming?: StreamTiming,
-    private readonly logger: Logger = loggerOr(undefined),
+    logger: Logger = loggerOr(undefined),
   ) {
-    this.poller = setInterval(() => this.kick(), POLL_MS);
-    this.poller.unref();
     const relay = log.passAnswer && log.takeAnswers ? { pass: log.passAnswer.bind(log), take: log.takeAnswers.bind(log) } : undefined;
     this.listeners = new WebhookListeners(
       () => {
@@ -102,6 +72,7 @@ export class WebhookService {
     );
     this.upkeep = new ListenerUpkeep(() => this.listeners, log, merchants, logger);
     this.guard = allowPrivateTargets ? undefined : { refuses: (address) => isRefusedTarget(address, ownAddresses()), resolve: systemResolver };
+    this.sender = new WebhookSender(merchants, log, this.listeners, retryDelaysMs, this.guard, metrics, logger);
   }
 
   /** Sets the URL and drills (withWebhookSettings), under the merchant's lock. */
@@ -121,22 +92,6 @@ export class WebhookService {
     });
     if (!rotated) throw SandboxError.refused('No webhook URL is set: PUT /sandbox/v1/webhook {"url": "https://..."} sets one and answers its secret.');
     return rotated;
-  }
-
-  /**
-   * The secret that signs the merchant's deliveries to its URL, or to its listener. A merchant
-   * stored before secrets existed gets one here, at its first attempt, stored under the merchant's
-   * lock (an instance that races another keeps the one stored first); it learns it by rotating.
-   */
-  private async secretFor(payeeId: string, listener: boolean): Promise<string> {
-    const merchant = await this.merchants.byId(payeeId);
-    if (!merchant) throw new Error('not sent: its merchant no longer exists');
-    const own = listener ? merchant.listenerSecret : merchant.webhookSecret;
-    if (own) return own;
-    return this.merchants.update(payeeId, (current) => {
-      const { merchant: next, secret } = listener ? withListener(current) : withWebhookSecret(current);
-      return [next === current ? null : next, secret] as const;
-    });
   }
 
   /**
@@ -204,7 +159,7 @@ export class WebhookService {
 
   /** Looks for deliveries due soon at their times (the poll would claim several at once, and send them together). */
   private wakeAt(now: number, dues: readonly number[]): void {
-    for (const due of new Set(dues)) this.wakeAfter(Math.max(0, due - now));
+    for (const due of new Set(dues)) this.sender.wakeAfter(Math.max(0, due - now));
   }
 
   /**
@@ -223,7 +178,7 @@ export class WebhookService {
     // Held past the pump's reach until this call has made its own attempt.
     const delivery = this.delivery(current, url, payment, event, now + DELIVERY_LEASE_MS, true);
     await this.log.record([delivery]);
-    await this.attempt(delivery);
+    await this.sender.attempt(delivery);
     return (await this.log.get(current.payeeId, delivery.id)) ?? delivery;
   }
 
@@ -271,127 +226,13 @@ export class WebhookService {
 
   close(): void {
     this.closed = true;
-    clearInterval(this.poller);
+    this.sender.close();
     this.upkeep.close();
     this.listeners.closeAll();
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
   }
 
   /** Looks for due deliveries soon (once per turn, however often it is asked). */
   kick(): void {
-    if (this.closed) return;
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return;
-    }
-    this.pumping = this.pump()
-      .catch((err: unknown) => {
-        if (!(err instanceof StoreUnavailableError)) this.logger.error(errorFields(err), 'webhook delivery pass failed');
-      })
-      .finally(() => {
-        this.pumping = null;
-        if (this.pumpAgain) {
-          this.pumpAgain = false;
-          this.kick();
-        }
-      });
-  }
-
-  /**
-   * Claims what is due in turn across merchants and sends each: first into the shared places, then
-   * each merchant with nothing in flight here its next into a place of its own.
-   */
-  private async pump(): Promise<void> {
-    const claim = async (max: number, perMerchant: number, place: Place): Promise<number> => {
-      const claimed = await this.log.claimDue(this.merchants.realNow(), DELIVERY_LEASE_MS, max, {
-        perMerchant,
-        inFlight: this.inFlightByMerchant,
-        listening: this.listeners.merchants(),
-      });
-      for (const delivery of claimed) {
-        this.sending(delivery.payeeId, place, +1);
-        void this.attempt(delivery)
-          .catch((err: unknown) => this.logger.error({ delivery_id: delivery.id, payee_id: delivery.payeeId, ...errorFields(err) }, 'webhook delivery not recorded'))
-          .finally(() => {
-            this.sending(delivery.payeeId, place, -1);
-            this.kick();
-          });
-      }
-      return claimed.length;
-    };
-    while (!this.closed) {
-      const free = SHARED_PLACES - this.inFlight.shared;
-      const shared = free > 0 ? await claim(free, MAX_DELIVERIES_PER_MERCHANT, 'shared') : 0;
-      // Fewer than the free shared places: nothing else is due now.
-      if (free > 0 && shared < free) return;
-      if (this.closed || this.inFlight.own >= OWN_PLACES) return;
-      // One place each (1 - n <= 0 for a merchant with n in flight): only merchants with nothing in flight get one.
-      const firsts = await claim(OWN_PLACES - this.inFlight.own, 1, 'own');
-      if (shared === 0 && firsts === 0) return;
-    }
-  }
-
-  /** Counts a delivery of the merchant starting (+1) or ending (-1) here, in a place of that kind. */
-  private sending(payeeId: string, place: Place, change: 1 | -1): void {
-    this.inFlight[place] += change;
-    const n = (this.inFlightByMerchant.get(payeeId) ?? 0) + change;
-    if (n > 0) this.inFlightByMerchant.set(payeeId, n);
-    else this.inFlightByMerchant.delete(payeeId);
-  }
-
-  private async attempt(delivery: Delivery): Promise<void> {
-    const started = performance.now();
-    let result: AttemptResult;
-    try {
-      // Decided once: a listener leaving now makes this attempt fail (and be retried), not go to the URL with the listener's secret.
-      const listening = this.listeners.has(delivery.payeeId);
-      const signature = webhookSignature(await this.secretFor(delivery.payeeId, listening), Math.floor(this.merchants.realNow() / 1000), delivery.body);
-      const headers = {
-        'Content-Type': 'application/json',
-        'Sandbox-Event-Id': delivery.eventId,
-        [WEBHOOK_SIGNATURE_HEADER]: signature,
-        'User-Agent': 'payreq-sandbox-webhooks',
-      };
-      result = await this.send(delivery, headers, listening);
-    } catch (err) {
-      if (err instanceof StoreUnavailableError) throw err;
-      result = { status: null, error: err instanceof Error ? err.message : String(err) };
-    }
-    const { status, error } = result;
-    const now = this.merchants.realNow();
-    const record: DeliveryAttempt = { at: now, status, error, latencyMs: Math.round(performance.now() - started) };
-    if (status !== null && status >= 200 && status < 300) {
-      this.metrics?.deliveries.inc({ outcome: 'delivered' });
-      await this.log.recordAttempt(delivery.id, record, { state: 'delivered', attempt: delivery.attempt + 1, nextAttemptAt: null });
-      return;
-    }
-    const delay = result.final ? undefined : this.retryDelaysMs[delivery.attempt + 1];
-    if (delay === undefined) {
-      this.metrics?.deliveries.inc({ outcome: 'failed' });
-      await this.log.recordAttempt(delivery.id, record, { state: 'failed', attempt: delivery.attempt + 1, nextAttemptAt: null });
-      return;
-    }
-    this.metrics?.deliveries.inc({ outcome: 'retry' });
-    await this.log.recordAttempt(delivery.id, record, { state: 'pending', attempt: delivery.attempt + 1, nextAttemptAt: now + delay });
-    this.wakeAfter(delay);
-  }
-
-  /** Sends one attempt: to the merchant's listener while one is connected here (SPEC 22), else to its URL. */
-  private async send(delivery: Delivery, headers: Readonly<Record<string, string>>, listening: boolean): Promise<AttemptResult> {
-    if (listening) return this.listeners.deliver(delivery, headers, WEBHOOK_TIMEOUT_MS);
-    if (delivery.url === LISTENER_ONLY) return { status: null, error: 'no listener is connected (payreq-sandbox listen) and no URL is set' };
-    return { status: await postWebhook({ url: delivery.url, headers, body: delivery.body, timeoutMs: WEBHOOK_TIMEOUT_MS }, this.guard), error: null };
-  }
-
-  /** A retry due sooner than the next poll is looked for at its time. */
-  private wakeAfter(delayMs: number): void {
-    if (this.closed || delayMs >= POLL_MS) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      this.kick();
-    }, delayMs);
-    timer.unref();
-    this.timers.add(timer);
+    this.sender.kick();
   }
 }

@@ -9,7 +9,7 @@ import type { Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EnrolledMerchant, Sandbox } from '../../src/index.js';
-import { MAX_DELIVERIES_IN_FLIGHT, MAX_DELIVERIES_PER_MERCHANT, SHARED_PLACES, WEBHOOK_TIMEOUT_MS } from '../../src/services/webhooks.js';
+import { MAX_DELIVERIES_IN_FLIGHT, MAX_DELIVERIES_PER_MERCHANT, SHARED_PLACES, WEBHOOK_TIMEOUT_MS } from '../../src/services/webhook-sender.js';
 import { createBody, jsonRequest } from '../helpers.js';
 import { removeTempDirs } from '../support/files.js';
 import { EACH_STORE } from '../support/sandboxes.js';
