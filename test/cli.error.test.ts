@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { configFromEnv } from '../src/cli.js';
+import { configFromEnv } from '../src/serve-command.js';
 import { toEmvPayload } from '../src/domain/emv.js';
 import { CLI } from './support/processes.js';
 

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { configFromEnv } from '../src/cli.js';
+import { configFromEnv } from '../src/serve-command.js';
 import { toEmvPayload } from '../src/domain/emv.js';
 import { CLI } from './support/processes.js';
 

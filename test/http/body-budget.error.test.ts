@@ -1,6 +1,6 @@
 /** Bytes of request bodies per merchant per second (SPEC 18): over it, 429 with Retry-After, nothing read further or done, other merchants unaffected. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configFromEnv } from '../../src/cli.js';
+import { configFromEnv } from '../../src/serve-command.js';
 import type { Sandbox } from '../../src/index.js';
 import { BodyBudget } from '../../src/services/body-budget.js';
 import { createBody, DEMO_KEY, DEMO_PAYEE, jsonRequest, memorySandbox, uniqueRef } from '../helpers.js';

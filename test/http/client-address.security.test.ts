@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { configFromEnv } from '../../src/cli.js';
+import { configFromEnv } from '../../src/serve-command.js';
 import { forwardedClient } from '../../src/http/client-address.js';
 import type { SandboxConfig } from '../../src/index.js';
 import { CLI } from '../support/processes.js';

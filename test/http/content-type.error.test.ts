@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
-import { configFromEnv } from '../../src/cli.js';
+import { configFromEnv } from '../../src/serve-command.js';
 import { createBody, jsonRequest, memorySandbox } from '../helpers.js';
 
 describe('content types', () => {

@@ -4,7 +4,7 @@
  * never the metrics, never the token, and changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configFromEnv } from '../../src/cli.js';
+import { configFromEnv } from '../../src/serve-command.js';
 import type { Sandbox } from '../../src/index.js';
 import { call, expectRefusedUnchanged, listeningSandbox, memorySandbox, toAnswer } from '../support/http.js';
 import type { Answer } from '../support/http.js';

@@ -4,7 +4,7 @@
  * client address the sandbox decided on (`client`). The log is a real pino logger writing to memory.
  */
 import { describe, expect, it } from 'vitest';
-import { configFromEnv } from '../../src/cli.js';
+import { configFromEnv } from '../../src/serve-command.js';
 import type { SandboxConfig } from '../../src/index.js';
 import { DEMO_KEY, memorySandbox } from '../helpers.js';
 import { capturedLog } from '../support/log.js';

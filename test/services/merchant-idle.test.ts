@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { configFromEnv } from '../../src/cli.js';
+import { configFromEnv } from '../../src/serve-command.js';
 import { DAY_MS } from '../../src/domain/transitions.js';
 import { createSandbox } from '../../src/index.js';
 import type { Sandbox, SandboxOptions } from '../../src/index.js';

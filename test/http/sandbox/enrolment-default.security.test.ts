@@ -5,7 +5,7 @@
  * over real HTTP.
  */
 import { describe, expect, it } from 'vitest';
-import { configFromEnv } from '../../../src/cli.js';
+import { configFromEnv } from '../../../src/serve-command.js';
 import { isLoopbackHost } from '../../../src/services/config.js';
 import { memorySandbox } from '../../helpers.js';
 
