@@ -1,12 +1,9 @@
-/**
- * Whether the file store's directory takes a write now, for /healthz: `<dataFile>.healthz-probe`
- * written, fsynced, read back and removed, at most once a second, so polling costs nothing.
- */
+// /healthz must see a full or read-only disk before a change fails; at most once a second, so polling costs nothing.
 import { randomBytes } from 'node:crypto';
 import { readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-/** `at`: when the probe started on the store's clock (which paces probes); `started`: the same on performance.now(), as append failures are dated. */
+/** `started` is on performance.now(), as append failures are dated, so the two can be compared. */
 export type ProbeResult = { readonly at: number; readonly started: number; readonly problem?: string };
 
 export class DataDirProbe {
@@ -42,7 +39,6 @@ export class DataDirProbe {
   }
 }
 
-/** What each error says of the directory; %s: that no change can be written. */
 const SAID: Record<string, string> = {
   ENOSPC: 'is full (ENOSPC): %s until space is freed there',
   EDQUOT: 'has used up its disk quota (EDQUOT): %s until space is freed or the quota raised',
@@ -53,7 +49,7 @@ const SAID: Record<string, string> = {
   EIO: 'reports input/output errors (EIO): %s; check the device',
 };
 
-/** A failed write of the data directory, said for an operator: what is wrong and what to do; never a stack. */
+/** For an operator: what is wrong and what to do, never a stack. */
 export function diskProblem(err: unknown, dataFile: string): string {
   const dir = path.dirname(dataFile);
   const code = (err as { code?: unknown } | null)?.code;

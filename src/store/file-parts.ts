@@ -1,10 +1,4 @@
-/**
- * The file store's journal, deliveries, idempotency keys and readiness evidence: the memory
- * store's, each change also a line of the log. A change someone is answered about is written
- * first (`write`: a failed write changes nothing); a record of what already happened (an entry,
- * an attempt, evidence) is kept whatever the disk says, written at the end of the turn (`record`:
- * a failed write is said, and only a restart loses it).
- */
+// A change someone is answered about is written first (`write`); a record of what already happened is kept whatever the disk says (`record`).
 import { MemoryDeliveryLog, type AttemptOutcome, type Delivery, type DeliveryAttempt } from './delivery-log.js';
 import { deliveryRecords } from './file-records.js';
 import type { FileStore } from './file-store.js';
@@ -20,7 +14,7 @@ export class FileJournalLog extends MemoryJournalLog {
     super();
   }
 
-  /** An entry that refers to an answer text written with an earlier entry is written without it. */
+  /** Without an answer text already written, so a polling loop does not write the same text each time. */
   override async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
     const kept = this.keep(payeeId, entry);
     const { answerRef, responseBody } = kept.entry;
@@ -40,13 +34,12 @@ export class FileDeliveryLog extends MemoryDeliveryLog {
     super();
   }
 
-  /** Deliveries no payment change causes (a test event): written, then sendable. */
   override async record(deliveries: readonly Delivery[]): Promise<void> {
     this.log.write(...deliveryRecords(deliveries));
     this.add(deliveries);
   }
 
-  /** Lost to a restart, an attempt is only made again. */
+  /** Not waited for: an attempt lost to a restart is only made again. */
   override async recordAttempt(id: string, attempt: DeliveryAttempt, next: AttemptOutcome): Promise<void> {
     const updated = this.attempted(id, attempt, next);
     if (updated) this.log.record({ t: 'delivery', v: updated });
@@ -69,7 +62,7 @@ export class FileDeliveryLog extends MemoryDeliveryLog {
   }
 }
 
-/** A key is written with its answer before that answer is sent; a claim never is (after a restart nobody runs it, so its retry must run). */
+/** A claim is never written: after a restart nobody runs it, so its retry must run. */
 export class FileIdempotencyKeys extends MemoryIdempotencyKeys {
   constructor(private readonly log: LogLines) {
     super();
@@ -86,7 +79,7 @@ export class FileReadinessLog extends MemoryReadinessLog {
     super();
   }
 
-  /** A polling loop's newest read only replaces the last of its run: the next snapshot holds it, and a run's first read is always written. */
+  /** A polling loop's replacing reads are not written: the next snapshot holds the newest. */
   override async add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void> {
     const { id, replaced } = this.keep(payeeId, seen, repeat);
     if (replaced === null) this.log.record({ t: 'seen', payeeId, id, v: seen });
