@@ -1,9 +1,4 @@
-/**
- * The in-memory store of tests and in-process use: the index itself (which answers every read),
- * the journal, the deliveries, the idempotency keys and the readiness evidence, with writes that
- * change memory and nothing else. The file store is this store with each change written first
- * (`write`, file-store.ts).
- */
+// The file store is this store with each change written first (`write`), so both answer every read the same way.
 import { afterReset } from '../domain/merchant.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
@@ -31,7 +26,6 @@ export class MemoryStore extends MemoryIndex implements Store {
   readonly readiness = new MemoryReadinessLog();
   protected readonly queues = new MerchantQueues();
   private shut = false;
-  /** The storage rule kept across payments and parts; without limits nothing is trimmed by bytes. */
   protected room: StorageRoom;
 
   constructor(limits?: StorageLimits) {
@@ -39,12 +33,12 @@ export class MemoryStore extends MemoryIndex implements Store {
     this.room = this.roomFor(limits);
   }
 
-  /** The storage rule over this store's tallies and parts: a store with parts of its own (file) makes it again once they exist. */
+  /** The file store makes it again once its own parts exist. */
   protected roomFor(limits: StorageLimits | undefined): StorageRoom {
     return new StorageRoom(this.paymentBytes, [this.journal.bytes, this.deliveries.bytes, this.idempotency.bytes, this.readiness.bytes], [this.journal, this.readiness, this.deliveries], limits);
   }
 
-  /** Where a durable store writes a change, in one write, before it is made (or throws, and nothing is made); memory writes nothing. */
+  /** A durable store writes the change here before it is made; a throw leaves memory unchanged. */
   protected write(..._records: LogRecord[]): void {}
 
   async open(): Promise<void> {}
@@ -82,7 +76,7 @@ export class MemoryStore extends MemoryIndex implements Store {
     return true;
   }
 
-  /** The change and the deliveries it causes in one write: both or neither. */
+  /** One write for the change and its deliveries: both or neither. */
   private writePayment(payment: Payment, outbox: readonly Delivery[], bytes?: number): void {
     this.write({ t: 'payment', v: payment }, ...deliveryRecords(outbox));
     this.applyPayment(payment, bytes);
@@ -110,13 +104,13 @@ export class MemoryStore extends MemoryIndex implements Store {
     return this.applyPrune(payeeId, createdBefore);
   }
 
-  /** What a reset erases, then the merchant itself, with anything a request in flight added in between. */
+  /** Erased again inside the queue: a request in flight may have added something after the reset. */
   async deleteMerchant(payeeId: string): Promise<MerchantErasure | undefined> {
     if (!(await this.merchant(payeeId))) return undefined;
     const counted = await countMerchantParts(this, payeeId);
     const reset = await this.resetMerchant(payeeId);
     const late = await this.queues.exclusive(payeeId, async () => {
-      // Replayed, this one record erases the merchant and all it holds: a restart does not bring it back.
+      // One record erases it all on replay, so a restart does not bring it back.
       this.write({ t: 'merchant-delete', payeeId });
       const erased = this.applyMerchantDelete(payeeId);
       await clearMerchantParts(this, payeeId);
