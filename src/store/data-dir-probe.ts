@@ -7,7 +7,7 @@ import path from 'node:path';
 export type ProbeResult = { readonly at: number; readonly started: number; readonly problem?: string };
 
 export class DataDirProbe {
-  runs = 0;
+  private probes = 0;
   private last: ProbeResult | undefined;
   private running: Promise<ProbeResult> | null = null;
 
@@ -16,6 +16,10 @@ export class DataDirProbe {
     private readonly clock: () => number,
   ) {}
 
+  get runs(): number {
+    return this.probes;
+  }
+
   check(): Promise<ProbeResult> {
     if (this.last && this.clock() - this.last.at < 1_000) return Promise.resolve(this.last);
     this.running ??= this.probe().finally(() => (this.running = null));
@@ -23,7 +27,7 @@ export class DataDirProbe {
   }
 
   private async probe(): Promise<ProbeResult> {
-    this.runs++;
+    this.probes++;
     const [at, started, file] = [this.clock(), performance.now(), `${this.dataFile}.healthz-probe`];
     // A few hundred bytes, which a full disk has no block for; JSON, like every file of the store.
     const content = JSON.stringify(randomBytes(256).toString('hex'));

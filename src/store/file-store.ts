@@ -31,13 +31,13 @@ export class FileStore extends MemoryStore {
   override readonly idempotency = new FileIdempotencyKeys(this);
   override readonly readiness = new FileReadinessLog(this);
   /** Close waits for it, so a stop never cuts a snapshot short. */
-  snapshotting: Promise<void> | null = null;
+  private snapshotRun: Promise<void> | null = null;
   private readonly log: AppendLog;
   readonly probe: DataDirProbe;
   private readonly logger: Logger;
   private readonly snapshotAfter: number;
   /** The log names it, so a start never applies a log to the wrong snapshot. */
-  generation = 0;
+  private snapshotGeneration = 0;
   /** Replayed changes (a reset's journal clear) must not be written again. */
   private replaying = false;
   /** After a failed snapshot, the next waits until the log grew as much again. */
@@ -56,6 +56,14 @@ export class FileStore extends MemoryStore {
     this.nextSnapshotAt = this.snapshotAfter = options.snapshotAfterBytes ?? DEFAULT_SNAPSHOT_AFTER_BYTES;
   }
 
+  get snapshotting(): Promise<void> | null {
+    return this.snapshotRun;
+  }
+
+  get generation(): number {
+    return this.snapshotGeneration;
+  }
+
   override async open(): Promise<void> {
     const { dataFile } = this.options;
     mkdirSync(path.dirname(dataFile), { recursive: true });
@@ -63,7 +71,7 @@ export class FileStore extends MemoryStore {
     this.replaying = true;
     const started = readStore(dataFile, this.log.file, this.options.repair === true, this.logger, (r) => this.apply(r));
     this.replaying = false;
-    this.generation = started.generation;
+    this.snapshotGeneration = started.generation;
     if (started.logBytes !== null) return this.log.open(started.logBytes);
     // The new snapshot holds the whole old log: a start before the log restarts must skip all of it.
     this.log.bytes = started.logLength;
@@ -142,8 +150,8 @@ export class FileStore extends MemoryStore {
 
   /** Written over later turns so requests are served meanwhile. */
   writeSnapshot(): Promise<void> {
-    this.snapshotting ??= this.snapshot().finally(() => (this.snapshotting = null));
-    return this.snapshotting;
+    this.snapshotRun ??= this.snapshot().finally(() => (this.snapshotRun = null));
+    return this.snapshotRun;
   }
 
   private async snapshot(): Promise<void> {
@@ -163,7 +171,7 @@ export class FileStore extends MemoryStore {
       throw err;
     }
     // Only now: a log that failed to restart still follows the previous snapshot.
-    this.generation = generation;
+    this.snapshotGeneration = generation;
     this.nextSnapshotAt = this.snapshotAfter;
   }
 
