@@ -1,6 +1,7 @@
 // Claimed under a lease, so whichever instance is alive sends each delivery and its retries, also after the one that started them died.
 import { ByteTally, deliveryBytes } from './storage-quota.js';
 import type { StorageRoom, TrimmablePart } from './storage-room.js';
+import { deliveryRecords, type LogLines } from './file-records.js';
 export interface DeliveryAttempt {
   readonly at: number;
   readonly status: number | null;
@@ -117,6 +118,8 @@ export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
   private readonly pending = new Map<string, { delivery: Delivery; leaseUntil: number }>();
   private room: StorageRoom | undefined;
 
+  constructor(private readonly log?: LogLines) {}
+
   keepWithin(room: StorageRoom): void {
     this.room = room;
   }
@@ -153,6 +156,7 @@ export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
   }
 
   async record(deliveries: readonly Delivery[]): Promise<void> {
+    this.log?.write(...deliveryRecords(deliveries));
     this.add(deliveries);
   }
 
@@ -193,51 +197,36 @@ export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
     return claimed;
   }
 
+  /** Not waited for: an attempt lost to a restart is only made again. */
   async recordAttempt(id: string, attempt: DeliveryAttempt, next: AttemptOutcome): Promise<void> {
-    this.attempted(id, attempt, next);
-  }
-
-  attempted(id: string, attempt: DeliveryAttempt, next: AttemptOutcome): Delivery | undefined {
     const held = this.pending.get(id);
-    if (!held) return undefined; // erased or trimmed while it was being sent
+    if (!held) return; // erased or trimmed while it was being sent
     const updated: Delivery = { ...held.delivery, attempts: [...held.delivery.attempts, attempt], ...next };
     this.replace(updated);
     if (updated.state === 'pending') this.pending.set(id, { delivery: updated, leaseUntil: 0 });
     else this.pending.delete(id);
-    return updated;
+    this.log?.record({ t: 'delivery', v: updated });
   }
 
   async resend(payeeId: string, id: string, now: number): Promise<Delivery | 'pending' | undefined> {
-    const again = this.resendable(payeeId, id, now);
-    if (typeof again === 'object') this.put(again);
-    return again;
-  }
-
-  /** Not stored yet: the file store writes it first. */
-  resendable(payeeId: string, id: string, now: number): Delivery | 'pending' | undefined {
     const current = this.find(payeeId, id);
     if (!current) return undefined;
     if (current.state === 'pending') return 'pending';
-    return { ...current, state: 'pending', attempt: 0, nextAttemptAt: now };
+    const again: Delivery = { ...current, state: 'pending', attempt: 0, nextAttemptAt: now };
+    this.log?.write({ t: 'delivery', v: again });
+    this.put(again);
+    return again;
   }
 
   async advanceHeld(payeeId: string, ms: number, writtenBy: number, now: number): Promise<readonly number[]> {
-    const moved = this.advancedHeld(payeeId, ms, writtenBy, now);
-    this.putPending(moved);
-    return moved.map((d) => d.nextAttemptAt!);
-  }
-
-  /** Not stored yet: the file store writes them first. */
-  advancedHeld(payeeId: string, ms: number, writtenBy: number, now: number): Delivery[] {
-    return (this.byMerchant.get(payeeId) ?? []).filter((d) => isHeld(d, now, writtenBy)).map((d) => released(d, ms, now));
-  }
-
-  /** Skips those erased, trimmed, claimed or sent meanwhile. */
-  putPending(deliveries: readonly Delivery[]): void {
-    for (const d of deliveries) {
+    const moved = (this.byMerchant.get(payeeId) ?? []).filter((d) => isHeld(d, now, writtenBy)).map((d) => released(d, ms, now));
+    if (moved.length > 0) this.log?.write(...deliveryRecords(moved));
+    for (const d of moved) {
       const held = this.pending.get(d.id);
+      // One claimed already is being sent: its attempt decides what comes next.
       if (held && held.leaseUntil === 0 && held.delivery.attempt === 0) this.put(d);
     }
+    return moved.map((d) => d.nextAttemptAt!);
   }
 
   async clear(payeeId: string): Promise<void> {
@@ -246,7 +235,7 @@ export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
     this.bytes.clear(payeeId);
   }
 
-  find(payeeId: string, id: string): Delivery | undefined {
+  private find(payeeId: string, id: string): Delivery | undefined {
     return this.byMerchant.get(payeeId)?.find((d) => d.id === id);
   }
 

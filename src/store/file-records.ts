@@ -28,6 +28,14 @@ export function line(record: LogRecord | Frame): string {
   return `${JSON.stringify(record)}\n`;
 }
 
+/** Where a part's changes go: the file store's log (a memory part has none). */
+export interface LogLines {
+  /** Before the change is made: a throw leaves memory unchanged. */
+  write(...records: LogRecord[]): void;
+  /** What already happened, never waited for; `lost` undoes what the line carried. */
+  record(r: LogRecord, options?: { now?: boolean; lost?: () => void }): void;
+}
+
 export function deliveryRecords(deliveries: readonly Delivery[]): LogRecord[] {
   return deliveries.map((v) => ({ t: 'delivery', v }));
 }

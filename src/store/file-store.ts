@@ -5,8 +5,11 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { errorFields, loggerOr, type Logger } from '../logger.js';
 import { DataDirProbe, diskProblem } from './data-dir-probe.js';
 import { AppendLog, DEFAULT_SNAPSHOT_AFTER_BYTES, replaceFile, type FsyncPolicy } from './file-log.js';
-import { FileDeliveryLog, FileIdempotencyKeys, FileJournalLog, FileReadinessLog } from './file-parts.js';
-import { FORMAT, line, type LogRecord } from './file-records.js';
+import { MemoryDeliveryLog } from './delivery-log.js';
+import { MemoryIdempotencyKeys } from './idempotency-keys.js';
+import { MemoryJournalLog } from './journal-log.js';
+import { MemoryReadinessLog } from './readiness-log.js';
+import { FORMAT, line, type LogLines, type LogRecord } from './file-records.js';
 import { readStore } from './file-start.js';
 import { MemoryStore } from './memory-store.js';
 import type { StorageLimits } from './storage-quota.js';
@@ -24,12 +27,12 @@ export interface FileStoreOptions {
   readonly limits?: StorageLimits;
 }
 
-export class FileStore extends MemoryStore {
+export class FileStore extends MemoryStore implements LogLines {
   override readonly kind = 'file' as const;
-  override readonly journal = new FileJournalLog(this);
-  override readonly deliveries = new FileDeliveryLog(this);
-  override readonly idempotency = new FileIdempotencyKeys(this);
-  override readonly readiness = new FileReadinessLog(this);
+  override readonly journal = new MemoryJournalLog(this);
+  override readonly deliveries = new MemoryDeliveryLog(this);
+  override readonly idempotency = new MemoryIdempotencyKeys(this);
+  override readonly readiness = new MemoryReadinessLog(this);
   /** Close waits for it, so a stop never cuts a snapshot short. */
   private snapshotRun: Promise<void> | null = null;
   private readonly log: AppendLog;
@@ -48,7 +51,7 @@ export class FileStore extends MemoryStore {
 
   constructor(private readonly options: FileStoreOptions) {
     super(options.limits);
-    // Made again over the file parts, which exist only now.
+    // Made again over the parts that write to the log, which exist only now.
     this.room = this.roomFor(options.limits);
     this.logger = loggerOr(options.logger);
     this.log = new AppendLog(`${options.dataFile}.log`, options.fsync ?? 'second', this.logger);

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { MAX_LATENCY_MS } from '../domain/faults.js';
 import { ByteTally, idempotencyKeyBytes, textBytes } from './storage-quota.js';
+import type { LogLines } from './file-records.js';
 
 export type IdempotencyBegin =
   /** The caller must then call `finish` or `forget`. */
@@ -107,6 +108,9 @@ export class MemoryIdempotencyKeys implements IdempotencyKeys {
   private readonly byMerchant = new Map<string, MerchantKeys>();
   readonly bytes = new ByteTally();
 
+  constructor(private readonly log?: LogLines) {}
+
+  /** A claim is never written: after a restart nobody runs it, so its retry must run. */
   async begin(payeeId: string, key: string, fingerprint: string, now: number, realNow: number): Promise<IdempotencyBegin> {
     const keys = this.merchant(payeeId);
     const digest = digestOf(fingerprint);
@@ -120,18 +124,14 @@ export class MemoryIdempotencyKeys implements IdempotencyKeys {
     return { kind: 'started' };
   }
 
+  /** Written before the answer is sent, so a retry after a restart gets it. */
   async finish(payeeId: string, key: string, code: number, body: string): Promise<void> {
-    this.answer(payeeId, key, code, body);
-  }
-
-  /** Undefined when not claimed (any more), so nothing is written. */
-  answer(payeeId: string, key: string, code: number, body: string): AnsweredKey | undefined {
     const keys = this.byMerchant.get(payeeId);
     const kept = keys?.keys.get(key);
-    if (!keys || !kept || kept.answer !== null) return undefined;
+    if (!keys || !kept || kept.answer !== null) return;
     keys.answer(key, kept, code, body);
     // An answer larger than the bounds allow pushes its own key out.
-    return keys.keys.get(key) === kept ? { key, fingerprint: kept.fingerprint, createdAt: kept.createdAt, code, body } : undefined;
+    if (keys.keys.get(key) === kept) this.log?.record({ t: 'key', payeeId, v: { key, fingerprint: kept.fingerprint, createdAt: kept.createdAt, code, body } }, { now: true });
   }
 
   restore(payeeId: string, answered: AnsweredKey): void {

@@ -1,6 +1,7 @@
 // Bounded per merchant, so no merchant's traffic grows the store without end.
 import { answerTextBytes, ByteTally, journalEntryBytes } from './storage-quota.js';
 import type { StorageRoom, TrimmablePart } from './storage-room.js';
+import type { LogLines } from './file-records.js';
 export interface JournalEntry {
   /** Per merchant from 1, never shared: another merchant's traffic would show as gaps. */
   readonly id: number;
@@ -111,7 +112,7 @@ class Ring {
   }
 }
 
-export interface KeptEntry {
+interface KeptEntry {
   readonly entry: JournalEntry;
   readonly carriesAnswer: boolean;
 }
@@ -121,6 +122,8 @@ export class MemoryJournalLog implements JournalLog, TrimmablePart {
   size = 0;
   readonly bytes = new ByteTally();
   private room: StorageRoom | undefined;
+
+  constructor(private readonly log?: LogLines) {}
 
   keepWithin(room: StorageRoom): void {
     this.room = room;
@@ -138,13 +141,15 @@ export class MemoryJournalLog implements JournalLog, TrimmablePart {
     return freed;
   }
 
+  /** Without an answer text already written, so a polling loop does not write the same text each time. */
   async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
-    this.keep(payeeId, entry);
-  }
-
-  keep(payeeId: string, entry: NewJournalEntry): KeptEntry {
     const ring = this.ring(payeeId);
-    return this.push(payeeId, ring, ring.lastId + 1, entry);
+    const { entry: kept, carriesAnswer } = this.push(payeeId, ring, ring.lastId + 1, entry);
+    if (!this.log) return;
+    const { answerRef, responseBody } = kept;
+    // A lost line takes the text with it: the next entry that refers to it carries it again.
+    const lost = carriesAnswer && answerRef !== undefined && responseBody !== null ? () => this.unwritten(payeeId, answerRef, responseBody) : undefined;
+    this.log.record({ t: 'journal', payeeId, v: carriesAnswer ? kept : withoutAnswer(kept) }, { lost });
   }
 
   /** Under the id it had, so ids a client saw stay the same after a restart. */
@@ -173,7 +178,7 @@ export class MemoryJournalLog implements JournalLog, TrimmablePart {
   }
 
   /** A failed write lost the line that carried the text: the next entry that refers to it must carry it. */
-  unwritten(payeeId: string, ref: string, text: string): void {
+  private unwritten(payeeId: string, ref: string, text: string): void {
     const kept = this.byMerchant.get(payeeId)?.answers.get(ref);
     if (kept?.text === text) kept.carried = false;
   }
@@ -206,6 +211,7 @@ export class MemoryJournalLog implements JournalLog, TrimmablePart {
   }
 
   async clear(payeeId: string): Promise<number> {
+    this.log?.write({ t: 'journal-clear', payeeId });
     const size = this.byMerchant.get(payeeId)?.size ?? 0;
     this.byMerchant.delete(payeeId);
     this.bytes.clear(payeeId);
@@ -236,7 +242,7 @@ function ownAnswer(id: number, e: NewJournalEntry | StoredJournalEntry): Journal
   return { id, ...own, responseBody: own.responseBody ?? null };
 }
 
-export function withoutAnswer(e: JournalEntry): StoredJournalEntry {
+function withoutAnswer(e: JournalEntry): StoredJournalEntry {
   const { responseBody: _body, ...rest } = e;
   return rest;
 }

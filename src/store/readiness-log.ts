@@ -2,6 +2,7 @@
 import type { SeenRequest } from '../domain/readiness.js';
 import { ByteTally, evidenceBytes } from './storage-quota.js';
 import type { StorageRoom, TrimmablePart } from './storage-room.js';
+import type { LogLines } from './file-records.js';
 
 /** Measured ~400 bytes an entry on disk and in memory: under 1 MB a merchant at the cap. */
 export const READINESS_CAP = 2_000;
@@ -89,6 +90,8 @@ export class MemoryReadinessLog implements ReadinessLog, TrimmablePart {
   private sequence = 0;
   private room: StorageRoom | undefined;
 
+  constructor(private readonly log?: LogLines) {}
+
   keepWithin(room: StorageRoom): void {
     this.room = room;
   }
@@ -100,18 +103,14 @@ export class MemoryReadinessLog implements ReadinessLog, TrimmablePart {
     return freed;
   }
 
+  /** A polling loop's replacing reads are not written: the next snapshot holds the newest. */
   async add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void> {
-    this.keep(payeeId, seen, repeat);
-  }
-
-  /** `replaced` tells the file store that the line need not be written. */
-  keep(payeeId: string, seen: SeenRequest, repeat: string | null): { readonly id: number; readonly replaced: number | null } {
     const merchant = this.merchant(payeeId);
     const id = ++this.sequence;
     const replaced = merchant.runs.next(id, repeat);
     merchant.put(id, seen, replaced);
     this.room?.kept(payeeId);
-    return { id, replaced };
+    if (replaced === null) this.log?.record({ t: 'seen', payeeId, id, v: seen });
   }
 
   restore(row: EvidenceRow): void {
