@@ -4,7 +4,7 @@ import { readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** `started` is on performance.now(), as append failures are dated, so the two can be compared. */
-export type ProbeResult = { readonly at: number; readonly started: number; readonly problem?: string };
+type ProbeResult = { readonly at: number; readonly started: number; readonly problem?: string };
 
 export class DataDirProbe {
   private probes = 0;

@@ -60,10 +60,6 @@ export function claimableHere(d: Delivery, places: MerchantPlaces): boolean {
 
 export const ANY_MERCHANT: MerchantPlaces = { perMerchant: Number.POSITIVE_INFINITY, inFlight: new Map() };
 
-export function placesLeft(places: MerchantPlaces, payeeId: string): number {
-  return places.perMerchant - (places.inFlight.get(payeeId) ?? 0);
-}
-
 /** Round-robin, so a long backlog never goes before another merchant's next (PostgreSQL writes the same order in SQL). */
 export function inTurn(due: readonly Delivery[], max: number, places: MerchantPlaces): Delivery[] {
   if (max <= 0) return [];
@@ -77,7 +73,7 @@ export function inTurn(due: readonly Delivery[], max: number, places: MerchantPl
   for (const [payeeId, own] of byMerchant) {
     const flying = places.inFlight.get(payeeId) ?? 0;
     own.sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt!);
-    const room = Math.min(placesLeft(places, payeeId), max, own.length);
+    const room = Math.min(places.perMerchant - flying, max, own.length);
     for (let k = 0; k < room; k++) turns.push({ delivery: own[k]!, turn: flying + k + 1 });
   }
   turns.sort((a, b) => a.turn - b.turn || a.delivery.nextAttemptAt! - b.delivery.nextAttemptAt!);
@@ -128,11 +124,7 @@ export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
   trimOldest(payeeId: string, bytes: number): number {
     const log = this.byMerchant.get(payeeId);
     let freed = 0;
-    while (log && log.length > 0 && freed < bytes) {
-      const trimmed = log.pop()!;
-      this.pending.delete(trimmed.id);
-      freed += deliveryBytes(trimmed);
-    }
+    while (log && log.length > 0 && freed < bytes) freed += this.dropOldest(log);
     this.bytes.add(payeeId, -freed);
     return freed;
   }
@@ -146,11 +138,7 @@ export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
       this.bytes.add(d.payeeId, deliveryBytes(d));
       if (d.state === 'pending') this.pending.set(d.id, { delivery: d, leaseUntil: 0 });
       // Trimmed deliveries are gone, pending ones included: work stays bounded too.
-      while (log.length > DELIVERY_LOG_CAP) {
-        const trimmed = log.pop()!;
-        this.pending.delete(trimmed.id);
-        this.bytes.add(d.payeeId, -deliveryBytes(trimmed));
-      }
+      while (log.length > DELIVERY_LOG_CAP) this.bytes.add(d.payeeId, -this.dropOldest(log));
       this.room?.kept(d.payeeId);
     }
   }
@@ -167,15 +155,16 @@ export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
     else this.pending.delete(d.id);
   }
 
+  /** Answers its bytes. */
+  private dropOldest(log: Delivery[]): number {
+    const trimmed = log.pop()!;
+    this.pending.delete(trimmed.id);
+    return deliveryBytes(trimmed);
+  }
+
   /** Oldest first: adding them in this order rebuilds the log. */
   *all(): Generator<Delivery> {
     for (const log of this.byMerchant.values()) for (let i = log.length - 1; i >= 0; i--) yield log[i]!;
-  }
-
-  get size(): number {
-    let n = 0;
-    for (const log of this.byMerchant.values()) n += log.length;
-    return n;
   }
 
   async list(payeeId: string, limit: number): Promise<readonly Delivery[]> {
@@ -202,9 +191,7 @@ export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
     const held = this.pending.get(id);
     if (!held) return; // erased or trimmed while it was being sent
     const updated: Delivery = { ...held.delivery, attempts: [...held.delivery.attempts, attempt], ...next };
-    this.replace(updated);
-    if (updated.state === 'pending') this.pending.set(id, { delivery: updated, leaseUntil: 0 });
-    else this.pending.delete(id);
+    this.put(updated);
     this.log?.record({ t: 'delivery', v: updated });
   }
 

@@ -72,16 +72,11 @@ class Ring {
   /** Answers the bytes that went, so the tally follows. */
   push(entry: JournalEntry, bytes: number): number {
     if (entry.id > this.lastId) this.lastId = entry.id;
-    let freed = 0;
-    if (this.size === JOURNAL_CAP) {
-      freed = this.sizes[this.next] ?? 0;
-      const ref = this.items[this.next]?.answerRef;
-      if (ref !== undefined) freed += this.release(ref);
-    }
+    const freed = this.size === JOURNAL_CAP ? this.dropOldest() : 0;
     this.sizes[this.next] = bytes;
     this.items[this.next] = entry;
     this.next = (this.next + 1) % JOURNAL_CAP;
-    if (this.size < JOURNAL_CAP) this.size++;
+    this.size++;
     return freed;
   }
 
@@ -119,7 +114,6 @@ interface KeptEntry {
 
 export class MemoryJournalLog implements JournalLog, TrimmablePart {
   private readonly byMerchant = new Map<string, Ring>();
-  size = 0;
   readonly bytes = new ByteTally();
   private room: StorageRoom | undefined;
 
@@ -133,10 +127,7 @@ export class MemoryJournalLog implements JournalLog, TrimmablePart {
   trimOldest(payeeId: string, bytes: number): number {
     const ring = this.byMerchant.get(payeeId);
     let freed = 0;
-    while (ring && ring.size > 1 && freed < bytes) {
-      freed += ring.dropOldest();
-      this.size--;
-    }
+    while (ring && ring.size > 1 && freed < bytes) freed += ring.dropOldest();
     this.bytes.add(payeeId, -freed);
     return freed;
   }
@@ -164,7 +155,6 @@ export class MemoryJournalLog implements JournalLog, TrimmablePart {
   }
 
   private push(payeeId: string, ring: Ring, id: number, e: NewJournalEntry | StoredJournalEntry): KeptEntry {
-    if (ring.size < JOURNAL_CAP) this.size++;
     const answer = refer(ring.answers, e.answerRef, e.responseBody);
     // The kept string itself, not an equal copy, so memory holds the text once.
     const entry: JournalEntry = answer ? { id, ...e, responseBody: answer.text } : ownAnswer(id, e);
@@ -215,7 +205,6 @@ export class MemoryJournalLog implements JournalLog, TrimmablePart {
     const size = this.byMerchant.get(payeeId)?.size ?? 0;
     this.byMerchant.delete(payeeId);
     this.bytes.clear(payeeId);
-    this.size -= size;
     return size;
   }
 }

@@ -7,11 +7,9 @@ import type { Payment } from '../domain/payment.js';
 import { nextDueAt } from '../domain/transitions.js';
 import { DueIndex } from './due-index.js';
 import { ByteTally, recordBytes } from './storage-quota.js';
-import type { InsertResult, KeyedPayment, MerchantChange, PaymentPage, PaymentQuery, Store } from './store.js';
+import type { InsertResult, KeyedPayment, MerchantChange, PaymentPage, PaymentQuery } from './store.js';
 
-export type StoreReads = Pick<Store, 'merchantByKey' | 'keyedPayment' | 'merchant' | 'merchantIds' | 'payment' | 'paymentByRef' | 'paymentByToken' | 'listPayments' | 'countPayments' | 'belowPaymentCap' | 'livePayments' | 'dueIds' | 'countDue' | 'merchantsWithDueWork'>;
-
-export class MemoryIndex implements StoreReads {
+export class MemoryIndex {
   private readonly merchants = new Map<string, Merchant>();
   /** By SHA-256: the keys themselves are never held. */
   private readonly merchantKeys = new Map<string, string>();

@@ -5,14 +5,13 @@ import type { Payment } from '../domain/payment.js';
 import { MemoryDeliveryLog } from './delivery-log.js';
 import type { Delivery } from './delivery-log.js';
 import { MemoryIdempotencyKeys } from './idempotency-keys.js';
-import { MemoryJournalLog } from './journal-log.js';
+import { JOURNAL_CAP, MemoryJournalLog } from './journal-log.js';
 import { MemoryIndex, MerchantQueues } from './memory-index.js';
 import { MemoryRateWindows } from './rate-windows.js';
 import { MemoryReadinessLog } from './readiness-log.js';
 import { deliveryRecords } from './file-records.js';
 import type { LogRecord } from './file-records.js';
 import type { InsertResult, MerchantChange, MerchantErasure, Store } from './store.js';
-import { clearMerchantParts, countMerchantParts } from './store.js';
 import { recordBytes, storageRefusal } from './storage-quota.js';
 import { StorageRoom } from './storage-room.js';
 import type { StorageLimits, StorageUsage } from './storage-quota.js';
@@ -63,7 +62,7 @@ export class MemoryStore extends MemoryIndex implements Store {
     const conflict = this.insertConflict(payment);
     if (conflict) return conflict;
     const bytes = recordBytes(payment);
-    const refused = limits && storageRefusal(this.usage(payment.payeeId), bytes, limits);
+    const refused = limits && storageRefusal(this.room.usage(payment.payeeId), bytes, limits);
     if (refused) return refused;
     this.writePayment(payment, outbox, bytes);
     this.room.kept(payment.payeeId);
@@ -84,17 +83,13 @@ export class MemoryStore extends MemoryIndex implements Store {
   }
 
   async storageUsage(payeeId: string): Promise<StorageUsage> {
-    return this.usage(payeeId);
-  }
-
-  protected usage(payeeId: string) {
     return this.room.usage(payeeId);
   }
 
   async resetMerchant(payeeId: string): Promise<number> {
     this.write({ t: 'reset', payeeId });
     const erased = this.applyReset(payeeId);
-    await clearMerchantParts(this, payeeId);
+    await this.clearParts(payeeId);
     await this.updateMerchant(payeeId, (m) => [afterReset(m), null] as const);
     return erased;
   }
@@ -107,15 +102,24 @@ export class MemoryStore extends MemoryIndex implements Store {
   /** Erased again inside the queue: a request in flight may have added something after the reset. */
   async deleteMerchant(payeeId: string): Promise<MerchantErasure | undefined> {
     if (!(await this.merchant(payeeId))) return undefined;
-    const counted = await countMerchantParts(this, payeeId);
+    // Counted before they are erased.
+    const journalEntries = (await this.journal.list(payeeId, { limit: JOURNAL_CAP })).length;
+    const deliveries = (await this.deliveries.list(payeeId, Number.MAX_SAFE_INTEGER)).length;
     const reset = await this.resetMerchant(payeeId);
     const late = await this.queues.exclusive(payeeId, async () => {
       // One record erases it all on replay, so a restart does not bring it back.
       this.write({ t: 'merchant-delete', payeeId });
       const erased = this.applyMerchantDelete(payeeId);
-      await clearMerchantParts(this, payeeId);
+      await this.clearParts(payeeId);
       return erased;
     });
-    return { payments: reset + late, ...counted };
+    return { payments: reset + late, journalEntries, deliveries };
+  }
+
+  private async clearParts(payeeId: string): Promise<void> {
+    await this.journal.clear(payeeId);
+    await this.deliveries.clear(payeeId);
+    await this.idempotency.clear(payeeId);
+    await this.readiness.clear(payeeId);
   }
 }

@@ -14,7 +14,7 @@ export interface ReadinessLog {
 }
 
 /** Bounded: a run of more keys than the cap starts over. */
-export class RepeatRuns {
+class RepeatRuns {
   private readonly last = new Map<string, { readonly id: number; readonly repeated: boolean }>();
 
   next(id: number, repeat: string | null): number | null {
@@ -78,7 +78,7 @@ class MerchantEvidence {
   }
 }
 
-export interface EvidenceRow {
+interface EvidenceRow {
   readonly payeeId: string;
   readonly id: number;
   readonly v: SeenRequest;

@@ -21,7 +21,7 @@ export interface StorageUsage {
 export type StorageRefusal = 'merchant_quota' | 'fair_share';
 
 /** Enough for a few hundred payments with their journal. */
-export const MIN_FAIR_SHARE_BYTES = 256 * 1024;
+const MIN_FAIR_SHARE_BYTES = 256 * 1024;
 
 export function fairShare(limits: StorageLimits, holders: number): number {
   return Math.floor(limits.sandboxBytes / Math.max(1, holders));
@@ -56,10 +56,10 @@ export function recordBytes(record: unknown): number {
 }
 
 /** A fixed figure for numbers and flags: the same on every store, and no entry written out a second time to count it. */
-export const JOURNAL_ENTRY_ALLOWANCE = 160;
-export const EVIDENCE_ALLOWANCE = 240;
+const JOURNAL_ENTRY_ALLOWANCE = 160;
+const EVIDENCE_ALLOWANCE = 240;
 
-export function recordTextBytes(allowance: number, texts: readonly (string | null | undefined)[]): number {
+function recordTextBytes(allowance: number, texts: readonly (string | null | undefined)[]): number {
   let bytes = allowance;
   for (const text of texts) if (typeof text === 'string') bytes += textBytes(text);
   return bytes;
@@ -93,7 +93,7 @@ export function evidenceBytes(s: { readonly ref: string; readonly method: string
 }
 
 export const DELIVERY_ALLOWANCE = 200;
-export const ATTEMPT_ALLOWANCE = 64;
+const ATTEMPT_ALLOWANCE = 64;
 
 /** Apart, so PostgreSQL can add it to its delivery's bytes as it records it. */
 export function attemptBytes(a: { readonly error: string | null }): number {

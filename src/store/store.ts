@@ -3,7 +3,6 @@ import type { Merchant } from '../domain/merchant.js';
 import type { Payment, PaymentStatus } from '../domain/payment.js';
 import type { Delivery, DeliveryLog } from './delivery-log.js';
 import type { IdempotencyKeys } from './idempotency-keys.js';
-import { JOURNAL_CAP } from './journal-log.js';
 import type { JournalLog } from './journal-log.js';
 import type { RateWindows } from './rate-windows.js';
 import type { ReadinessLog } from './readiness-log.js';
@@ -96,21 +95,4 @@ export interface MerchantErasure {
   readonly payments: number;
   readonly journalEntries: number;
   readonly deliveries: number;
-}
-
-type MerchantParts = Pick<Store, 'journal' | 'deliveries' | 'idempotency' | 'readiness'>;
-
-export async function clearMerchantParts(parts: MerchantParts, payeeId: string): Promise<void> {
-  await parts.journal.clear(payeeId);
-  await parts.deliveries.clear(payeeId);
-  await parts.idempotency.clear(payeeId);
-  await parts.readiness.clear(payeeId);
-}
-
-/** Counted before they are erased. */
-export async function countMerchantParts(parts: MerchantParts, payeeId: string): Promise<Omit<MerchantErasure, 'payments'>> {
-  return {
-    journalEntries: (await parts.journal.list(payeeId, { limit: JOURNAL_CAP })).length,
-    deliveries: (await parts.deliveries.list(payeeId, Number.MAX_SAFE_INTEGER)).length,
-  };
 }
