@@ -1,7 +1,7 @@
 // Claimed under a lease, so whichever instance is alive sends each delivery and its retries, also after the one that started them died.
 import { ByteTally, deliveryBytes } from './storage-quota.js';
 import type { StorageRoom, TrimmablePart } from './storage-room.js';
-import { deliveryRecords, type LogLines } from './file-records.js';
+import { deliveryRecords, type LogLines, type LogRecord } from './file-records.js';
 export interface DeliveryAttempt {
   readonly at: number;
   readonly status: number | null;
@@ -163,8 +163,8 @@ export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
   }
 
   /** Oldest first: adding them in this order rebuilds the log. */
-  *all(): Generator<Delivery> {
-    for (const log of this.byMerchant.values()) for (let i = log.length - 1; i >= 0; i--) yield log[i]!;
+  *records(): Generator<LogRecord> {
+    for (const log of this.byMerchant.values()) for (let i = log.length - 1; i >= 0; i--) yield { t: 'delivery', v: log[i]! };
   }
 
   async list(payeeId: string, limit: number): Promise<readonly Delivery[]> {

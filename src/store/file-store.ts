@@ -166,7 +166,7 @@ export class FileStore extends MemoryStore implements LogLines {
     // A start before the log restarted skips the lines the snapshot already holds.
     const logFrom = this.log.bytes;
     try {
-      await replaceFile(this.options.dataFile, snapshotLines(generation, logFrom, records(held(this))), this.options.fsync !== 'off');
+      await replaceFile(this.options.dataFile, snapshotLines(generation, logFrom, held(this)), this.options.fsync !== 'off');
       await this.log.restart(line({ t: 'log', format: FORMAT, generation }), logFrom);
     } catch (err) {
       this.nextSnapshotAt = this.log.bytes + this.snapshotAfter;
@@ -196,19 +196,11 @@ export class FileStore extends MemoryStore implements LogLines {
   }
 }
 
-/** Taken at once: a change replaces the objects it changes, so these references stay as they were. */
-function held(store: FileStore) {
-  return [store.allMerchants(), store.allPayments(), [...store.journal.entries()], [...store.deliveries.all()], [...store.idempotency.answered()], [...store.readiness.rows()]] as const;
-}
-
-/** Oldest first per merchant: replaying them in this order rebuilds the state. */
-function* records([merchants, payments, journal, deliveries, keys, seen]: ReturnType<typeof held>): Generator<LogRecord> {
-  for (const v of merchants) yield { t: 'merchant', v };
-  for (const v of payments) yield { t: 'payment', v };
-  for (const [payeeId, v] of journal) yield { t: 'journal', payeeId, v };
-  for (const v of deliveries) yield { t: 'delivery', v };
-  for (const [payeeId, v] of keys) yield { t: 'key', payeeId, v };
-  for (const { payeeId, id, v } of seen) yield { t: 'seen', payeeId, id, v };
+/** Taken at once (a change replaces the objects it changes), oldest first per merchant: replayed in this order, they rebuild the state. */
+function held(store: FileStore): LogRecord[] {
+  const merchants = store.allMerchants().map((v): LogRecord => ({ t: 'merchant', v }));
+  const payments = store.allPayments().map((v): LogRecord => ({ t: 'payment', v }));
+  return [...merchants, ...payments, ...store.journal.records(), ...store.deliveries.records(), ...store.idempotency.records(), ...store.readiness.records()];
 }
 
 /** Chunks of about 1 MB, each in its own turn: never one string of the whole state. */

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { MAX_LATENCY_MS } from '../domain/faults.js';
 import { ByteTally, idempotencyKeyBytes, textBytes } from './storage-quota.js';
-import type { LogLines } from './file-records.js';
+import type { LogLines, LogRecord } from './file-records.js';
 
 export type IdempotencyBegin =
   /** The caller must then call `finish` or `forget`. */
@@ -140,9 +140,9 @@ export class MemoryIdempotencyKeys implements IdempotencyKeys {
   }
 
   /** Claims are left out: after a restart nobody runs them. */
-  *answered(): Generator<readonly [string, AnsweredKey]> {
+  *records(): Generator<LogRecord> {
     for (const [payeeId, keys] of this.byMerchant) {
-      for (const [key, { fingerprint, createdAt, answer }] of keys.keys) if (answer) yield [payeeId, { key, fingerprint, createdAt, code: answer.code, body: answer.body }];
+      for (const [key, { fingerprint, createdAt, answer }] of keys.keys) if (answer) yield { t: 'key', payeeId, v: { key, fingerprint, createdAt, code: answer.code, body: answer.body } };
     }
   }
 

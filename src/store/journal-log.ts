@@ -1,7 +1,7 @@
 // Bounded per merchant, so no merchant's traffic grows the store without end.
 import { answerTextBytes, ByteTally, journalEntryBytes } from './storage-quota.js';
 import type { StorageRoom, TrimmablePart } from './storage-room.js';
-import type { LogLines } from './file-records.js';
+import type { LogLines, LogRecord } from './file-records.js';
 export interface JournalEntry {
   /** Per merchant from 1, never shared: another merchant's traffic would show as gaps. */
   readonly id: number;
@@ -174,16 +174,13 @@ export class MemoryJournalLog implements JournalLog, TrimmablePart {
   }
 
   /** In the order that rebuilds the journal: an answer text goes with the first entry that refers to it. */
-  *entries(): Generator<readonly [string, StoredJournalEntry]> {
+  *records(): Generator<LogRecord> {
     for (const [payeeId, ring] of this.byMerchant) {
       const written = new Set<string>();
-      for (const e of ring.oldestFirst()) {
-        const ref = e.answerRef;
-        if (ref !== undefined && written.has(ref)) yield [payeeId, withoutAnswer(e)];
-        else {
-          if (ref !== undefined) written.add(ref);
-          yield [payeeId, e];
-        }
+      for (const v of ring.oldestFirst()) {
+        const ref = v.answerRef;
+        yield { t: 'journal', payeeId, v: ref !== undefined && written.has(ref) ? withoutAnswer(v) : v };
+        if (ref !== undefined) written.add(ref);
       }
     }
   }

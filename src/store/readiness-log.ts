@@ -2,7 +2,7 @@
 import type { SeenRequest } from '../domain/readiness.js';
 import { ByteTally, evidenceBytes } from './storage-quota.js';
 import type { StorageRoom, TrimmablePart } from './storage-room.js';
-import type { LogLines } from './file-records.js';
+import type { LogLines, LogRecord } from './file-records.js';
 
 /** Measured ~400 bytes an entry on disk and in memory: under 1 MB a merchant at the cap. */
 export const READINESS_CAP = 2_000;
@@ -120,8 +120,8 @@ export class MemoryReadinessLog implements ReadinessLog, TrimmablePart {
   }
 
   /** Oldest first: restoring them in this order rebuilds the log. */
-  *rows(): Generator<EvidenceRow> {
-    for (const [payeeId, merchant] of this.byMerchant) for (const [id, v] of merchant.kept) yield { payeeId, id, v };
+  *records(): Generator<LogRecord> {
+    for (const [payeeId, merchant] of this.byMerchant) for (const [id, v] of merchant.kept) yield { t: 'seen', payeeId, id, v };
   }
 
   async list(payeeId: string): Promise<readonly SeenRequest[]> {
