@@ -1,4 +1,7 @@
 // SPEC 18 and 26: the one storage rule of every store, so a merchant under its fair share is never refused because others filled the sandbox.
+import type { SeenRequest } from '../domain/readiness.js';
+import type { Delivery, DeliveryAttempt } from './delivery-log.js';
+import type { StoredJournalEntry } from './journal-log.js';
 
 export interface StorageLimits {
   readonly merchantBytes: number;
@@ -65,20 +68,8 @@ function recordTextBytes(allowance: number, texts: readonly (string | null | und
   return bytes;
 }
 
-interface JournalEntryTexts {
-  readonly method: string;
-  readonly path: string;
-  readonly requestBody: string | null;
-  readonly responseBody?: string | null;
-  readonly fault: string | null;
-  readonly warnings: readonly string[];
-  readonly requestId?: string;
-  readonly idempotencyKey?: string;
-  readonly answerRef?: string;
-}
-
 /** An entry that refers to a kept answer text counts the reference: the text counts once (answerTextBytes). */
-export function journalEntryBytes(e: JournalEntryTexts): number {
+export function journalEntryBytes(e: Omit<StoredJournalEntry, 'id'>): number {
   let bytes = recordTextBytes(JOURNAL_ENTRY_ALLOWANCE, [e.method, e.path, e.requestBody, e.answerRef ?? e.responseBody, e.fault, e.requestId, e.idempotencyKey]);
   for (const warning of e.warnings) bytes += textBytes(warning);
   return bytes;
@@ -88,7 +79,7 @@ export function answerTextBytes(text: string): number {
   return textBytes(text);
 }
 
-export function evidenceBytes(s: { readonly ref: string; readonly method: string; readonly path: string; readonly fault: string | null; readonly idempotencyKey: string | null; readonly merchantRefNo: string | null; readonly bodyDigest: string | null; readonly paymentId: string | null; readonly paymentStatus: string | null }): number {
+export function evidenceBytes(s: SeenRequest): number {
   return recordTextBytes(EVIDENCE_ALLOWANCE, [s.ref, s.method, s.path, s.fault, s.idempotencyKey, s.merchantRefNo, s.bodyDigest, s.paymentId, s.paymentStatus]);
 }
 
@@ -96,11 +87,11 @@ export const DELIVERY_ALLOWANCE = 200;
 const ATTEMPT_ALLOWANCE = 64;
 
 /** Apart, so PostgreSQL can add it to its delivery's bytes as it records it. */
-export function attemptBytes(a: { readonly error: string | null }): number {
+export function attemptBytes(a: DeliveryAttempt): number {
   return recordTextBytes(ATTEMPT_ALLOWANCE, [a.error]);
 }
 
-export function deliveryBytes(d: { readonly id: string; readonly eventId: string; readonly eventType: string; readonly paymentId: string; readonly url: string; readonly body: string; readonly attempts: readonly { readonly error: string | null }[] }): number {
+export function deliveryBytes(d: Delivery): number {
   let bytes = recordTextBytes(DELIVERY_ALLOWANCE, [d.id, d.eventId, d.eventType, d.paymentId, d.url, d.body]);
   for (const a of d.attempts) bytes += attemptBytes(a);
   return bytes;
