@@ -210,7 +210,7 @@ export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
     if (moved.length > 0) this.log?.write(...deliveryRecords(moved));
     for (const d of moved) {
       const held = this.pending.get(d.id);
-      // One claimed already is being sent: its attempt decides what comes next.
+      // Not one erased, trimmed or claimed since: a claimed one's attempt decides what comes next.
       if (held && held.leaseUntil === 0 && held.delivery.attempt === 0) this.put(d);
     }
     return moved.map((d) => d.nextAttemptAt!);
