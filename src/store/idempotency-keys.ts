@@ -46,7 +46,7 @@ export interface AnsweredKey {
 }
 
 /** One verdict for every store, so they cannot drift. */
-export function judgeKept(kept: { fingerprint: string; createdAt: number; leaseUntil: number; answer: { code: number; body: string } | null }, fingerprint: string, now: number, realNow: number): IdempotencyBegin | 'claim' {
+export function judgeKept(kept: KeptKey, fingerprint: string, now: number, realNow: number): IdempotencyBegin | 'claim' {
   if (kept.createdAt + IDEMPOTENCY_TTL_MS <= now) return 'claim';
   if (kept.answer === null && kept.leaseUntil <= realNow) return 'claim';
   if (kept.fingerprint !== fingerprint) return { kind: 'mismatch' };
