@@ -1,16 +1,13 @@
-/**
- * Whether the file store's directory takes a write now, for /healthz: `<dataFile>.healthz-probe`
- * written, fsynced, read back and removed, at most once a second, so polling costs nothing.
- */
+// /healthz must see a full or read-only disk before a change fails; at most once a second, so polling costs nothing.
 import { randomBytes } from 'node:crypto';
 import { readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-/** `at`: when the probe started on the store's clock (which paces probes); `started`: the same on performance.now(), as append failures are dated. */
-export type ProbeResult = { readonly at: number; readonly started: number; readonly problem?: string };
+/** `started` is on performance.now(), as append failures are dated, so the two can be compared. */
+type ProbeResult = { readonly at: number; readonly started: number; readonly problem?: string };
 
 export class DataDirProbe {
-  runs = 0;
+  private probes = 0;
   private last: ProbeResult | undefined;
   private running: Promise<ProbeResult> | null = null;
 
@@ -19,6 +16,10 @@ export class DataDirProbe {
     private readonly clock: () => number,
   ) {}
 
+  get runs(): number {
+    return this.probes;
+  }
+
   check(): Promise<ProbeResult> {
     if (this.last && this.clock() - this.last.at < 1_000) return Promise.resolve(this.last);
     this.running ??= this.probe().finally(() => (this.running = null));
@@ -26,7 +27,7 @@ export class DataDirProbe {
   }
 
   private async probe(): Promise<ProbeResult> {
-    this.runs++;
+    this.probes++;
     const [at, started, file] = [this.clock(), performance.now(), `${this.dataFile}.healthz-probe`];
     // A few hundred bytes, which a full disk has no block for; JSON, like every file of the store.
     const content = JSON.stringify(randomBytes(256).toString('hex'));
@@ -42,7 +43,6 @@ export class DataDirProbe {
   }
 }
 
-/** What each error says of the directory; %s: that no change can be written. */
 const SAID: Record<string, string> = {
   ENOSPC: 'is full (ENOSPC): %s until space is freed there',
   EDQUOT: 'has used up its disk quota (EDQUOT): %s until space is freed or the quota raised',
@@ -53,7 +53,7 @@ const SAID: Record<string, string> = {
   EIO: 'reports input/output errors (EIO): %s; check the device',
 };
 
-/** A failed write of the data directory, said for an operator: what is wrong and what to do; never a stack. */
+/** For an operator: what is wrong and what to do, never a stack. */
 export function diskProblem(err: unknown, dataFile: string): string {
   const dir = path.dirname(dataFile);
   const code = (err as { code?: unknown } | null)?.code;

@@ -1,21 +1,8 @@
-/**
- * When each live payment of a merchant next falls due, so the scheduler (every second) and
- * the list route touch only the payments due now instead of every live payment: with 100,000
- * live payments a full pass costs ~85 ms of blocked event loop.
- *
- * Entries are hints: the in-process store notes every payment it holds, and a hint that a later
- * change made stale is dropped when it comes up. A merchant's index is built from its live
- * payments on first use (and again after a reset); the store sees every change, so no later
- * pass is needed. A shared store answers the same question with a query instead.
- */
+// A full pass over 100,000 live payments blocks the event loop ~85 ms; entries are hints, stale ones dropped when they come up.
 import type { Payment } from '../domain/payment.js';
 import { nextDueAt } from '../domain/transitions.js';
 
-/**
- * A binary min-heap of (when, payment id), kept as two parallel arrays: times in a Float64Array
- * and ids in a plain array, instead of one {at, id} object per entry (with its boxed number):
- * ~16 bytes an entry instead of ~64, for up to one entry per live payment.
- */
+/** Two parallel arrays instead of an object per entry: ~16 bytes an entry instead of ~64. */
 class DueHeap {
   private ats = new Float64Array(16);
   private ids: (string | undefined)[] = [];
@@ -41,7 +28,6 @@ class DueHeap {
     ids[i] = id;
   }
 
-  /** Removes and answers the id of the earliest entry when it is due by `now`. */
   popDue(now: number): string | undefined {
     if (this.count === 0 || this.ats[0]! > now) return undefined;
     const ats = this.ats;
@@ -79,14 +65,10 @@ class DueHeap {
   }
 }
 
-/**
- * Times are those of `nextDueAt(p, true)`: with auto-settlement off, a paid payment comes up at
- * its cut-off anyway, and the caller, which knows the merchant's setting, finds nothing to do.
- */
+/** Noted as if auto-settling: only the caller knows the merchant's setting. */
 export class DueIndex {
   private readonly heaps = new Map<string, DueHeap>();
 
-  /** True when the merchant's index must be built from its live payments first. */
   needsRebuild(payeeId: string): boolean {
     return !this.heaps.has(payeeId);
   }
@@ -100,20 +82,18 @@ export class DueIndex {
     this.heaps.set(payeeId, heap);
   }
 
-  /** Records when a stored payment next falls due (nothing when it never will by itself). */
   note(payment: Payment): void {
     const heap = this.heaps.get(payment.payeeId);
-    if (!heap) return; // built from the store on first use
+    if (!heap) return;
     const at = nextDueAt(payment, true);
     if (at !== null) heap.push(at, payment.id);
   }
 
-  /** Drops the merchant's index (its payments were erased); the next use builds it again. */
   drop(payeeId: string): void {
     this.heaps.delete(payeeId);
   }
 
-  /** Removes and answers the ids of payments noted as due by `now` (sandbox time), each once. */
+  /** Each id once, though a payment may have been noted several times. */
   takeDue(payeeId: string, now: number): string[] {
     const heap = this.heaps.get(payeeId);
     const ids = new Set<string>();

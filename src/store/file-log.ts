@@ -1,10 +1,4 @@
-/**
- * The file store's two files, both JSON lines (file-records.ts): the log `<dataFile>.log`, appended
- * to synchronously before anyone is told of a change, and the snapshot `<dataFile>`, replaced
- * whole through a temporary file and a rename. SANDBOX_FSYNC: `always` flushes the log before the
- * answer, `second` (default) at most a second later, as Redis's `appendfsync everysec`, `off`
- * leaves it to the OS; a write that returned is in the OS, so a killed process loses nothing.
- */
+// Appended synchronously before the answer: a write that returned is in the OS, so kill -9 loses nothing (fsync is for power loss).
 import { closeSync, fsyncSync, ftruncateSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 import { rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,10 +8,10 @@ import { StoreUnavailableError } from './unavailable.js';
 
 export type FsyncPolicy = 'always' | 'second' | 'off';
 
-/** SANDBOX_SNAPSHOT_MB when unset: a snapshot once the log holds 64 MiB. */
+/** SANDBOX_SNAPSHOT_MB when unset. */
 export const DEFAULT_SNAPSHOT_AFTER_BYTES = 64 * 1024 * 1024;
 
-/** SANDBOX_FSYNC, checked: a word the store does not know refuses the start. */
+/** A word the store does not know refuses the start rather than silently weakening durability. */
 export function fsyncPolicy(value: string | undefined): FsyncPolicy {
   if (value === undefined || value === '') return 'second';
   if (value === 'always' || value === 'second' || value === 'off') return value;
@@ -25,9 +19,9 @@ export function fsyncPolicy(value: string | undefined): FsyncPolicy {
 }
 
 export class AppendLog {
-  /** Bytes in the log: where a failed append is cut back to, so the next line is never glued to half a line. */
+  /** A failed append is cut back to here, so the next line is never glued to half a line. */
   bytes = 0;
-  /** Why the last append failed, until one lands again, or the last fsync, until one succeeds (for /healthz); `at` on performance.now(). */
+  /** Kept for /healthz until an append lands again (an fsync failure: until an fsync succeeds). */
   failure: { readonly err: unknown; readonly at: number; readonly fsync?: true } | undefined;
   private fd: number | null = null;
   private flushTimer: NodeJS.Timeout | null = null;
@@ -42,7 +36,7 @@ export class AppendLog {
     return this.fd !== null;
   }
 
-  /** Appends from `bytes` on: anything after the last whole line the start kept (a write a crash cut short) goes. */
+  /** Cuts what follows the last whole line the start kept: a write a crash cut short. */
   open(bytes: number): void {
     // Readable too: a restart copies what was appended while its snapshot was written.
     this.fd = openSync(this.file, 'a+');
@@ -50,7 +44,7 @@ export class AppendLog {
     this.bytes = bytes;
   }
 
-  /** Writes whole lines or throws StoreUnavailableError having written nothing. */
+  /** Whole lines or nothing: the caller changes memory only after this returns. */
   append(text: string): void {
     if (this.fd === null) throw new StoreUnavailableError(`the file store ${this.file} is closed`, false);
     const buffer = Buffer.from(text);
@@ -79,7 +73,7 @@ export class AppendLog {
     if (this.fd !== null && this.fsync !== 'off') this.synced(() => fsyncSync(this.fd!));
   }
 
-  /** An fsync that fails is said once and kept as the failure until one succeeds, never thrown (into a timer, or after a rename). */
+  /** Never thrown: it runs in a timer or after a rename that already took effect. */
   private synced(fsync: () => void): void {
     try {
       fsync();
@@ -100,7 +94,7 @@ export class AppendLog {
     this.fd = null;
   }
 
-  /** Starts the log afresh with `header` and what came from byte `from` on (the snapshot holds the rest); the old log stays whole until the rename. */
+  /** The old log stays whole until the rename, so a crash meanwhile loses nothing. */
   async restart(header: string, from: number): Promise<void> {
     const copied = this.bytes;
     const temp = await writeTemp(this.file, [Buffer.concat([Buffer.from(header), this.read(from, copied)])], this.fsync !== 'off');
@@ -128,13 +122,13 @@ export class AppendLog {
   }
 }
 
-/** `file` written through a temporary file renamed over it (with `sync`, flushed first, and the rename with its directory): a crash leaves old or new. */
+/** A crash leaves the old file or the new one, never half of one. */
 export async function replaceFile(file: string, chunks: Iterable<string | Buffer>, sync: boolean): Promise<void> {
   await rename(await writeTemp(file, chunks, sync), file);
   if (sync) syncDirOf(file);
 }
 
-/** `file`'s temporary file, written from `chunks`, each in its own event-loop turn so requests are served meanwhile. */
+/** Each chunk in its own event-loop turn, so requests are served meanwhile. */
 async function writeTemp(file: string, chunks: Iterable<string | Buffer>, sync: boolean): Promise<string> {
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp`);
   try {

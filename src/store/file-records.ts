@@ -1,10 +1,4 @@
-/**
- * The lines of the file store (file-store.ts): one JSON object a line, in the log and in the
- * snapshot alike. The snapshot is the state written out as the records that rebuild it, between
- * a header line and an end line; the log starts with a header line and holds one change a line.
- * A header names its generation (the log goes on from the snapshot of its generation; the snapshot
- * names the byte of the previous log it was taken at); the end line counts the records, so a cut is told.
- */
+// One JSON object a line in snapshot and log alike, so `jq` reads every file; the end line's count tells a cut snapshot.
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import type { SeenRequest } from '../domain/readiness.js';
@@ -34,11 +28,19 @@ export function line(record: LogRecord | Frame): string {
   return `${JSON.stringify(record)}\n`;
 }
 
+/** Where a part's changes go: the file store's log (a memory part has none). */
+export interface LogLines {
+  /** Before the change is made: a throw leaves memory unchanged. */
+  write(...records: LogRecord[]): void;
+  /** What already happened, never waited for; `lost` undoes what the line carried. */
+  record(r: LogRecord, options?: { now?: boolean; lost?: () => void }): void;
+}
+
 export function deliveryRecords(deliveries: readonly Delivery[]): LogRecord[] {
   return deliveries.map((v) => ({ t: 'delivery', v }));
 }
 
-/** The fields each record needs to be applied at all: a string payeeId, or a v with the ids it is kept by. */
+/** Checked before a record is applied, so a damaged line is named instead of crashing the start. */
 const NEEDS: Record<LogRecord['t'], readonly string[]> = {
   merchant: ['v.payeeId'],
   payment: ['v.id', 'v.payeeId', 'v.token', 'v.code', 'v.merchantRefNo', 'v.status'],
@@ -52,7 +54,7 @@ const NEEDS: Record<LogRecord['t'], readonly string[]> = {
   seen: ['payeeId', 'v.ref', 'v.method', 'v.path'],
 };
 
-/** The record of a line, or what is wrong with it said of the line ("is ..."). */
+/** A string answer is the damage, worded to follow the line's name ("is ..."). */
 export function parseRecord(text: string): LogRecord | string {
   const r = jsonObject(text);
   if (typeof r === 'string') return r;
@@ -62,7 +64,6 @@ export function parseRecord(text: string): LogRecord | string {
   return missing ? `is a ${String(r.t)} record without its ${missing}` : (r as LogRecord);
 }
 
-/** The JSON object a line holds, or what it is instead. */
 export function jsonObject(text: string | undefined): Record<string, unknown> | string {
   try {
     const r = JSON.parse(text ?? '') as unknown;

@@ -1,10 +1,4 @@
-/**
- * The file store's start: the snapshot's records, then the log's after it. One file without the
- * other is damage (a deleted log is never served as an empty store). A last line cut short (a
- * write a crash cut) is dropped with a warning; any other damage refuses the start, naming file
- * and line, unless `repair` drops it. Files of the earlier format refuse the start, naming the
- * one-off conversion command.
- */
+// Only a cut last line is dropped (a crash mid-write); other damage refuses the start, so no change is ever lost silently.
 import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,14 +21,14 @@ class Damage {
     if (existsSync(file)) this.copies.set(file, `${file}.damaged-${this.stamp}`);
   }
 
-  /** Said once the files are read, each damaged file copied as it was, before the new snapshot replaces it. */
+  /** Copies come before the new snapshot replaces the damaged files. */
   report(dataFile: string, logger: Logger): void {
     for (const [file, copy] of this.copies) copyFileSync(file, copy);
     logger.warn({ file: dataFile, dropped: this.dropped, copies: [...this.copies.values()] }, 'store started with --repair: it dropped the lines that could not be read, kept copies of the damaged files, and wrote what was read as a new snapshot');
   }
 }
 
-/** The snapshot's generation, where appends go on (null: the log must start afresh, as with no files and after a repair), the log's length. */
+/** logBytes null: the log must start afresh (no files, a repair, or a stop before the log restarted). */
 export function readStore(dataFile: string, logFile: string, repair: boolean, logger: Logger, apply: (r: LogRecord) => void) {
   checkNeighbours(dataFile, logFile, logger);
   const snapshot = existsSync(dataFile) ? readFileSync(dataFile) : null;
@@ -50,7 +44,6 @@ export function readStore(dataFile: string, logFile: string, repair: boolean, lo
   return { generation: generation ?? 0, logBytes: damage.dropped.length > 0 ? null : logBytes, logLength: log?.length ?? 0 };
 }
 
-/** The lines of a file (the last one without its newline, if cut), and where the whole lines end. */
 function linesOf(bytes: Buffer): { lines: string[]; whole: number } {
   const whole = bytes.lastIndexOf(0x0a) + 1;
   const lines = bytes.toString('utf8').split('\n');
@@ -77,7 +70,6 @@ function headerOf(text: string | undefined, t: 'snapshot' | 'log'): { generation
   return typeof h === 'object' && h.t === t && h.format === FORMAT && Number.isSafeInteger(h.generation) ? (h as { generation: number }) : undefined;
 }
 
-/** Where appends go on, or null when the log holds only what the snapshot holds (it starts afresh). */
 function replayLog(file: string, bytes: Buffer, generation: number | null, logFrom: number | undefined, damage: Damage, logger: Logger, apply: (r: LogRecord) => void): number | null {
   const { lines, whole } = linesOf(bytes);
   if (whole < bytes.length) {
@@ -85,7 +77,7 @@ function replayLog(file: string, bytes: Buffer, generation: number | null, logFr
     lines.pop();
   }
   const follows = headerOf(lines[0], 'log')?.generation;
-  // Stopped before the log restarted (the snapshot names where it was taken): null, and the start writes a snapshot.
+  // Stopped before the log restarted: the snapshot names the byte it holds the log up to.
   const before = generation !== null && follows !== undefined && follows < generation;
   // Without a snapshot (a repair goes on without it), the log is read whatever it follows.
   if (!before && (follows === undefined || (generation !== null && follows !== generation))) {
@@ -103,7 +95,7 @@ function applyLine(file: string, text: string, n: number, damage: Damage, apply:
   else apply(record);
 }
 
-/** Files of the earlier format refuse the start; other files named like the store's are told. */
+/** Files of the earlier format would be ignored silently, so they refuse the start. */
 function checkNeighbours(dataFile: string, logFile: string, logger: Logger): void {
   const dir = path.dirname(dataFile);
   const base = path.basename(dataFile);

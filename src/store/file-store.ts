@@ -1,17 +1,15 @@
-/**
- * The durable store of one process, the plain way (SPEC 23): the memory store, with every change
- * first appended to the log (file-log.ts), then made in memory, so nothing is ever pending; a
- * write that fails throws StoreUnavailableError (503) before memory changes. Once the log is long,
- * and at a stop, the state is written as the snapshot; a start reads snapshot then log (file-start.ts).
- */
+// SPEC 23: each change is appended to the log before memory changes, so nothing is pending and a failed write changes nothing.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { errorFields, loggerOr, type Logger } from '../logger.js';
 import { DataDirProbe, diskProblem } from './data-dir-probe.js';
 import { AppendLog, DEFAULT_SNAPSHOT_AFTER_BYTES, replaceFile, type FsyncPolicy } from './file-log.js';
-import { FileDeliveryLog, FileIdempotencyKeys, FileJournalLog, FileReadinessLog } from './file-parts.js';
-import { FORMAT, line, type LogRecord } from './file-records.js';
+import { MemoryDeliveryLog } from './delivery-log.js';
+import { MemoryIdempotencyKeys } from './idempotency-keys.js';
+import { MemoryJournalLog } from './journal-log.js';
+import { MemoryReadinessLog } from './readiness-log.js';
+import { FORMAT, line, type LogLines, type LogRecord } from './file-records.js';
 import { readStore } from './file-start.js';
 import { MemoryStore } from './memory-store.js';
 import type { StorageLimits } from './storage-quota.js';
@@ -20,46 +18,53 @@ export interface FileStoreOptions {
   readonly dataFile: string;
   readonly snapshotAfterBytes?: number;
   readonly fsync?: FsyncPolicy;
-  /** Milliseconds, pacing the health probe; tests move it by hand. */
+  /** Paces the health probe; tests move it by hand. */
   readonly clock?: () => number;
-  /** Where cut lines, failed writes and repairs are said; loggerOr's default when not given. */
   readonly logger?: Logger;
-  /** Start on damaged files: drop the lines that cannot be read (said, and each damaged file copied to `<file>.damaged-<time>`). */
+  /** Start on damaged files, dropping the lines that cannot be read (each damaged file is copied first). */
   readonly repair?: boolean;
-  /** The storage limits whose allowance the journal, evidence and deliveries keep within (none: their count caps alone). */
+  /** Without limits, the journal, evidence and deliveries keep only their count caps. */
   readonly limits?: StorageLimits;
 }
 
-export class FileStore extends MemoryStore {
+export class FileStore extends MemoryStore implements LogLines {
   override readonly kind = 'file' as const;
-  override readonly journal = new FileJournalLog(this);
-  override readonly deliveries = new FileDeliveryLog(this);
-  override readonly idempotency = new FileIdempotencyKeys(this);
-  override readonly readiness = new FileReadinessLog(this);
-  /** The snapshot being written, if one is (tests and close wait for it). */
-  snapshotting: Promise<void> | null = null;
+  override readonly journal = new MemoryJournalLog(this);
+  override readonly deliveries = new MemoryDeliveryLog(this);
+  override readonly idempotency = new MemoryIdempotencyKeys(this);
+  override readonly readiness = new MemoryReadinessLog(this);
+  /** Close waits for it, so a stop never cuts a snapshot short. */
+  private snapshotRun: Promise<void> | null = null;
   private readonly log: AppendLog;
   readonly probe: DataDirProbe;
   private readonly logger: Logger;
   private readonly snapshotAfter: number;
-  /** The snapshot's generation: 1 for the first a data location gets, one more each time. */
-  generation = 0;
-  /** While the files are read at start, replayed changes (a reset's journal clear) write nothing. */
+  /** The log names it, so a start never applies a log to the wrong snapshot. */
+  private snapshotGeneration = 0;
+  /** Replayed changes (a reset's journal clear) must not be written again. */
   private replaying = false;
-  /** After a snapshot failed: none before the log holds this many bytes. */
+  /** After a failed snapshot, the next waits until the log grew as much again. */
   private nextSnapshotAt: number;
   private closed = false;
-  /** This turn's records (record), each with what to do if its line is lost. */
+  /** This turn's records with what to undo if their line is lost: written together at the turn's end. */
   private later: [string, (() => void) | undefined][] = [];
 
   constructor(private readonly options: FileStoreOptions) {
     super(options.limits);
-    // Its parts are its own (file-parts.ts), made after the memory store's: the storage rule is kept over them.
+    // Made again over the parts that write to the log, which exist only now.
     this.room = this.roomFor(options.limits);
     this.logger = loggerOr(options.logger);
     this.log = new AppendLog(`${options.dataFile}.log`, options.fsync ?? 'second', this.logger);
     this.probe = new DataDirProbe(options.dataFile, options.clock ?? (() => performance.now()));
     this.nextSnapshotAt = this.snapshotAfter = options.snapshotAfterBytes ?? DEFAULT_SNAPSHOT_AFTER_BYTES;
+  }
+
+  get snapshotting(): Promise<void> | null {
+    return this.snapshotRun;
+  }
+
+  get generation(): number {
+    return this.snapshotGeneration;
   }
 
   override async open(): Promise<void> {
@@ -69,14 +74,14 @@ export class FileStore extends MemoryStore {
     this.replaying = true;
     const started = readStore(dataFile, this.log.file, this.options.repair === true, this.logger, (r) => this.apply(r));
     this.replaying = false;
-    this.generation = started.generation;
+    this.snapshotGeneration = started.generation;
     if (started.logBytes !== null) return this.log.open(started.logBytes);
-    // It holds all the old log held, so it names the log's end: a start before the log restarted applies none of it again.
+    // The new snapshot holds the whole old log: a start before the log restarts must skip all of it.
     this.log.bytes = started.logLength;
     await this.writeSnapshot();
   }
 
-  /** Ready while the data directory takes a probe file and the last append landed (the newer evidence decides). */
+  /** The newer of the probe and the last append decides, so a disk that recovered reads as ready. */
   override async ready(): Promise<void> {
     if (this.closed || !this.log.isOpen) throw new Error(`the file store ${this.options.dataFile} is closed`);
     const probe = await this.probe.check();
@@ -85,7 +90,7 @@ export class FileStore extends MemoryStore {
     if (failed && failed.at >= probe.started) throw new Error(`the last write of a change failed: ${diskProblem(failed.err, this.options.dataFile)}`);
   }
 
-  /** A stop writes a snapshot (a short log for the next start); if that fails (said), the log still holds every change. */
+  /** The snapshot gives the next start a short log; if it fails, the log still holds every change. */
   override async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -104,13 +109,13 @@ export class FileStore extends MemoryStore {
       this.append(change);
     } catch (err) {
       if (this.later.length === 0) throw err;
-      // A disk too full for the turn's records and the change: the records are given up (as at the turn's end), the change goes alone.
+      // Too full for both: the records are given up so the change someone waits for may still land.
       this.giveUpLater();
       this.append(change);
     }
   }
 
-  /** What already happened (an entry, evidence, an attempt; `now`, a key's answer): written at the turn's end, never waited for; a lost line calls `lost`. */
+  /** What already happened is never waited for: written at the turn's end (`now`: before the answer is sent). */
   record(r: LogRecord, { now = false, lost }: { now?: boolean; lost?: () => void } = {}): void {
     if (!this.log.isOpen) return;
     if (this.later.length === 0 && !now) setImmediate(() => this.writeLater());
@@ -127,12 +132,11 @@ export class FileStore extends MemoryStore {
     }
   }
 
-  /** The turn's records whose write failed: each one's loss is told to its part (the write said it). */
   private giveUpLater(): void {
     for (const [, lost] of this.later.splice(0)) lost?.();
   }
 
-  /** The turn's records, then `text`: a failure throws, and the records stay queued. */
+  /** On failure the records stay queued, so the caller decides whether to give them up. */
   private append(text: string): void {
     const failing = this.log.failure !== undefined;
     try {
@@ -147,31 +151,30 @@ export class FileStore extends MemoryStore {
     if (this.log.bytes >= this.nextSnapshotAt && !this.snapshotting) this.writeSnapshot().catch(() => undefined);
   }
 
-  /** The state as the next generation's snapshot, written over later turns, then the log starts afresh with what was appended meanwhile. */
+  /** Written over later turns so requests are served meanwhile. */
   writeSnapshot(): Promise<void> {
-    this.snapshotting ??= this.snapshot().finally(() => (this.snapshotting = null));
-    return this.snapshotting;
+    this.snapshotRun ??= this.snapshot().finally(() => (this.snapshotRun = null));
+    return this.snapshotRun;
   }
 
   private async snapshot(): Promise<void> {
     // Taken in a turn of its own: a change made over several awaits (a reset) is whole in memory by then.
     await nextTurn();
-    // The turn's records go first: the snapshot holds them, so the log must too before its byte is named.
+    // The snapshot holds the turn's records, so the log must too before its byte is named.
     this.writeLater();
     const generation = this.generation + 1;
-    // Named in the snapshot: a start before the log restarted skips the lines the snapshot holds (file-start.ts).
+    // A start before the log restarted skips the lines the snapshot already holds.
     const logFrom = this.log.bytes;
     try {
-      await replaceFile(this.options.dataFile, snapshotLines(generation, logFrom, records(held(this))), this.options.fsync !== 'off');
+      await replaceFile(this.options.dataFile, snapshotLines(generation, logFrom, held(this)), this.options.fsync !== 'off');
       await this.log.restart(line({ t: 'log', format: FORMAT, generation }), logFrom);
     } catch (err) {
-      // The log keeps every change; the next try waits until it has grown as much again.
       this.nextSnapshotAt = this.log.bytes + this.snapshotAfter;
       this.logger.error({ file: this.options.dataFile, ...errorFields(err) }, 'store snapshot failed (the log keeps every change)');
       throw err;
     }
-    // Only now: a log that failed to restart still follows the snapshot before, and the next one names its byte.
-    this.generation = generation;
+    // Only now: a log that failed to restart still follows the previous snapshot.
+    this.snapshotGeneration = generation;
     this.nextSnapshotAt = this.snapshotAfter;
   }
 
@@ -180,7 +183,7 @@ export class FileStore extends MemoryStore {
     switch (r.t) {
       case 'merchant': return this.applyMerchant(r.v);
       case 'payment': return this.applyPayment(this.withSharedPayee(r.v));
-      // A reset clears the merchant's parts too: the journal alone is also cleared by its own record.
+      // A reset clears the parts as the live store does; journal-clear is the journal's own clear.
       case 'reset': return void (this.applyReset(r.payeeId), parts.forEach((part) => void part.clear(r.payeeId)));
       case 'prune': return void this.applyPrune(r.payeeId, r.createdBefore);
       case 'merchant-delete': return void (this.applyMerchantDelete(r.payeeId), parts.forEach((part) => void part.clear(r.payeeId)));
@@ -193,22 +196,14 @@ export class FileStore extends MemoryStore {
   }
 }
 
-/** Everything held, taken at once as arrays of references: a change replaces the objects it changes, never edits them. */
-function held(store: FileStore) {
-  return [store.allMerchants(), store.allPayments(), [...store.journal.entries()], [...store.deliveries.all()], [...store.idempotency.answered()], [...store.readiness.rows()]] as const;
+/** Taken at once (a change replaces the objects it changes), oldest first per merchant: replayed in this order, they rebuild the state. */
+function held(store: FileStore): LogRecord[] {
+  const merchants = store.allMerchants().map((v): LogRecord => ({ t: 'merchant', v }));
+  const payments = store.allPayments().map((v): LogRecord => ({ t: 'payment', v }));
+  return [...merchants, ...payments, ...store.journal.records(), ...store.deliveries.records(), ...store.idempotency.records(), ...store.readiness.records()];
 }
 
-/** The records that rebuild `held`, oldest first per merchant. */
-function* records([merchants, payments, journal, deliveries, keys, seen]: ReturnType<typeof held>): Generator<LogRecord> {
-  for (const v of merchants) yield { t: 'merchant', v };
-  for (const v of payments) yield { t: 'payment', v };
-  for (const [payeeId, v] of journal) yield { t: 'journal', payeeId, v };
-  for (const v of deliveries) yield { t: 'delivery', v };
-  for (const [payeeId, v] of keys) yield { t: 'key', payeeId, v };
-  for (const { payeeId, id, v } of seen) yield { t: 'seen', payeeId, id, v };
-}
-
-/** The snapshot in chunks of about 1 MB, each made in its own turn: never one string of the whole state. */
+/** Chunks of about 1 MB, each in its own turn: never one string of the whole state. */
 function* snapshotLines(generation: number, logFrom: number, records: Iterable<LogRecord>): Generator<string> {
   let chunk = line({ t: 'snapshot', format: FORMAT, generation, logFrom });
   let count = 0;

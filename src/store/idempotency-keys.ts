@@ -1,49 +1,32 @@
-/**
- * Idempotency keys (SPEC 16): per merchant, the first answer to a POST sent with an
- * `Idempotency-Key`, kept for 24 hours of the merchant's clock, so a retry gets that answer
- * again instead of making a second change. The in-process keys below serve the memory store, and
- * the file store in front of its files (file-parts.ts); a shared store keeps them in a table.
- */
+// SPEC 16: a retry gets the first answer again instead of making a second change.
 import { createHash } from 'node:crypto';
 import { MAX_LATENCY_MS } from '../domain/faults.js';
 import { ByteTally, idempotencyKeyBytes, textBytes } from './storage-quota.js';
+import type { LogLines, LogRecord } from './file-records.js';
 
 export type IdempotencyBegin =
-  /** The caller runs the request, then calls `finish` or `forget`. */
+  /** The caller must then call `finish` or `forget`. */
   | { readonly kind: 'started' }
-  /** Another request with this key has not finished yet. */
   | { readonly kind: 'in_progress' }
-  /** The key was used for another request (another route or body). */
+  /** Another route or body. */
   | { readonly kind: 'mismatch' }
-  /** The answer to replay. */
   | { readonly kind: 'done'; readonly code: number; readonly body: string };
 
 export interface IdempotencyKeys {
-  /**
-   * Claims `key` for a request whose route and parsed body give `fingerprint`, at `now` (the
-   * merchant's sandbox ms) and `realNow` (real ms, for the claim's lease). A key older than a
-   * day of the merchant's clock, or a claim whose lease ended (an instance died), is claimed
-   * afresh.
-   */
+  /** A claim's lease runs on real time (`realNow`), so a claim of a died instance is taken over. */
   begin(payeeId: string, key: string, fingerprint: string, now: number, realNow: number): Promise<IdempotencyBegin>;
-  /** Keeps the answer of a claimed key. */
   finish(payeeId: string, key: string, code: number, body: string): Promise<void>;
-  /** Lets a claimed key go without an answer (nothing was committed: the retry runs). */
+  /** Nothing was committed, so the retry must run. */
   forget(payeeId: string, key: string): Promise<void>;
-  /** Erases the merchant's keys (a reset). */
   clear(payeeId: string): Promise<void>;
 }
 
-/** A day of the merchant's clock. */
+/** On the merchant's clock, so a clock advance expires keys as time would. */
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
-/**
- * How long a claim holds without an answer before a retry may take it over (a crashed instance):
- * the claim is taken before an injected latency, so it outlasts the longest one by a minute.
- */
+/** The claim is taken before an injected latency, so it outlasts the longest one. */
 export const IDEMPOTENCY_LEASE_MS = MAX_LATENCY_MS + 60_000;
-/** Keys kept per merchant; the oldest go first. */
 export const IDEMPOTENCY_KEYS_PER_MERCHANT = 1_000;
-/** Characters of kept answers per merchant (~bytes: answers are JSON, nearly all ASCII); the oldest go first. */
+/** Characters stand for bytes: answers are JSON, nearly all ASCII. */
 export const IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT = 2 * 1024 * 1024;
 
 interface KeptKey {
@@ -53,18 +36,17 @@ interface KeptKey {
   answer: { readonly code: number; readonly body: string } | null;
 }
 
-/** A key with its answer, as a file holds it. */
 export interface AnsweredKey {
   readonly key: string;
-  /** The digest of the request's fingerprint. */
+  /** A digest: the fingerprint holds the whole request body. */
   readonly fingerprint: string;
   readonly createdAt: number;
   readonly code: number;
   readonly body: string;
 }
 
-/** What `begin` decides about a key already kept. */
-export function judgeKept(kept: { fingerprint: string; createdAt: number; leaseUntil: number; answer: { code: number; body: string } | null }, fingerprint: string, now: number, realNow: number): IdempotencyBegin | 'claim' {
+/** One verdict for every store, so they cannot drift. */
+export function judgeKept(kept: KeptKey, fingerprint: string, now: number, realNow: number): IdempotencyBegin | 'claim' {
   if (kept.createdAt + IDEMPOTENCY_TTL_MS <= now) return 'claim';
   if (kept.answer === null && kept.leaseUntil <= realNow) return 'claim';
   if (kept.fingerprint !== fingerprint) return { kind: 'mismatch' };
@@ -72,12 +54,11 @@ export function judgeKept(kept: { fingerprint: string; createdAt: number; leaseU
   return { kind: 'done', code: kept.answer.code, body: kept.answer.body };
 }
 
-/** A fingerprint holds the whole request body: its digest is what is kept (and compared). */
 function digestOf(fingerprint: string): string {
   return createHash('sha256').update(fingerprint).digest('base64url');
 }
 
-/** One merchant's keys in insertion order (the oldest first), with the characters of their answers and their stored bytes. */
+/** A Map keeps insertion order, so the oldest go first. */
 class MerchantKeys {
   readonly keys = new Map<string, KeptKey>();
   private chars = 0;
@@ -110,7 +91,7 @@ class MerchantKeys {
     this.keys.delete(key);
   }
 
-  /** Keys older than a day of the merchant's clock go (keys are kept about in the order of their clock). */
+  /** Stops at the first fresh key: keys are kept about in the order of their clock. */
   dropExpired(now: number): void {
     for (const [key, kept] of this.keys) {
       if (kept.createdAt + IDEMPOTENCY_TTL_MS > now) break;
@@ -123,12 +104,13 @@ class MerchantKeys {
   }
 }
 
-/** The keys of one process: per merchant, bounded in number, in the characters of their answers and in time. */
 export class MemoryIdempotencyKeys implements IdempotencyKeys {
   private readonly byMerchant = new Map<string, MerchantKeys>();
-  /** The stored bytes of the keys kept, per merchant (storage quota). */
   readonly bytes = new ByteTally();
 
+  constructor(private readonly log?: LogLines) {}
+
+  /** A claim is never written: after a restart nobody runs it, so its retry must run. */
   async begin(payeeId: string, key: string, fingerprint: string, now: number, realNow: number): Promise<IdempotencyBegin> {
     const keys = this.merchant(payeeId);
     const digest = digestOf(fingerprint);
@@ -142,30 +124,25 @@ export class MemoryIdempotencyKeys implements IdempotencyKeys {
     return { kind: 'started' };
   }
 
+  /** Written before the answer is sent, so a retry after a restart gets it. */
   async finish(payeeId: string, key: string, code: number, body: string): Promise<void> {
-    this.answer(payeeId, key, code, body);
-  }
-
-  /** Keeps the answer of a claimed key; answers the key as kept, or undefined when it is not claimed (any more). */
-  answer(payeeId: string, key: string, code: number, body: string): AnsweredKey | undefined {
     const keys = this.byMerchant.get(payeeId);
     const kept = keys?.keys.get(key);
-    if (!keys || !kept || kept.answer !== null) return undefined;
+    if (!keys || !kept || kept.answer !== null) return;
     keys.answer(key, kept, code, body);
-    // Over the bounds, the oldest keys went: this one too, when its answer alone is larger than they allow.
-    return keys.keys.get(key) === kept ? { key, fingerprint: kept.fingerprint, createdAt: kept.createdAt, code, body } : undefined;
+    // An answer larger than the bounds allow pushes its own key out.
+    if (keys.keys.get(key) === kept) this.log?.record({ t: 'key', payeeId, v: { key, fingerprint: kept.fingerprint, createdAt: kept.createdAt, code, body } }, { now: true });
   }
 
-  /** Keeps a key read back from a file. */
   restore(payeeId: string, answered: AnsweredKey): void {
     const { key, fingerprint, createdAt, code, body } = answered;
     this.merchant(payeeId).set(key, { fingerprint, createdAt, leaseUntil: 0, answer: { code, body } });
   }
 
-  /** Every answered key, oldest first per merchant (claims in progress are not): restoring them in this order rebuilds the keys. */
-  *answered(): Generator<readonly [string, AnsweredKey]> {
+  /** Claims are left out: after a restart nobody runs them. */
+  *records(): Generator<LogRecord> {
     for (const [payeeId, keys] of this.byMerchant) {
-      for (const [key, { fingerprint, createdAt, answer }] of keys.keys) if (answer) yield [payeeId, { key, fingerprint, createdAt, code: answer.code, body: answer.body }];
+      for (const [key, { fingerprint, createdAt, answer }] of keys.keys) if (answer) yield { t: 'key', payeeId, v: { key, fingerprint, createdAt, code: answer.code, body: answer.body } };
     }
   }
 

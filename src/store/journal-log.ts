@@ -1,21 +1,14 @@
-/**
- * Where the request journal is kept: per merchant, newest first, bounded. The in-process log
- * below serves the memory store, and the file store in front of its files (file-parts.ts); a
- * shared store keeps the same entries in a table.
- */
+// Bounded per merchant, so no merchant's traffic grows the store without end.
 import { answerTextBytes, ByteTally, journalEntryBytes } from './storage-quota.js';
 import type { StorageRoom, TrimmablePart } from './storage-room.js';
+import type { LogLines, LogRecord } from './file-records.js';
 export interface JournalEntry {
-  /**
-   * The merchant's own count: 1, 2, 3... in the order its entries were kept, never shared with
-   * another merchant (whose traffic would show as gaps); it starts again at 1 once the merchant's
-   * journal is erased (DELETE /sandbox/v1/requests, a reset).
-   */
+  /** Per merchant from 1, never shared: another merchant's traffic would show as gaps. */
   readonly id: number;
   readonly at: number;
   readonly method: string;
   readonly path: string;
-  /** The call used /v1/... without /openapi, which only one sample of the interface shows. */
+  /** /v1/... without /openapi: only one sample of the interface shows it. */
   readonly alias: boolean;
   readonly status: number | 'dropped' | 'held';
   readonly code: number | null;
@@ -24,21 +17,17 @@ export interface JournalEntry {
   readonly latencyMs: number;
   readonly fault: string | null;
   readonly warnings: readonly string[];
-  /** The request's Request-Id (absent on entries kept before it existed). */
+  /** Absent on entries kept before it existed. */
   readonly requestId?: string;
-  /** The Idempotency-Key the request carried, if any (the readiness report follows retries by it). */
+  /** The readiness report follows retries by it. */
   readonly idempotencyKey?: string;
-  /**
-   * Names the answer text the store keeps once for every entry that answered it: a status read's `<payment id>@<version>`.
-   * One name, one text: the in-process stores keep an entry whose text differs from the one kept under its name as
-   * an entry of its own; PostgreSQL, whose versions are final, shows the first text kept.
-   */
+  /** `<payment id>@<version>`: a polling loop's identical answer text is kept once. */
   readonly answerRef?: string;
 }
 
 export type NewJournalEntry = Omit<JournalEntry, 'id'>;
 
-/** An entry as a file or a table holds it: one that refers to its answer text kept with an earlier entry is without it. */
+/** Without responseBody when an earlier entry holds its answer text. */
 export type StoredJournalEntry = Omit<JournalEntry, 'responseBody'> & { readonly responseBody?: string | null };
 
 export interface JournalFilter {
@@ -48,18 +37,14 @@ export interface JournalFilter {
   readonly limit: number;
 }
 
-/** Entries kept per merchant; the oldest go first. */
 export const JOURNAL_CAP = 500;
 
 export interface JournalLog {
   append(payeeId: string, entry: NewJournalEntry): Promise<void>;
-  /** Newest first, at most `filter.limit`. */
   list(payeeId: string, filter: JournalFilter): Promise<JournalEntry[]>;
-  /** Erases the merchant's entries; answers how many went. */
   clear(payeeId: string): Promise<number>;
 }
 
-/** True when `e` passes the filter's method, path (a part of it) and status. */
 export function journalEntryMatches(e: JournalEntry, filter: JournalFilter): boolean {
   return (
     (filter.method === undefined || e.method === filter.method) &&
@@ -68,41 +53,33 @@ export function journalEntryMatches(e: JournalEntry, filter: JournalFilter): boo
   );
 }
 
-/** An answer text kept once per merchant, and how many of its entries refer to it. */
 interface KeptAnswer {
   readonly text: string;
   refs: number;
-  /** Whether an entry carrying it went to the file; false again when that line was lost (unwritten). */
+  /** False again when the line that carried it was lost, so the next entry carries it. */
   carried: boolean;
 }
 
-/** One merchant's entries, the answer texts they refer to, and the id of the last one it kept. */
+/** A ring: keeping an entry at the cap costs no shift of the others. */
 class Ring {
   private readonly items: (JournalEntry | undefined)[] = new Array(JOURNAL_CAP);
-  /** The stored bytes of each entry (storage-quota.ts), beside it. */
   private readonly sizes: number[] = [];
   readonly answers = new Map<string, KeptAnswer>();
   private next = 0;
   size = 0;
   lastId = 0;
 
-  /** Keeps `entry` of `bytes`; answers the bytes that went: the oldest entry it pushed out, and a text only that one referred to. */
+  /** Answers the bytes that went, so the tally follows. */
   push(entry: JournalEntry, bytes: number): number {
     if (entry.id > this.lastId) this.lastId = entry.id;
-    let freed = 0;
-    if (this.size === JOURNAL_CAP) {
-      freed = this.sizes[this.next] ?? 0;
-      const ref = this.items[this.next]?.answerRef;
-      if (ref !== undefined) freed += this.release(ref);
-    }
+    const freed = this.size === JOURNAL_CAP ? this.dropOldest() : 0;
     this.sizes[this.next] = bytes;
     this.items[this.next] = entry;
     this.next = (this.next + 1) % JOURNAL_CAP;
-    if (this.size < JOURNAL_CAP) this.size++;
+    this.size++;
     return freed;
   }
 
-  /** Drops the oldest entry; answers its bytes, and its text's when only it referred to it. */
   dropOldest(): number {
     if (this.size === 0) return 0;
     const at = (this.next - this.size + JOURNAL_CAP) % JOURNAL_CAP;
@@ -114,7 +91,6 @@ class Ring {
     return freed;
   }
 
-  /** One entry fewer refers to `ref`; answers the bytes of its text when none does any more (the text goes). */
   private release(ref: string): number {
     const kept = this.answers.get(ref);
     if (!kept || --kept.refs > 0) return 0;
@@ -131,48 +107,43 @@ class Ring {
   }
 }
 
-/** An entry as it is kept, and whether its stored form carries its answer text (false: it refers to one kept already). */
-export interface KeptEntry {
+interface KeptEntry {
   readonly entry: JournalEntry;
   readonly carriesAnswer: boolean;
 }
 
-/** The journal of one process: a ring of entries per merchant. */
 export class MemoryJournalLog implements JournalLog, TrimmablePart {
   private readonly byMerchant = new Map<string, Ring>();
-  /** Entries held, all merchants together. */
-  size = 0;
-  /** Their stored bytes, per merchant (storage quota), answer texts included once. */
   readonly bytes = new ByteTally();
   private room: StorageRoom | undefined;
+
+  constructor(private readonly log?: LogLines) {}
 
   keepWithin(room: StorageRoom): void {
     this.room = room;
   }
 
-  /** The merchant's oldest entries go until `bytes` went, all but its newest (storage-room.ts): a merchant always sees its last request. */
+  /** All but the newest, so a merchant always sees its last request. */
   trimOldest(payeeId: string, bytes: number): number {
     const ring = this.byMerchant.get(payeeId);
     let freed = 0;
-    while (ring && ring.size > 1 && freed < bytes) {
-      freed += ring.dropOldest();
-      this.size--;
-    }
+    while (ring && ring.size > 1 && freed < bytes) freed += ring.dropOldest();
     this.bytes.add(payeeId, -freed);
     return freed;
   }
 
+  /** Without an answer text already written, so a polling loop does not write the same text each time. */
   async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
-    this.keep(payeeId, entry);
-  }
-
-  /** Keeps `entry` under the merchant's next id and answers it as kept. */
-  keep(payeeId: string, entry: NewJournalEntry): KeptEntry {
     const ring = this.ring(payeeId);
-    return this.push(payeeId, ring, ring.lastId + 1, entry);
+    const { entry: kept, carriesAnswer } = this.push(payeeId, ring, ring.lastId + 1, entry);
+    if (!this.log) return;
+    const { answerRef, responseBody } = kept;
+    // A lost line takes the text with it: the next entry that refers to it carries it again.
+    const lost = carriesAnswer && answerRef !== undefined && responseBody !== null ? () => this.unwritten(payeeId, answerRef, responseBody) : undefined;
+    this.log.record({ t: 'journal', payeeId, v: carriesAnswer ? kept : withoutAnswer(kept) }, { lost });
   }
 
-  /** Keeps an entry read back from a file, under the id it had; one without its answer text gets the one kept for its answerRef. */
+  /** Under the id it had, so ids a client saw stay the same after a restart. */
   restore(payeeId: string, entry: StoredJournalEntry): void {
     this.push(payeeId, this.ring(payeeId), entry.id, entry);
   }
@@ -184,9 +155,8 @@ export class MemoryJournalLog implements JournalLog, TrimmablePart {
   }
 
   private push(payeeId: string, ring: Ring, id: number, e: NewJournalEntry | StoredJournalEntry): KeptEntry {
-    if (ring.size < JOURNAL_CAP) this.size++;
     const answer = refer(ring.answers, e.answerRef, e.responseBody);
-    // The kept string itself, not an equal copy: memory holds the text once.
+    // The kept string itself, not an equal copy, so memory holds the text once.
     const entry: JournalEntry = answer ? { id, ...e, responseBody: answer.text } : ownAnswer(id, e);
     const first = answer?.refs === 1;
     const bytes = journalEntryBytes(entry);
@@ -197,23 +167,20 @@ export class MemoryJournalLog implements JournalLog, TrimmablePart {
     return { entry, carriesAnswer: carries };
   }
 
-  /** The line that carried `ref`'s text `text` was lost (a failed write): the next entry that refers to it carries it. */
-  unwritten(payeeId: string, ref: string, text: string): void {
+  /** A failed write lost the line that carried the text: the next entry that refers to it must carry it. */
+  private unwritten(payeeId: string, ref: string, text: string): void {
     const kept = this.byMerchant.get(payeeId)?.answers.get(ref);
     if (kept?.text === text) kept.carried = false;
   }
 
-  /** Every entry with its merchant, oldest first per merchant: restoring them in this order rebuilds the journal. An answer text goes with the first entry that refers to it. */
-  *entries(): Generator<readonly [string, StoredJournalEntry]> {
+  /** In the order that rebuilds the journal: an answer text goes with the first entry that refers to it. */
+  *records(): Generator<LogRecord> {
     for (const [payeeId, ring] of this.byMerchant) {
       const written = new Set<string>();
-      for (const e of ring.oldestFirst()) {
-        const ref = e.answerRef;
-        if (ref !== undefined && written.has(ref)) yield [payeeId, withoutAnswer(e)];
-        else {
-          if (ref !== undefined) written.add(ref);
-          yield [payeeId, e];
-        }
+      for (const v of ring.oldestFirst()) {
+        const ref = v.answerRef;
+        yield { t: 'journal', payeeId, v: ref !== undefined && written.has(ref) ? withoutAnswer(v) : v };
+        if (ref !== undefined) written.add(ref);
       }
     }
   }
@@ -231,20 +198,15 @@ export class MemoryJournalLog implements JournalLog, TrimmablePart {
   }
 
   async clear(payeeId: string): Promise<number> {
+    this.log?.write({ t: 'journal-clear', payeeId });
     const size = this.byMerchant.get(payeeId)?.size ?? 0;
     this.byMerchant.delete(payeeId);
     this.bytes.clear(payeeId);
-    this.size -= size;
     return size;
   }
 }
 
-/**
- * The text kept for `ref`, now referred to once more (kept as `body` when none was: refs 1); undefined
- * when the entry keeps its own answer: no ref, no answer, or another text kept under that name (a
- * ref may name two answers: a text that differs from the one kept is kept with its entry).
- * A body undefined is an entry read back without its text: it refers to the one kept.
- */
+/** Undefined: the entry keeps its own text (a ref may name two answers; a body undefined was read back without it). */
 function refer(answers: Map<string, KeptAnswer>, ref: string | undefined, body: string | null | undefined): KeptAnswer | undefined {
   if (ref === undefined || body === null) return undefined;
   const kept = answers.get(ref);
@@ -259,15 +221,14 @@ function refer(answers: Map<string, KeptAnswer>, ref: string | undefined, body: 
   return fresh;
 }
 
-/** An entry that keeps its own answer (none when its text was lost: a line a repair dropped). */
+/** Null text when a repair dropped the line that carried it. */
 function ownAnswer(id: number, e: NewJournalEntry | StoredJournalEntry): JournalEntry {
   if (e.answerRef === undefined) return { id, ...e, responseBody: e.responseBody ?? null };
   const { answerRef: _ref, ...own } = e;
   return { id, ...own, responseBody: own.responseBody ?? null };
 }
 
-/** The stored form of an entry whose answer text is kept with an earlier one. */
-export function withoutAnswer(e: JournalEntry): StoredJournalEntry {
+function withoutAnswer(e: JournalEntry): StoredJournalEntry {
   const { responseBody: _body, ...rest } = e;
   return rest;
 }

@@ -1,9 +1,4 @@
-/**
- * The in-memory index of merchants and payments: the memory store is this index (plus the
- * journal and deliveries), and so the file store, which writes each change first. It answers every
- * read of a Store and applies changes it is told of; it never writes anything anywhere, and
- * never decides whether a change may be made.
- */
+// Answers every read and applies changes it is told of; it never writes anywhere and never decides whether a change may be made.
 import { apiKeyHash } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import { isLive, isOpen, withMetadataText } from '../domain/payment.js';
@@ -12,28 +7,23 @@ import type { Payment } from '../domain/payment.js';
 import { nextDueAt } from '../domain/transitions.js';
 import { DueIndex } from './due-index.js';
 import { ByteTally, recordBytes } from './storage-quota.js';
-import type { InsertResult, KeyedPayment, MerchantChange, PaymentPage, PaymentQuery, Store } from './store.js';
+import type { InsertResult, KeyedPayment, MerchantChange, PaymentPage, PaymentQuery } from './store.js';
 
-/** The reads of a Store: every one answered from memory. */
-export type StoreReads = Pick<Store, 'merchantByKey' | 'keyedPayment' | 'merchant' | 'merchantIds' | 'payment' | 'paymentByRef' | 'paymentByToken' | 'listPayments' | 'countPayments' | 'belowPaymentCap' | 'livePayments' | 'dueIds' | 'countDue' | 'merchantsWithDueWork'>;
-
-export class MemoryIndex implements StoreReads {
+export class MemoryIndex {
   private readonly merchants = new Map<string, Merchant>();
-  /** SHA-256 of an API key to its merchant's payee id. */
+  /** By SHA-256: the keys themselves are never held. */
   private readonly merchantKeys = new Map<string, string>();
   private readonly payments = new Map<string, Payment>();
-  /** Per merchant, payment ids in creation order. */
   private readonly paymentOrder = new Map<string, string[]>();
-  /** Per merchant, merchant_ref_no to payment id (nested: no key string is built per payment). */
+  /** Nested, so no key string is built per payment. */
   private readonly refs = new Map<string, Map<string, string>>();
   private readonly tokens = new Map<string, string>();
   private readonly codes = new Set<string>();
   private readonly live = new Map<string, Set<string>>();
   private readonly due = new DueIndex();
-  /** The stored bytes of the payments, per merchant (storage-quota.ts). */
   readonly paymentBytes = new ByteTally();
 
-  /** Every merchant and payment as they are now (records are immutable: a change stores a new one). */
+  /** Safe to hold while changes go on: a change stores a new record, never edits one. */
   allMerchants(): Merchant[] {
     return [...this.merchants.values()];
   }
@@ -77,14 +67,13 @@ export class MemoryIndex implements StoreReads {
     return id === undefined ? undefined : this.payments.get(id);
   }
 
-  /** Why `payment` cannot be inserted, or undefined when it can. */
   insertConflict(payment: Payment): Exclude<InsertResult, 'inserted'> | undefined {
     if (this.refs.get(payment.payeeId)?.has(payment.merchantRefNo)) return 'duplicate_ref';
     if (this.codes.has(payment.code) || this.payments.has(payment.id) || this.tokens.has(payment.token)) return 'duplicate_code';
     return undefined;
   }
 
-  /** The stored payment that `payment` may replace (compare-and-set on version), or undefined. */
+  /** Compare-and-set on version. */
   replaceable(payment: Payment, expectedVersion: number): Payment | undefined {
     const current = this.payments.get(payment.id);
     return current && current.version === expectedVersion && current.payeeId === payment.payeeId ? current : undefined;
@@ -94,7 +83,6 @@ export class MemoryIndex implements StoreReads {
     const order = this.paymentOrder.get(payeeId) ?? [];
     const items: Payment[] = [];
     let total = 0;
-    // total counts every match; items start past the cursor's payment when there is one.
     let listing = query.after === undefined;
     for (let i = order.length - 1; i >= 0; i--) {
       const p = this.payments.get(order[i]!)!;
@@ -127,7 +115,7 @@ export class MemoryIndex implements StoreReads {
     return due;
   }
 
-  /** Takes the hints due by `now` from the merchant's due index (built from its live payments on first use): each comes up once per note. */
+  /** From the due index, so a pass touches only what is due, not every live payment. */
   async dueIds(payeeId: string, now: number, autoSettle: boolean): Promise<readonly string[]> {
     if (this.due.needsRebuild(payeeId)) this.due.rebuild(payeeId, await this.livePayments(payeeId));
     const ids = this.due.takeDue(payeeId, now);
@@ -151,7 +139,7 @@ export class MemoryIndex implements StoreReads {
     for (const hash of merchant.apiKeyHashes) this.merchantKeys.set(hash, merchant.payeeId);
   }
 
-  /** Stores `payment`, of `bytes` stored bytes (storage-quota.ts; counted here when the caller has not). */
+  /** `bytes` when the caller counted them already. */
   applyPayment(payment: Payment, bytes = recordBytes(payment)): void {
     const previous = this.payments.get(payment.id);
     this.paymentBytes.add(payment.payeeId, bytes - (previous ? recordBytes(previous) : 0));
@@ -173,7 +161,6 @@ export class MemoryIndex implements StoreReads {
     this.due.note(payment);
   }
 
-  /** Erases the merchant's payments; answers how many went. */
   applyReset(payeeId: string): number {
     const order = this.paymentOrder.get(payeeId) ?? [];
     for (const id of order) this.forget(this.payments.get(id)!);
@@ -185,7 +172,6 @@ export class MemoryIndex implements StoreReads {
     return order.length;
   }
 
-  /** Forgets the merchant, its keys and its payments; answers how many payments went. */
   applyMerchantDelete(payeeId: string): number {
     const erased = this.applyReset(payeeId);
     for (const hash of this.merchants.get(payeeId)?.apiKeyHashes ?? []) this.merchantKeys.delete(hash);
@@ -210,12 +196,7 @@ export class MemoryIndex implements StoreReads {
     return pruned;
   }
 
-  /**
-   * A payment just parsed from a file, its payeeId made the merchant's own string: JSON.parse
-   * gives every record its own copy (~32 bytes each, 3.2 MB at 100,000). The record is not
-   * shared with anything yet, so it is changed in place; the value is the same. Metadata an
-   * older file holds as an object becomes its text (withMetadataText).
-   */
+  /** JSON.parse gives each record its own payeeId string (3.2 MB at 100,000): share the merchant's instead. */
   withSharedPayee(p: Payment): Payment {
     withMetadataText(p);
     const merchant = this.merchants.get(p.payeeId);
@@ -231,10 +212,7 @@ export class MemoryIndex implements StoreReads {
   }
 }
 
-/**
- * Per merchant, the tail of its queue of changes: changes to one merchant never interleave.
- * `change` runs on the record `read` answers then; its new record goes to `save`.
- */
+/** Changes to one merchant never interleave, so none is lost. */
 export class MerchantQueues {
   private readonly tails = new Map<string, Promise<unknown>>();
 
@@ -248,7 +226,7 @@ export class MerchantQueues {
     });
   }
 
-  /** Runs `task` after the merchant's queued changes and before any queued after it (a deletion). */
+  /** A deletion runs between the changes queued before and after it. */
   exclusive<T>(payeeId: string, task: () => Promise<T>): Promise<T> {
     const run = (this.tails.get(payeeId) ?? Promise.resolve()).then(task);
     const tail = run.catch(() => undefined);

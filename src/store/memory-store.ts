@@ -1,23 +1,17 @@
-/**
- * The in-memory store of tests and in-process use: the index itself (which answers every read),
- * the journal, the deliveries, the idempotency keys and the readiness evidence, with writes that
- * change memory and nothing else. The file store is this store with each change written first
- * (`write`, file-store.ts).
- */
+// The file store is this store with each change written first (`write`), so both answer every read the same way.
 import { afterReset } from '../domain/merchant.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import { MemoryDeliveryLog } from './delivery-log.js';
 import type { Delivery } from './delivery-log.js';
 import { MemoryIdempotencyKeys } from './idempotency-keys.js';
-import { MemoryJournalLog } from './journal-log.js';
+import { JOURNAL_CAP, MemoryJournalLog } from './journal-log.js';
 import { MemoryIndex, MerchantQueues } from './memory-index.js';
 import { MemoryRateWindows } from './rate-windows.js';
 import { MemoryReadinessLog } from './readiness-log.js';
 import { deliveryRecords } from './file-records.js';
 import type { LogRecord } from './file-records.js';
 import type { InsertResult, MerchantChange, MerchantErasure, Store } from './store.js';
-import { clearMerchantParts, countMerchantParts } from './store.js';
 import { recordBytes, storageRefusal } from './storage-quota.js';
 import { StorageRoom } from './storage-room.js';
 import type { StorageLimits, StorageUsage } from './storage-quota.js';
@@ -31,7 +25,6 @@ export class MemoryStore extends MemoryIndex implements Store {
   readonly readiness = new MemoryReadinessLog();
   protected readonly queues = new MerchantQueues();
   private shut = false;
-  /** The storage rule kept across payments and parts; without limits nothing is trimmed by bytes. */
   protected room: StorageRoom;
 
   constructor(limits?: StorageLimits) {
@@ -39,12 +32,12 @@ export class MemoryStore extends MemoryIndex implements Store {
     this.room = this.roomFor(limits);
   }
 
-  /** The storage rule over this store's tallies and parts: a store with parts of its own (file) makes it again once they exist. */
+  /** The file store makes it again once its own parts exist. */
   protected roomFor(limits: StorageLimits | undefined): StorageRoom {
     return new StorageRoom(this.paymentBytes, [this.journal.bytes, this.deliveries.bytes, this.idempotency.bytes, this.readiness.bytes], [this.journal, this.readiness, this.deliveries], limits);
   }
 
-  /** Where a durable store writes a change, in one write, before it is made (or throws, and nothing is made); memory writes nothing. */
+  /** A durable store writes the change here before it is made; a throw leaves memory unchanged. */
   protected write(..._records: LogRecord[]): void {}
 
   async open(): Promise<void> {}
@@ -69,7 +62,7 @@ export class MemoryStore extends MemoryIndex implements Store {
     const conflict = this.insertConflict(payment);
     if (conflict) return conflict;
     const bytes = recordBytes(payment);
-    const refused = limits && storageRefusal(this.usage(payment.payeeId), bytes, limits);
+    const refused = limits && storageRefusal(this.room.usage(payment.payeeId), bytes, limits);
     if (refused) return refused;
     this.writePayment(payment, outbox, bytes);
     this.room.kept(payment.payeeId);
@@ -82,7 +75,7 @@ export class MemoryStore extends MemoryIndex implements Store {
     return true;
   }
 
-  /** The change and the deliveries it causes in one write: both or neither. */
+  /** One write for the change and its deliveries: both or neither. */
   private writePayment(payment: Payment, outbox: readonly Delivery[], bytes?: number): void {
     this.write({ t: 'payment', v: payment }, ...deliveryRecords(outbox));
     this.applyPayment(payment, bytes);
@@ -90,17 +83,13 @@ export class MemoryStore extends MemoryIndex implements Store {
   }
 
   async storageUsage(payeeId: string): Promise<StorageUsage> {
-    return this.usage(payeeId);
-  }
-
-  protected usage(payeeId: string) {
     return this.room.usage(payeeId);
   }
 
   async resetMerchant(payeeId: string): Promise<number> {
     this.write({ t: 'reset', payeeId });
     const erased = this.applyReset(payeeId);
-    await clearMerchantParts(this, payeeId);
+    await this.clearParts(payeeId);
     await this.updateMerchant(payeeId, (m) => [afterReset(m), null] as const);
     return erased;
   }
@@ -110,18 +99,27 @@ export class MemoryStore extends MemoryIndex implements Store {
     return this.applyPrune(payeeId, createdBefore);
   }
 
-  /** What a reset erases, then the merchant itself, with anything a request in flight added in between. */
+  /** Erased again inside the queue: a request in flight may have added something after the reset. */
   async deleteMerchant(payeeId: string): Promise<MerchantErasure | undefined> {
     if (!(await this.merchant(payeeId))) return undefined;
-    const counted = await countMerchantParts(this, payeeId);
+    // Counted before they are erased.
+    const journalEntries = (await this.journal.list(payeeId, { limit: JOURNAL_CAP })).length;
+    const deliveries = (await this.deliveries.list(payeeId, Number.MAX_SAFE_INTEGER)).length;
     const reset = await this.resetMerchant(payeeId);
     const late = await this.queues.exclusive(payeeId, async () => {
-      // Replayed, this one record erases the merchant and all it holds: a restart does not bring it back.
+      // One record erases it all on replay, so a restart does not bring it back.
       this.write({ t: 'merchant-delete', payeeId });
       const erased = this.applyMerchantDelete(payeeId);
-      await clearMerchantParts(this, payeeId);
+      await this.clearParts(payeeId);
       return erased;
     });
-    return { payments: reset + late, ...counted };
+    return { payments: reset + late, journalEntries, deliveries };
+  }
+
+  private async clearParts(payeeId: string): Promise<void> {
+    await this.journal.clear(payeeId);
+    await this.deliveries.clear(payeeId);
+    await this.idempotency.clear(payeeId);
+    await this.readiness.clear(payeeId);
   }
 }

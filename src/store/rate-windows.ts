@@ -1,42 +1,26 @@
-/**
- * Requests counted per key (a merchant, a client address) in a sliding window of real time: a
- * request passes when fewer than `limit` requests passed in the `windowMs` before it (a sliding
- * log). The guarantee is exact: no span of `windowMs` ever holds more than `limit` passed
- * requests, whatever the boundaries, and a refused request is told the real wait. The price is
- * one time stamp per request passed within the window, at most `limit` per key: small for the
- * limits a sandbox rehearses (a few requests a second, 10 enrolments a minute).
- */
+// A sliding log, exact whatever the boundaries: at most `limit` stamps a key, small for the limits a sandbox rehearses.
 export interface RateWindows {
-  /**
-   * Counts a request under `key` at `nowMs` when fewer than `limit` passed in the `windowMs`
-   * before it (those at `nowMs - windowMs` or earlier have left), and answers 0; else counts
-   * nothing and answers the whole seconds (at least 1) until one would pass. A limit of 0 or
-   * less counts nothing.
-   */
+  /** 0 when it passes (counted); else the whole seconds until one would, counting nothing. */
   take(key: string, limit: number, windowMs: number, nowMs: number): Promise<number>;
-  /** What `take` would answer now, counting nothing: a gate checked before the attempt it counts is known to be one (a wrong admin token). */
+  /** Counts nothing: for a gate checked before the attempt it counts is known to be one (a wrong admin token). */
   wait(key: string, limit: number, windowMs: number, nowMs: number): Promise<number>;
 }
 
-/**
- * Whole seconds (at least 1) until a request passed at `oldestMs` leaves the window: a retry
- * after that many seconds passes (unless others took the room), one a second earlier does not.
- */
+/** Rounded up, so a retry after that many seconds passes and one a second earlier does not. */
 export function secondsUntilLeaves(oldestMs: number, windowMs: number, nowMs: number): number {
   return Math.max(1, Math.ceil((oldestMs + windowMs - nowMs) / 1000));
 }
 
-/** Keys whose requests have all left their window are dropped after this many takes. */
+/** A client address seen once must not stay for ever. */
 const SWEEP_EVERY = 10_000;
 
-/** The stamps of one key's passed requests, oldest first; those before `head` have left. */
+/** A head index instead of a shift per request. */
 interface PassedLog {
   readonly windowMs: number;
   stamps: number[];
   head: number;
 }
 
-/** The windows of one process. */
 export class MemoryRateWindows implements RateWindows {
   private readonly logs = new Map<string, PassedLog>();
   private takes = 0;
@@ -68,7 +52,6 @@ export class MemoryRateWindows implements RateWindows {
     return inside >= limit ? secondsUntilLeaves(stamps[stamps.length - limit]!, windowMs, nowMs) : 0;
   }
 
-  /** Drops the keys whose passed requests have all left their window (a client address seen once stays no longer). */
   private sweep(nowMs: number): void {
     for (const [key, log] of this.logs) {
       const newest = log.stamps[log.stamps.length - 1];
@@ -77,7 +60,7 @@ export class MemoryRateWindows implements RateWindows {
   }
 }
 
-/** Appends `stamp`, or inserts it in order when the clock stepped back. */
+/** The clock may step back. */
 function insertInOrder(stamps: number[], stamp: number): void {
   let at = stamps.length;
   while (at > 0 && stamps[at - 1]! > stamp) at--;

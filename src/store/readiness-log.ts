@@ -1,43 +1,22 @@
-/**
- * Where the go-live readiness report's evidence is kept (SPEC 16: "what the report needs is kept
- * beyond the journal's bound"): per merchant, oldest first, the slim record of each request the
- * checks can use (domain/readiness.ts decides which, and what is kept of it), bounded apart from
- * the journal, and not erased by clearing the journal's view (only by a reset).
- *
- * A polling loop does not push older evidence out: entries may carry a repeat key (the same
- * status read, answered the same), and of the entries with one key within a run (entries between
- * two without a key), only the first and the last are kept. The in-process log below serves the
- * memory store, and the file store in front of its files (file-parts.ts); the shared store keeps
- * the same entries in a table (postgres-readiness.ts).
- */
+// SPEC 16: the report's evidence is kept beyond the journal's bound; a polling run keeps only its first and last read.
 import type { SeenRequest } from '../domain/readiness.js';
 import { ByteTally, evidenceBytes } from './storage-quota.js';
 import type { StorageRoom, TrimmablePart } from './storage-room.js';
+import type { LogLines, LogRecord } from './file-records.js';
 
-/**
- * Entries kept per merchant; the oldest go first. Measured: an entry is ~400 bytes of JSON (a
- * create 409, a status read 388; ~500 as a line of the file's log) and ~420 bytes of heap (over
- * 100,000 entries): under 1 MB a merchant at the cap, on disk and in memory.
- */
+/** Measured ~400 bytes an entry on disk and in memory: under 1 MB a merchant at the cap. */
 export const READINESS_CAP = 2_000;
 
 export interface ReadinessLog {
-  /** Keeps what a request showed; `repeat` is its repeat key, or null. */
   add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void>;
-  /** The merchant's evidence, oldest first, at most READINESS_CAP. */
   list(payeeId: string): Promise<readonly SeenRequest[]>;
-  /** Erases the merchant's evidence (a reset). */
   clear(payeeId: string): Promise<void>;
 }
 
-/**
- * The repeats of the current run: for each key, its last entry and whether that one is already
- * a repeat (then the next repeat replaces it). Bounded: a run of more keys than the cap starts over.
- */
-export class RepeatRuns {
+/** Bounded: a run of more keys than the cap starts over. */
+class RepeatRuns {
   private readonly last = new Map<string, { readonly id: number; readonly repeated: boolean }>();
 
-  /** Notes entry `id` with key `repeat`; answers the id of the entry it replaces, or null. */
   next(id: number, repeat: string | null): number | null {
     if (repeat === null) {
       this.last.clear();
@@ -50,7 +29,7 @@ export class RepeatRuns {
   }
 }
 
-/** What the entries `rows` (oldest first) keep, as the in-process log keeps them: repeats collapsed, then the newest READINESS_CAP. */
+/** As the in-process log keeps them, so every store keeps the same evidence. */
 export function collapseRepeats<T extends { readonly repeat: string | null }>(rows: readonly T[]): T[] {
   const runs = new RepeatRuns();
   const kept = new Map<number, T>();
@@ -62,10 +41,9 @@ export function collapseRepeats<T extends { readonly repeat: string | null }>(ro
   return [...kept.values()].slice(-READINESS_CAP);
 }
 
-/** One merchant's evidence by id, oldest first (a Map keeps insertion order), and its runs. */
+/** A Map keeps insertion order, so the oldest go first. */
 class MerchantEvidence {
   readonly kept = new Map<number, SeenRequest>();
-  /** The stored bytes of each kept entry (storage-quota.ts), beside it. */
   private readonly sizes = new Map<number, number>();
   readonly runs = new RepeatRuns();
 
@@ -83,7 +61,6 @@ class MerchantEvidence {
     if (this.kept.size > READINESS_CAP) this.remove(this.kept.keys().next().value!);
   }
 
-  /** Drops the oldest entry; answers its bytes. */
   dropOldest(): number {
     const oldest = this.kept.keys().next();
     if (oldest.done) return 0;
@@ -101,26 +78,24 @@ class MerchantEvidence {
   }
 }
 
-/** A kept entry with its merchant and id, as a file holds it. */
-export interface EvidenceRow {
+interface EvidenceRow {
   readonly payeeId: string;
   readonly id: number;
   readonly v: SeenRequest;
 }
 
-/** The evidence of one process. */
 export class MemoryReadinessLog implements ReadinessLog, TrimmablePart {
   private readonly byMerchant = new Map<string, MerchantEvidence>();
-  /** The stored bytes of the evidence kept, per merchant (storage quota). */
   readonly bytes = new ByteTally();
   private sequence = 0;
   private room: StorageRoom | undefined;
+
+  constructor(private readonly log?: LogLines) {}
 
   keepWithin(room: StorageRoom): void {
     this.room = room;
   }
 
-  /** The merchant's oldest entries go until `bytes` went (storage-room.ts). */
   trimOldest(payeeId: string, bytes: number): number {
     const merchant = this.byMerchant.get(payeeId);
     let freed = 0;
@@ -128,30 +103,25 @@ export class MemoryReadinessLog implements ReadinessLog, TrimmablePart {
     return freed;
   }
 
+  /** A polling loop's replacing reads are not written: the next snapshot holds the newest. */
   async add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void> {
-    this.keep(payeeId, seen, repeat);
-  }
-
-  /** Keeps `seen` under the next id; answers that id and the id of the entry it replaced, if any. */
-  keep(payeeId: string, seen: SeenRequest, repeat: string | null): { readonly id: number; readonly replaced: number | null } {
     const merchant = this.merchant(payeeId);
     const id = ++this.sequence;
     const replaced = merchant.runs.next(id, repeat);
     merchant.put(id, seen, replaced);
     this.room?.kept(payeeId);
-    return { id, replaced };
+    if (replaced === null) this.log?.record({ t: 'seen', payeeId, id, v: seen });
   }
 
-  /** Keeps an entry read back from a file, under the id it had. */
   restore(row: EvidenceRow): void {
     this.merchant(row.payeeId).put(row.id, row.v, null);
     if (row.id > this.sequence) this.sequence = row.id;
     this.room?.kept(row.payeeId);
   }
 
-  /** Every entry, oldest first per merchant: restoring them in this order rebuilds the log. */
-  *rows(): Generator<EvidenceRow> {
-    for (const [payeeId, merchant] of this.byMerchant) for (const [id, v] of merchant.kept) yield { payeeId, id, v };
+  /** Oldest first: restoring them in this order rebuilds the log. */
+  *records(): Generator<LogRecord> {
+    for (const [payeeId, merchant] of this.byMerchant) for (const [id, v] of merchant.kept) yield { t: 'seen', payeeId, id, v };
   }
 
   async list(payeeId: string): Promise<readonly SeenRequest[]> {

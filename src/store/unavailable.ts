@@ -1,10 +1,10 @@
-/** The store cannot be reached or written (a database down, a full disk): the HTTP layer answers 503. */
+/** The HTTP layer answers 503: a database down or a full disk is no fault of the client's. */
 export class StoreUnavailableError extends Error {
   constructor(
     message: string,
-    /** True when a change may have been committed before the answer was lost (the connection died mid-call). */
+    /** The connection died mid-call: a change may have been committed. */
     readonly outcomeUnknown: boolean,
-    /** What the client is told, when not the database's words (the file store's full disk). */
+    /** When the database's words are not for the client. */
     readonly forClient?: string,
   ) {
     super(message);
@@ -12,7 +12,7 @@ export class StoreUnavailableError extends Error {
   }
 }
 
-/** A URL as it may be shown in a banner, a log line or an error: the password replaced by ***. */
+/** A password never reaches a banner, a log line or an error. */
 export function redactedUrl(url: string): string {
   try {
     const parsed = new URL(url);
