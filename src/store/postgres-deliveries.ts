@@ -92,15 +92,7 @@ export class PostgresDeliveryLog implements DeliveryLog {
     });
   }
 
-  /**
-   * One statement, in turn as inTurn (delivery-log.ts): each due delivery ranked within its
-   * merchant by due time, its turn that rank plus the merchant's deliveries in flight here; the
-   * lowest turns first, up to `max`, none past a merchant's places. Rows are locked with SKIP
-   * LOCKED (in the outer query: a window function cannot carry FOR UPDATE), so instances
-   * claiming together never share one; the outer WHERE is checked again on a row changed meanwhile.
-   * A merchant's deliveries go to the instance its listener is connected to (claimableHere), which
-   * it knows itself (places.listening); another instance's listener is known by its row in payreq_listeners.
-   */
+  /** In turn as inTurn (delivery-log.ts); SKIP LOCKED in the outer query (a window cannot carry FOR UPDATE), so instances never share a claim. */
   claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces = ANY_MERCHANT): Promise<readonly Delivery[]> {
     if (max <= 0) return Promise.resolve([]);
     const perMerchant = Math.min(places.perMerchant, MAX_INT4);

@@ -1,12 +1,4 @@
-/**
- * A status read's key, merchant and payment in one statement (SPEC 20), shared by the status reads
- * of one event-loop turn (one round trip and one statement for all of them), with per-instance copies
- * of the merchant and the payment as last read: the statement sends a document only when the
- * copy is not current (the merchant row's xmin, the payment's version, both checked in that same
- * statement), so a poll of an unchanged payment moves and parses no document, and is never stale.
- * A key's merchant alone (every other request) is read the same way, with what a create checks
- * beside it when asked (the merchant's payment count, its other records' bytes): one round trip.
- */
+/** A turn's status reads in one statement (SPEC 20); a document is sent only when this instance's copy is stale (xmin, version), so a poll parses none. */
 import { apiKeyHash } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
@@ -123,10 +115,7 @@ export class PostgresKeyedReads {
       LEFT JOIN payreq_payments p ON p.id = q.id AND p.payee_id = k.payee_id`);
   }
 
-  /**
-   * The key's merchant; `wants` says, of the merchant last read with this key (or of none), whether
-   * to bring its payment count and the sum of its other records too (each only while its copy is stale).
-   */
+  /** The key's merchant, with its payment count and other records' bytes when `wants` (given its last known payee) asks: one round trip. */
   merchant(apiKey: string, wants: (payeeId: string | undefined) => { count: boolean; parts: boolean }): Promise<KeyedMerchant | undefined> {
     const hash = apiKeyHash(apiKey);
     const merchant = this.merchants.get(hash);

@@ -1,9 +1,4 @@
-/**
- * The readiness evidence of the PostgreSQL store: a table every instance shares. Rows are only
- * inserted (through the turn writer, with the turn's journal entries); repeats are collapsed
- * where every instance's rows meet: when read (collapseRepeats, as the in-process log keeps them)
- * and, to bound the table, by a background trim that deletes the same rows (postgres-trims.ts).
- */
+/** Readiness evidence on PostgreSQL: repeats are collapsed where every instance's rows meet, when read and by the trim. */
 import type postgres from 'postgres';
 import type { SeenRequest } from '../domain/readiness.js';
 import type { Run } from './postgres-connection.js';

@@ -1,9 +1,4 @@
-/**
- * The storage rule's trims by bytes on PostgreSQL (storage-quota.ts; the in-process stores keep
- * it in storage-room.ts): a merchant's journal, evidence and deliveries keep their newest within
- * its allowance, and while the sandbox holds more than its budget, merchants over their fair
- * share give back the same way. Run in the background like every trim (postgres-trims.ts).
- */
+/** The storage rule's trims by bytes on PostgreSQL (storage-room.ts for the in-process stores), in the background like every trim. */
 import type postgres from 'postgres';
 import type { Sql } from './postgres-connection.js';
 import { allowance, fairShare } from './storage-quota.js';
@@ -61,12 +56,10 @@ export class PostgresRoom {
   async trim(sql: postgres.Sql, payeeId: string): Promise<void> {
     if (!this.limits) return;
     const sandbox = await this.storage.sandboxUsage();
-    // The merchant wrote, so it holds data: its allowance needs nothing of its own. Trims lag behind
-    // writes (and the total is a few seconds old), so they judge the sandbox full a little early.
+    // Trims lag behind writes and the total is seconds old, so they judge the sandbox full a little early.
     const early = Math.floor(this.limits.sandboxBytes * FULL_EARLY);
     const allowed = allowance({ merchantBytes: 1, sandboxBytes: sandbox.bytes + early, holders: sandbox.holders }, this.limits);
-    // One statement in the common case: the journal alone gives back what is over.
-    // While the sandbox is full, down to a little under the share, so that the next trim is not due at the next entry.
+    // While the sandbox is full, a little under the share, so that the next entry does not make the trim due again.
     const under = allowed < this.limits.merchantBytes ? Math.min(roomTrimSlack(this.limits) * 2, Math.floor(allowed / 8)) : 0;
     const { gone, left } = await byIndexScans(sql, (tx) => trimJournalTo(tx, payeeId, allowed - under));
     let freed = gone;
@@ -107,11 +100,7 @@ export class PostgresRoom {
   }
 }
 
-/**
- * Runs `query` in a transaction that plans index scans rather than bitmap scans: an index scan marks the index
- * entries of the rows the trims deleted as dead, so that later scans skip them, where a bitmap scan reads every one
- * again until a vacuum (after seconds of creates: 15,000 entries for a merchant's 2,500 rows, this trim ~7 -> ~1 ms).
- */
+/** No bitmap scans: an index scan marks trimmed rows' entries dead for later scans, a bitmap scan rereads them until a vacuum (~7 -> ~1 ms). */
 function byIndexScans<T>(sql: postgres.Sql, query: (tx: Sql) => Promise<T>): Promise<T> {
   return sql.begin(async (tx) => {
     await tx`SET LOCAL enable_bitmapscan = off`;
@@ -119,11 +108,7 @@ function byIndexScans<T>(sql: postgres.Sql, query: (tx: Sql) => Promise<T>): Pro
   }) as Promise<T>;
 }
 
-/**
- * Deletes the merchant's oldest journal entries past what `allowed` leaves them beside its
- * payments and other records, all but its newest (as in storage-room.ts); answers the bytes that
- * went and what the merchant holds after.
- */
+/** Deletes the oldest journal entries but the newest past `allowed` less the merchant's other records; answers the bytes gone and held after. */
 async function trimJournalTo(sql: Sql, payeeId: string, allowed: number): Promise<{ gone: number; left: number }> {
   const [row] = await sql<{ gone: string; left: string }[]>`
     WITH other AS (

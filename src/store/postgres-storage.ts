@@ -1,21 +1,8 @@
-/**
- * Storage usage of the PostgreSQL store (the rule: storage-quota.ts). A merchant's payments are
- * counted in payreq_payment_counts, kept in the statement of each change (postgres-store.ts), so no
- * create scans the merchant's payments: in PAYMENT_SLOTS rows per merchant, summed when read, so
- * that its concurrent creates do not wait on one row until each other's commit has reached the
- * disk (one commit after another); a create checks its quota against the sum committed when it
- * starts, so creates running at the same moment do not see each other (docs/limits.md).
- * Its other records (journal, deliveries, keys, evidence)
- * are bounded in number and summed from their tables, at most every few seconds per merchant;
- * the sandbox's total the same way, a few seconds old at most (as the payment cap's count is).
- */
+/** Stored bytes on PostgreSQL (storage-quota.ts): payments counted by each change's statement, so no create scans them; other records summed every few seconds. */
 import type postgres from 'postgres';
 import type { Run, Sql } from './postgres-connection.js';
 
-/**
- * What a row of each table counts toward the quota, in SQL (storage-quota.ts's rule): the sums here
- * and the trims (postgres-room.ts) read the same, so a trim stops where the quota counts.
- */
+/** What a row counts (storage-quota.ts), in SQL: the sums and the trims (postgres-room.ts) read the same, so a trim stops where the quota counts. */
 export const ROW_BYTES = {
   journal: 'coalesce(bytes, octet_length(entry))',
   readiness: 'coalesce(bytes, octet_length(entry))',
@@ -23,7 +10,7 @@ export const ROW_BYTES = {
   idempotency: 'octet_length(key) + octet_length(fingerprint) + coalesce(octet_length(body), 0)',
 } as const;
 
-/** Rows a merchant's payments are counted in; a change adds its bytes to one of them. */
+/** Rows a merchant's payments are counted in: its concurrent creates lock different rows, so their commits reach the disk together. */
 export const PAYMENT_SLOTS = 16;
 
 /** The merchant's payments' bytes and count, summed over its rows (`payee`: an SQL expression or value). */
@@ -35,10 +22,7 @@ export function paymentSums(sql: Sql, payee: postgres.Fragment | string) {
   };
 }
 
-/**
- * Adds `bytes` and `count` (negative: takes away) to one of the merchant's rows, as part of a
- * statement whose `when` (a condition in SQL) holds.
- */
+/** Adds `bytes` and `count` (negative: takes away) to one of the merchant's rows, when `when` holds, in the caller's statement. */
 export function countPayments(sql: Sql, payeeId: string, slot: number, bytes: postgres.Fragment, count: postgres.Fragment, when: postgres.Fragment) {
   return sql`
     INSERT INTO payreq_payment_counts AS s (payee_id, slot, payment_bytes, payment_count) SELECT ${payeeId}::text, ${slot}::smallint, ${bytes}, ${count} WHERE ${when}
@@ -48,10 +32,7 @@ export function countPayments(sql: Sql, payeeId: string, slot: number, bytes: po
 /** How long a sum of a merchant's other records, or of the sandbox's records, serves. */
 export const USAGE_TTL_MS = 5_000;
 
-/**
- * The bytes of the journal (answer texts once), deliveries, idempotency keys and evidence, as their
- * tables hold them, of the rows `mine` selects: journal, evidence and delivery rows carry what they count (a row an earlier version wrote: its text).
- */
+/** The bytes of the journal (answer texts once), deliveries, idempotency keys and evidence of the rows `mine` selects. */
 export function partsBytesOf(sql: Sql, mine: postgres.Fragment): postgres.Fragment {
   const sum = (bytes: string) => sql.unsafe(`coalesce(sum(${bytes}), 0)`);
   return sql`((SELECT ${sum(ROW_BYTES.journal)} FROM payreq_journal ${mine})
@@ -92,18 +73,15 @@ export class PostgresStorage {
 
   constructor(private readonly run: Run) {}
 
-  /** The row the next payment change counts in. */
   nextSlot(): number {
     this.slot = (this.slot + 1) % PAYMENT_SLOTS;
     return this.slot;
   }
 
-  /** The bytes of the merchant's payments, as counted. */
   paymentBytes(payeeId: string): Promise<number> {
     return this.run(async (sql) => Number((await sql<{ b: string }[]>`SELECT ${paymentSums(sql, payeeId).bytes} AS b`)[0]?.b ?? 0));
   }
 
-  /** How many payments the merchant holds, as counted beside their bytes. */
   paymentCount(payeeId: string): Promise<number> {
     return this.run(async (sql) => (await sql<{ n: number }[]>`SELECT ${paymentSums(sql, payeeId).count}::int AS n`)[0]?.n ?? 0);
   }
@@ -141,10 +119,7 @@ export class PostgresStorage {
     return (await this.sandboxUsage()).bytes;
   }
 
-  /**
-   * The sandbox's records and the merchants holding any, from a count at most USAGE_TTL_MS old
-   * plus what this instance wrote since (a merchant it wrote for is a holder at once).
-   */
+  /** The sandbox's records and holders, from a count at most USAGE_TTL_MS old plus what this instance wrote since. */
   async sandboxUsage(): Promise<{ readonly bytes: number; readonly holders: number }> {
     if (!this.sandbox || Date.now() - this.sandbox.at > USAGE_TTL_MS) {
       const counting = (this.counting ??= this.count().finally(() => (this.counting = null)));

@@ -1,10 +1,4 @@
-/**
- * The trims of the PostgreSQL store's bounded tables (journal, evidence, deliveries, idempotency
- * keys), written once: each part counts the rows it adds per merchant, and after `every` of them
- * the merchant's trim of that part is due; a timer of this instance runs due trims, a bounded
- * number per run, never on a request's statement (SPEC 20). Reads apply the caps themselves, so
- * a trim bounds the tables, not what is seen.
- */
+/** The bounded tables' trims, run by a timer, never on a request's statement (SPEC 20); reads apply the caps, so a trim bounds tables, not what is seen. */
 import type postgres from 'postgres';
 import { errorFields } from '../logger.js';
 import type { Logger } from '../logger.js';
@@ -45,10 +39,7 @@ export class PostgresTrims {
     this.timer.unref();
   }
 
-  /**
-   * A counter for one part: its trim is due for a merchant after `every` rows added by this
-   * instance, or, run at once, after `everyBytes` bytes (a trim by bytes: storage-quota.ts).
-   */
+  /** A part's trim is due for a merchant after `every` rows this instance added, or at once after `everyBytes` bytes. */
   counter(every: number, trim: Trim, everyBytes = Number.POSITIVE_INFINITY): TrimCounter {
     const part = this.parts++;
     const added = new Map<string, { rows: number; bytes: number }>();
