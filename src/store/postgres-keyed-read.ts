@@ -4,7 +4,7 @@ import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import { cannotBeStored } from './postgres-connection.js';
 import type { Run } from './postgres-connection.js';
-import { partsBytesOf, paymentSums } from './postgres-storage.js';
+import { heldBytes, PAYMENTS, paymentSums } from './postgres-storage.js';
 import type { KeyedPayment } from './store.js';
 
 /** Copies kept of each kind; the oldest go first. */
@@ -123,7 +123,7 @@ export class PostgresKeyedReads {
     return this.run(async (sql) => {
       // Separate statements, not one with "CASE WHEN $n": PostgreSQL could plan that one afresh on every call.
       const count = want.count ? sql`${paymentSums(sql, sql`k.payee_id`).count}::float8` : sql`NULL::float8`;
-      const sum = want.parts ? sql`${partsBytesOf(sql, sql`WHERE payee_id = k.payee_id`)}::float8` : sql`NULL::float8`;
+      const sum = want.parts ? sql`${heldBytes(sql, sql`WHERE payee_id = k.payee_id`, [PAYMENTS])}::float8` : sql`NULL::float8`;
       const [row] = await sql<MerchantRow[]>`
         SELECT k.payee_id, m.xmin::text AS merchant_xmin,
           CASE WHEN k.payee_id = ${merchant?.payeeId ?? null} AND m.xmin::text = ${merchant?.xmin ?? null} THEN NULL ELSE m.doc END AS merchant,

@@ -4,7 +4,7 @@ import type { Sql } from './postgres-connection.js';
 import { allowance, fairShare } from './storage-quota.js';
 import type { StorageLimits } from './storage-quota.js';
 import { trimJournal } from './postgres-journal.js';
-import { paymentSums, ROW_BYTES } from './postgres-storage.js';
+import { heldBytes, heldByMerchant, ROW_BYTES } from './postgres-storage.js';
 import type { PostgresStorage } from './postgres-storage.js';
 import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 
@@ -81,12 +81,7 @@ export class PostgresRoom {
   private async sweep(sql: postgres.Sql, holders: number): Promise<void> {
     const share = fairShare(this.limits!, holders);
     const over = await sql<{ payee_id: string; bytes: string }[]>`
-      SELECT payee_id, sum(b)::bigint AS bytes FROM (
-        SELECT payee_id, payment_bytes AS b FROM payreq_payment_counts
-        UNION ALL SELECT payee_id, ${sql.unsafe(ROW_BYTES.journal)} FROM payreq_journal
-        UNION ALL SELECT payee_id, ${sql.unsafe(ROW_BYTES.readiness)} FROM payreq_readiness
-        UNION ALL SELECT payee_id, ${sql.unsafe(ROW_BYTES.deliveries)} FROM payreq_deliveries) held
-      GROUP BY payee_id HAVING sum(b) > ${share} ORDER BY sum(b) DESC LIMIT 64`;
+      SELECT payee_id, bytes FROM (${heldByMerchant(sql)}) m WHERE bytes > ${share} ORDER BY bytes DESC LIMIT 64`;
     for (const row of over) {
       let excess = Number(row.bytes) - share;
       for (const part of PARTS) {
@@ -112,11 +107,7 @@ function byIndexScans<T>(sql: postgres.Sql, query: (tx: Sql) => Promise<T>): Pro
 async function trimJournalTo(sql: Sql, payeeId: string, allowed: number): Promise<{ gone: number; left: number }> {
   const [row] = await sql<{ gone: string; left: string }[]>`
     WITH other AS (
-      SELECT ${paymentSums(sql, payeeId).bytes}
-        + (SELECT coalesce(sum(bytes), 0) FROM payreq_answers WHERE payee_id = ${payeeId})
-        + (SELECT coalesce(sum(${sql.unsafe(ROW_BYTES.deliveries)}), 0) FROM payreq_deliveries WHERE payee_id = ${payeeId})
-        + (SELECT coalesce(sum(${sql.unsafe(ROW_BYTES.idempotency)}), 0) FROM payreq_idempotency WHERE payee_id = ${payeeId})
-        + (SELECT coalesce(sum(${sql.unsafe(ROW_BYTES.readiness)}), 0) FROM payreq_readiness WHERE payee_id = ${payeeId}) AS bytes
+      SELECT ${heldBytes(sql, sql`WHERE payee_id = ${payeeId}`, ['payreq_journal'])} AS bytes
     ), newest AS (
       SELECT id, ${sql.unsafe(ROW_BYTES.journal)} AS b, sum(${sql.unsafe(ROW_BYTES.journal)}) OVER (ORDER BY entry_id DESC) AS upto
         FROM payreq_journal WHERE payee_id = ${payeeId}

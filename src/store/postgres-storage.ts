@@ -32,20 +32,40 @@ export function countPayments(sql: Sql, payeeId: string, slot: number, bytes: po
 /** How long a sum of a merchant's other records, or of the sandbox's records, serves. */
 export const USAGE_TTL_MS = 5_000;
 
-/** The bytes of the journal (answer texts once), deliveries, idempotency keys and evidence of the rows `mine` selects. */
-export function partsBytesOf(sql: Sql, mine: postgres.Fragment): postgres.Fragment {
-  const sum = (bytes: string) => sql.unsafe(`coalesce(sum(${bytes}), 0)`);
-  return sql`((SELECT ${sum(ROW_BYTES.journal)} FROM payreq_journal ${mine})
-          + (SELECT coalesce(sum(bytes), 0) FROM payreq_answers ${mine})
-          + (SELECT ${sum(ROW_BYTES.deliveries)} FROM payreq_deliveries ${mine})
-          + (SELECT ${sum(ROW_BYTES.idempotency)} FROM payreq_idempotency ${mine})
-          + (SELECT ${sum(ROW_BYTES.readiness)} FROM payreq_readiness ${mine}))::bigint`;
+/** Every table a merchant's records are in, with what a row counts: the quota, the trims and the sweep all sum this one list, so they agree. */
+const HELD = [
+  { table: 'payreq_payment_counts', bytes: 'payment_bytes' },
+  { table: 'payreq_journal', bytes: ROW_BYTES.journal },
+  { table: 'payreq_answers', bytes: 'bytes' },
+  { table: 'payreq_deliveries', bytes: ROW_BYTES.deliveries },
+  { table: 'payreq_idempotency', bytes: ROW_BYTES.idempotency },
+  { table: 'payreq_readiness', bytes: ROW_BYTES.readiness },
+] as const;
+export type HeldTable = (typeof HELD)[number]['table'];
+/** Payments, which a merchant's other records are summed without. */
+export const PAYMENTS: HeldTable = 'payreq_payment_counts';
+
+/** Rows (payee_id, b) of the bytes held in the rows `mine` selects (a WHERE, or nothing), in every table but `without`. */
+export function heldRows(sql: Sql, mine: postgres.Fragment, without: readonly HeldTable[] = []): postgres.Fragment {
+  return HELD.filter((t) => !without.includes(t.table))
+    .map((t) => sql`SELECT payee_id, ${sql.unsafe(t.bytes)} AS b FROM ${sql(t.table)} ${mine}`)
+    .reduce((all, one) => sql`${all} UNION ALL ${one}`);
+}
+
+/** The sum of heldRows. */
+export function heldBytes(sql: Sql, mine: postgres.Fragment, without: readonly HeldTable[] = []): postgres.Fragment {
+  return sql`(SELECT coalesce(sum(b), 0) FROM (${heldRows(sql, mine, without)}) held)::bigint`;
+}
+
+/** Each merchant holding anything, and its bytes. */
+export function heldByMerchant(sql: Sql): postgres.Fragment {
+  return sql`SELECT payee_id, sum(b)::bigint AS bytes FROM (${heldRows(sql, sql``)}) held GROUP BY payee_id`;
 }
 
 function partsSum(sql: Sql, payeeId: string | null) {
   // Two statements, not one with "OR $1 IS NULL": a generic plan of that could not use the payee_id indexes.
   const mine = payeeId === null ? sql`` : sql`WHERE payee_id = ${payeeId}`;
-  return sql<{ bytes: string }[]>`SELECT ${partsBytesOf(sql, mine)} AS bytes`;
+  return sql<{ bytes: string }[]>`SELECT ${heldBytes(sql, mine, [PAYMENTS])} AS bytes`;
 }
 
 interface Known {
