@@ -9,7 +9,7 @@ import type { PostgresStorage } from './postgres-storage.js';
 import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 
 /** At most this many bytes of journal, evidence and deliveries written by this instance make a merchant's trim by bytes due. */
-export const ROOM_TRIM_EVERY_BYTES = 32 * 1024;
+const ROOM_TRIM_EVERY_BYTES = 32 * 1024;
 
 /** What a merchant may write past its allowance before its trim falls due: a sixteenth of its quota, at most ROOM_TRIM_EVERY_BYTES. */
 export function roomTrimSlack(limits: StorageLimits): number {
@@ -81,7 +81,7 @@ export class PostgresRoom {
   private async sweep(sql: postgres.Sql, holders: number): Promise<void> {
     const share = fairShare(this.limits!, holders);
     const over = await sql<{ payee_id: string; bytes: string }[]>`
-      SELECT payee_id, bytes FROM (${heldByMerchant(sql)}) m WHERE bytes > ${share} ORDER BY bytes DESC LIMIT 64`;
+      SELECT payee_id, bytes FROM (${heldByMerchant(sql)}) held WHERE bytes > ${share} ORDER BY bytes DESC LIMIT 64`;
     for (const row of over) {
       let excess = Number(row.bytes) - share;
       for (const part of PARTS) {

@@ -30,7 +30,7 @@ export function countPayments(sql: Sql, payeeId: string, slot: number, bytes: po
 }
 
 /** How long a sum of a merchant's other records, or of the sandbox's records, serves. */
-export const USAGE_TTL_MS = 5_000;
+const USAGE_TTL_MS = 5_000;
 
 /** Every table a merchant's records are in, with what a row counts: the quota, the trims and the sweep all sum this one list, so they agree. */
 const HELD = [
@@ -41,12 +41,12 @@ const HELD = [
   { table: 'payreq_idempotency', bytes: ROW_BYTES.idempotency },
   { table: 'payreq_readiness', bytes: ROW_BYTES.readiness },
 ] as const;
-export type HeldTable = (typeof HELD)[number]['table'];
+type HeldTable = (typeof HELD)[number]['table'];
 /** Payments, which a merchant's other records are summed without. */
 export const PAYMENTS: HeldTable = 'payreq_payment_counts';
 
 /** Rows (payee_id, b) of the bytes held in the rows `mine` selects (a WHERE, or nothing), in every table but `without`. */
-export function heldRows(sql: Sql, mine: postgres.Fragment, without: readonly HeldTable[] = []): postgres.Fragment {
+function heldRows(sql: Sql, mine: postgres.Fragment, without: readonly HeldTable[] = []): postgres.Fragment {
   return HELD.filter((t) => !without.includes(t.table))
     .map((t) => sql`SELECT payee_id, ${sql.unsafe(t.bytes)} AS b FROM ${sql(t.table)} ${mine}`)
     .reduce((all, one) => sql`${all} UNION ALL ${one}`);
@@ -57,29 +57,14 @@ export function heldBytes(sql: Sql, mine: postgres.Fragment, without: readonly H
   return sql`(SELECT coalesce(sum(b), 0) FROM (${heldRows(sql, mine, without)}) held)::bigint`;
 }
 
-/** Each merchant holding anything, and its bytes. */
+/** Each merchant holding any record, and its bytes: the sweep's and the sandbox count's one read. */
 export function heldByMerchant(sql: Sql): postgres.Fragment {
-  return sql`SELECT payee_id, sum(b)::bigint AS bytes FROM (${heldRows(sql, sql``)}) held GROUP BY payee_id`;
-}
-
-function partsSum(sql: Sql, payeeId: string | null) {
-  // Two statements, not one with "OR $1 IS NULL": a generic plan of that could not use the payee_id indexes.
-  const mine = payeeId === null ? sql`` : sql`WHERE payee_id = ${payeeId}`;
-  return sql<{ bytes: string }[]>`SELECT ${heldBytes(sql, mine, [PAYMENTS])} AS bytes`;
+  return sql`SELECT payee_id, sum(b)::bigint AS bytes FROM (${heldRows(sql, sql``)}) held GROUP BY payee_id HAVING sum(b) > 0`;
 }
 
 interface Known {
   bytes: number;
   readonly at: number;
-}
-
-/** The merchants holding any record: the fair share's divisor (storage-quota.ts). */
-function holdersOf(sql: Sql) {
-  return sql<{ payee_id: string }[]>`
-    SELECT payee_id FROM (
-      SELECT payee_id FROM payreq_payment_counts GROUP BY payee_id HAVING sum(payment_bytes) > 0
-      UNION SELECT payee_id FROM payreq_journal UNION SELECT payee_id FROM payreq_deliveries
-      UNION SELECT payee_id FROM payreq_idempotency UNION SELECT payee_id FROM payreq_readiness) holding`;
 }
 
 export class PostgresStorage {
@@ -108,7 +93,7 @@ export class PostgresStorage {
 
   /** The bytes of the merchant's other records, summed now. */
   async partsBytes(payeeId: string): Promise<number> {
-    const bytes = await this.run(async (sql) => Number((await partsSum(sql, payeeId))[0]?.bytes ?? 0));
+    const bytes = await this.run(async (sql) => Number((await sql<{ b: string }[]>`SELECT ${heldBytes(sql, sql`WHERE payee_id = ${payeeId}`, [PAYMENTS])} AS b`)[0]?.b ?? 0));
     this.noteParts(payeeId, bytes);
     return bytes;
   }
@@ -134,11 +119,6 @@ export class PostgresStorage {
     if (this.parts.size > 10_000) this.parts.delete(this.parts.keys().next().value!);
   }
 
-  /** The sandbox's records, from a sum at most USAGE_TTL_MS old plus what this instance added since. */
-  async sandboxBytes(): Promise<number> {
-    return (await this.sandboxUsage()).bytes;
-  }
-
   /** The sandbox's records and holders, from a count at most USAGE_TTL_MS old plus what this instance wrote since. */
   async sandboxUsage(): Promise<{ readonly bytes: number; readonly holders: number }> {
     if (!this.sandbox || Date.now() - this.sandbox.at > USAGE_TTL_MS) {
@@ -152,13 +132,9 @@ export class PostgresStorage {
   /** Sums the sandbox's records and lists their merchants: one count at once, however many ask. */
   private async count(): Promise<void> {
     const before = this.drift;
-    const counted = await this.run(async (sql) => {
-      const [payments] = await sql<{ bytes: string }[]>`SELECT coalesce(sum(payment_bytes), 0)::bigint AS bytes FROM payreq_payment_counts`;
-      const [parts] = await partsSum(sql, null);
-      const holders = new Set((await holdersOf(sql)).map((r) => r.payee_id));
-      return { bytes: Number(payments?.bytes ?? 0) + Number(parts?.bytes ?? 0), holders };
-    });
-    this.sandbox = { bytes: counted.bytes + (this.drift - before), holders: counted.holders, at: Date.now() };
+    const held = await this.run((sql) => sql<{ payee_id: string; bytes: string }[]>`${heldByMerchant(sql)}`);
+    const bytes = held.reduce((sum, row) => sum + Number(row.bytes), 0);
+    this.sandbox = { bytes: bytes + (this.drift - before), holders: new Set(held.map((row) => row.payee_id)), at: Date.now() };
   }
 
   /** This instance wrote `bytes` of records of the merchant: counted in the sandbox's total and its holders until the next count. */
