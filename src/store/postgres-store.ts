@@ -189,15 +189,7 @@ export class PostgresStore implements Store {
              ${row.due_at}::bigint, ${row.settle_at}::bigint, ${row.created_at}::bigint, ${row.version}::integer, ${row.doc}::text
        WHERE EXISTS (SELECT 1 FROM counted)`;
     try {
-      // Without deliveries one statement is its own transaction; with them, both commit or neither.
-      const stored = outbox.length === 0
-        ? (await this.run((sql) => insert(sql))).count
-        : await this.run((sql) => sql.begin(async (tx) => {
-          const n = (await insert(tx)).count;
-          if (n === 1) await this.deliveries.insert(tx, outbox);
-          return n;
-        }));
-      if (stored !== 1) return room.refusal;
+      if ((await this.withOutbox(outbox, async (sql) => (await insert(sql)).count)) !== 1) return room.refusal;
       this.storage.added(bytes);
       return 'inserted';
     } catch (err) {
@@ -222,14 +214,17 @@ export class PostgresStore implements Store {
         RETURNING 1),
       counted AS (${countPayments(sql, row.payee_id, slot, sql`${textBytes(row.doc)}::bigint - (SELECT was FROM old)`, sql`0`, sql`EXISTS (SELECT 1 FROM changed)`)})
       SELECT count(*)::int AS n FROM changed`)[0]!.n;
-    if (outbox.length === 0) return (await this.run((sql) => update(sql))) === 1;
-    return this.run((sql) =>
-      sql.begin(async (tx) => {
-        if ((await update(tx)) !== 1) return false;
-        await this.deliveries.insert(tx, outbox);
-        return true;
-      }),
-    ) as Promise<boolean>;
+    return (await this.withOutbox(outbox, update)) === 1;
+  }
+
+  /** Runs `write` (answering the rows it wrote); without deliveries one statement is its own transaction, with them both commit or neither. */
+  private withOutbox(outbox: readonly Delivery[], write: (sql: Sql) => Promise<number>): Promise<number> {
+    if (outbox.length === 0) return this.run((sql) => write(sql));
+    return this.run((sql) => sql.begin(async (tx) => {
+      const n = await write(tx);
+      if (n === 1) await this.deliveries.insert(tx, outbox);
+      return n;
+    })) as Promise<number>;
   }
 
   listPayments(payeeId: string, query: PaymentQuery): Promise<PaymentPage> {
@@ -274,22 +269,12 @@ export class PostgresStore implements Store {
   }
 
   dueIds(payeeId: string, now: number, autoSettle: boolean): Promise<readonly string[]> {
-    return this.run(async (sql) => {
-      const rows = await sql<{ id: string }[]>`
-        SELECT id FROM payreq_payments
-         WHERE payee_id = ${payeeId} AND (due_at <= ${now} OR (${autoSettle}::boolean AND settle_at <= ${now}))
-         ORDER BY least(due_at, settle_at)`;
-      return rows.map((r) => r.id);
-    });
+    return this.run(async (sql) =>
+      (await sql<{ id: string }[]>`SELECT id FROM payreq_payments WHERE ${due(sql, payeeId, now, autoSettle)} ORDER BY least(due_at, settle_at)`).map((r) => r.id));
   }
 
   countDue(payeeId: string, now: number, autoSettle: boolean): Promise<number> {
-    return this.run(async (sql) => {
-      const [row] = await sql<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM payreq_payments
-         WHERE payee_id = ${payeeId} AND (due_at <= ${now} OR (${autoSettle}::boolean AND settle_at <= ${now}))`;
-      return row?.n ?? 0;
-    });
+    return this.run(async (sql) => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM payreq_payments WHERE ${due(sql, payeeId, now, autoSettle)}`)[0]?.n ?? 0);
   }
 
   /** Candidates from the payments due by the furthest merchant clock (two index ranges), then each one's own clock. */
@@ -326,10 +311,7 @@ export class PostgresStore implements Store {
         const [row] = await tx<{ doc: string }[]>`SELECT doc FROM payreq_merchants WHERE payee_id = ${payeeId} FOR UPDATE`;
         // What went is taken away, not the count set to 0: a create another instance commits meanwhile keeps its bytes.
         const erased = await this.erasePayments(tx, payeeId, sql`TRUE`);
-        await tx`DELETE FROM payreq_journal WHERE payee_id = ${payeeId}`;
-        await tx`DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId}`;
-        await tx`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}`;
-        await tx`DELETE FROM payreq_readiness WHERE payee_id = ${payeeId}`;
+        await eraseRecords(tx, payeeId);
         const fresh = row ? afterReset(JSON.parse(row.doc) as Merchant) : null;
         if (fresh) await writeMerchant(tx, fresh);
         return erased;
@@ -346,14 +328,11 @@ export class PostgresStore implements Store {
         const [row] = await tx`SELECT 1 FROM payreq_merchants WHERE payee_id = ${payeeId} FOR UPDATE`;
         if (!row) return undefined;
         const payments = (await tx`DELETE FROM payreq_payments WHERE payee_id = ${payeeId}`).count;
-        const journalEntries = (await tx`DELETE FROM payreq_journal WHERE payee_id = ${payeeId}`).count;
-        const deliveries = (await tx`DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId}`).count;
-        await tx`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}`;
-        await tx`DELETE FROM payreq_readiness WHERE payee_id = ${payeeId}`;
+        const records = await eraseRecords(tx, payeeId);
         await tx`DELETE FROM payreq_rate_windows WHERE key = ${`merchant:${payeeId}`}`;
         await tx`DELETE FROM payreq_payment_counts WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_merchants WHERE payee_id = ${payeeId}`;
-        return { payments, journalEntries, deliveries };
+        return { payments, ...records };
       }),
     ).finally(() => this.journalTrims.due(payeeId)) as Promise<MerchantErasure | undefined>;
   }
@@ -377,6 +356,22 @@ export class PostgresStore implements Store {
       return row ? (paymentOf(row.doc)) : undefined;
     });
   }
+}
+
+/** Deletes the merchant's journal, deliveries, idempotency keys and evidence in one statement (its answer texts go with its next journal trim). */
+async function eraseRecords(tx: Sql, payeeId: string): Promise<{ journalEntries: number; deliveries: number }> {
+  const [row] = await tx<{ journalEntries: number; deliveries: number }[]>`
+    WITH j AS (DELETE FROM payreq_journal WHERE payee_id = ${payeeId} RETURNING 1),
+    d AS (DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId} RETURNING 1),
+    k AS (DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}),
+    r AS (DELETE FROM payreq_readiness WHERE payee_id = ${payeeId})
+    SELECT (SELECT count(*) FROM j)::int AS "journalEntries", (SELECT count(*) FROM d)::int AS deliveries`;
+  return row!;
+}
+
+/** The merchant's payments with work due by `now`: an expiry or a delayed payer, or a settlement when it auto-settles. */
+function due(sql: Sql, payeeId: string, now: number, autoSettle: boolean): postgres.Fragment {
+  return sql`payee_id = ${payeeId} AND (due_at <= ${now} OR (${autoSettle}::boolean AND settle_at <= ${now}))`;
 }
 
 /** Per merchant, its payment count as just read; the oldest of more than 10,000 go first. */
