@@ -12,7 +12,7 @@ export function cannotBeStored(text: string): boolean {
 }
 
 /** A call without an answer by then fails with 503 (its outcome unknown). */
-export const CALL_DEADLINE_MS = 5_000;
+const CALL_DEADLINE_MS = 5_000;
 const PROBE_EVERY_MS = 1_000;
 
 export class PostgresConnection {

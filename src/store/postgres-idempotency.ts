@@ -6,10 +6,10 @@ import type { Run } from './postgres-connection.js';
 import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 
 /** A merchant's keys are trimmed after this many claims or answers of this instance (postgres-trims.ts). */
-export const IDEMPOTENCY_TRIM_EVERY = 50;
+const IDEMPOTENCY_TRIM_EVERY = 50;
 
 /** Deletes the oldest keys beyond either bound, counted from the newest, as the in-process keys drop them. */
-export function trimIdempotency(sql: postgres.Sql, payeeId: string): Promise<unknown> {
+function trimIdempotency(sql: postgres.Sql, payeeId: string): Promise<unknown> {
   return sql`
     DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId} AND seq IN (
       SELECT seq FROM (

@@ -4,6 +4,7 @@ import type { JournalEntry, JournalFilter, JournalLog, NewJournalEntry } from '.
 import { JOURNAL_CAP, journalEntryMatches } from './journal-log.js';
 import type { Run } from './postgres-connection.js';
 import { JOURNAL_ID_LOCK } from './postgres-schema.js';
+import { keepNewest } from './postgres-trims.js';
 import type { TrimCounter } from './postgres-trims.js';
 import type { PostgresTurnWriter } from './postgres-turn.js';
 import { answerTextBytes, journalEntryBytes } from './storage-quota.js';
@@ -13,9 +14,7 @@ export const JOURNAL_TRIM_EVERY = 50;
 
 /** Texts no entry refers to go under the merchant's journal lock, which a turn writing one holds (postgres-turn.ts): never one still referred to. */
 export async function trimJournal(sql: postgres.Sql, payeeId: string): Promise<void> {
-  await sql`
-    DELETE FROM payreq_journal WHERE payee_id = ${payeeId} AND entry_id < (
-      SELECT entry_id FROM payreq_journal WHERE payee_id = ${payeeId} ORDER BY entry_id DESC OFFSET ${JOURNAL_CAP - 1} LIMIT 1)`;
+  await keepNewest(sql, 'payreq_journal', 'entry_id', payeeId, JOURNAL_CAP);
   await sql.begin((tx) => [
     tx`SELECT pg_advisory_xact_lock(${JOURNAL_ID_LOCK}::int, hashtext(${payeeId}))`,
     tx`

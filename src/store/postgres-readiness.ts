@@ -2,6 +2,7 @@
 import type postgres from 'postgres';
 import type { SeenRequest } from '../domain/readiness.js';
 import type { Run } from './postgres-connection.js';
+import { keepNewest } from './postgres-trims.js';
 import type { PostgresTurnWriter } from './postgres-turn.js';
 import { collapseRepeats, READINESS_CAP } from './readiness-log.js';
 import type { ReadinessLog } from './readiness-log.js';
@@ -22,9 +23,7 @@ export function trimEvidence(sql: postgres.Sql, payeeId: string): Promise<unknow
         FROM runs WHERE repeat_key IS NOT NULL
       )
       DELETE FROM payreq_readiness WHERE id IN (SELECT id FROM places WHERE i > 1 AND i < n)`,
-    tx`
-      DELETE FROM payreq_readiness WHERE payee_id = ${payeeId} AND id < (
-        SELECT id FROM payreq_readiness WHERE payee_id = ${payeeId} ORDER BY id DESC OFFSET ${READINESS_CAP - 1} LIMIT 1)`,
+    keepNewest(tx, 'payreq_readiness', 'id', payeeId, READINESS_CAP),
   ]);
 }
 

@@ -2,17 +2,24 @@
 import type postgres from 'postgres';
 import { errorFields } from '../logger.js';
 import type { Logger } from '../logger.js';
-import type { Run } from './postgres-connection.js';
+import type { Run, Sql } from './postgres-connection.js';
 import { StoreUnavailableError } from './unavailable.js';
 
 /** How often due trims run, and how many at most per run. */
-export const TRIM_RUN_EVERY_MS = 1_000;
+const TRIM_RUN_EVERY_MS = 1_000;
 export const TRIMS_PER_RUN = 16;
 /** Trims run at once, each on its own connection. */
 const TRIMS_AT_ONCE = 4;
 
 /** Deletes what a part's cap leaves out of one merchant's rows. */
 export type Trim = (sql: postgres.Sql, payeeId: string) => Promise<unknown>;
+
+/** Deletes the merchant's rows of `table` older than its newest `cap` by `order`: a part's trim by count. */
+export function keepNewest(sql: Sql, table: string, order: string, payeeId: string, cap: number) {
+  return sql`
+    DELETE FROM ${sql(table)} WHERE payee_id = ${payeeId} AND ${sql(order)} < (
+      SELECT ${sql(order)} FROM ${sql(table)} WHERE payee_id = ${payeeId} ORDER BY ${sql(order)} DESC OFFSET ${cap - 1} LIMIT 1)`;
+}
 
 /** One part's counter: `note` after rows (of `bytes`) were added; `due` when the merchant's trim should run at the next run whatever the count (rows were erased). */
 export interface TrimCounter {
