@@ -11,6 +11,14 @@ export function cannotBeStored(text: string): boolean {
   return text.includes('\0');
 }
 
+/** Keeps `value` as the newest of an instance's copies (merchants, payments, counts, sums); past 10,000 the oldest go first. */
+export function keep<V>(map: Map<string, V>, key: string, value: V): V {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > 10_000) map.delete(map.keys().next().value!);
+  return value;
+}
+
 /** A call without an answer by then fails with 503 (its outcome unknown). */
 const CALL_DEADLINE_MS = 5_000;
 const PROBE_EVERY_MS = 1_000;

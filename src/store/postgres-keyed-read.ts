@@ -2,13 +2,10 @@
 import { apiKeyHash } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
-import { cannotBeStored } from './postgres-connection.js';
+import { cannotBeStored, keep } from './postgres-connection.js';
 import type { Run } from './postgres-connection.js';
 import { heldBytes, PAYMENTS, paymentSums } from './postgres-storage.js';
 import type { KeyedPayment } from './store.js';
-
-/** Copies kept of each kind; the oldest go first. */
-const COPIES_KEPT = 10_000;
 
 interface Row {
   payee_id: string;
@@ -153,10 +150,4 @@ export class PostgresKeyedReads {
     keep(this.payments, payment.id, payment);
     return payment;
   }
-}
-
-function keep<V>(map: Map<string, V>, key: string, value: V): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > COPIES_KEPT) map.delete(map.keys().next().value!);
 }

@@ -1,5 +1,6 @@
 /** Stored bytes on PostgreSQL (storage-quota.ts): payments counted by each change's statement, so no create scans them; other records summed every few seconds. */
 import type postgres from 'postgres';
+import { keep } from './postgres-connection.js';
 import type { Run, Sql } from './postgres-connection.js';
 
 /** What a row counts (storage-quota.ts), in SQL: the sums and the trims (postgres-room.ts) read the same, so a trim stops where the quota counts. */
@@ -100,9 +101,7 @@ export class PostgresStorage {
 
   /** The bytes of the merchant's other records, from a sum at most USAGE_TTL_MS old. */
   async recentPartsBytes(payeeId: string): Promise<number> {
-    const known = this.parts.get(payeeId);
-    if (known && Date.now() - known.at <= USAGE_TTL_MS) return known.bytes;
-    return this.partsBytes(payeeId);
+    return this.partsStale(payeeId) ? this.partsBytes(payeeId) : this.parts.get(payeeId)!.bytes;
   }
 
   /** Whether the merchant's other records are to be summed afresh (its sum is missing or older than USAGE_TTL_MS). */
@@ -113,10 +112,7 @@ export class PostgresStorage {
 
   /** The bytes of the merchant's other records, summed now by another statement (the key's read, postgres-keyed-read.ts). */
   noteParts(payeeId: string, bytes: number): void {
-    // Kept for as many merchants as are busy within the TTL; past 10,000 the oldest sums go first.
-    this.parts.delete(payeeId);
-    this.parts.set(payeeId, { bytes, at: Date.now() });
-    if (this.parts.size > 10_000) this.parts.delete(this.parts.keys().next().value!);
+    keep(this.parts, payeeId, { bytes, at: Date.now() });
   }
 
   /** The sandbox's records and holders, from a count at most USAGE_TTL_MS old plus what this instance wrote since. */

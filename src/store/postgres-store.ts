@@ -24,7 +24,7 @@ import { migrate } from './postgres-schema.js';
 import type { RateWindows } from './rate-windows.js';
 import type { InsertResult, KeyedPayment, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
 import { PostgresConnection } from './postgres-connection.js';
-import { cannotBeStored } from './postgres-connection.js';
+import { cannotBeStored, keep } from './postgres-connection.js';
 import type { Sql } from './postgres-connection.js';
 import { redactedUrl } from './unavailable.js';
 import { countPayments, paymentSums, PostgresStorage } from './postgres-storage.js';
@@ -112,7 +112,7 @@ export class PostgresStore implements Store {
     }));
     if (!read) return undefined;
     const payeeId = read.merchant.payeeId;
-    if (read.paymentCount !== null) keepCount(this.counts, payeeId, read.paymentCount);
+    if (read.paymentCount !== null) keep(this.counts, payeeId, { count: read.paymentCount, at: Date.now() });
     if (read.partsBytes !== null) this.storage.noteParts(payeeId, read.partsBytes);
     return read.merchant;
   }
@@ -252,8 +252,8 @@ export class PostgresStore implements Store {
   /** From a count at most CAP_COUNT_TTL_MS old plus this instance's inserts since; near the cap, counted afresh. */
   async belowPaymentCap(payeeId: string, cap: number): Promise<boolean> {
     let known = this.counts.get(payeeId);
-    if (!known || this.countStale(payeeId)) known = keepCount(this.counts, payeeId, await this.storage.paymentCount(payeeId));
-    if (known.count >= cap - CAP_COUNT_MARGIN) known = keepCount(this.counts, payeeId, await this.countPayments(payeeId));
+    if (!known || this.countStale(payeeId)) known = keep(this.counts, payeeId, { count: await this.storage.paymentCount(payeeId), at: Date.now() });
+    if (known.count >= cap - CAP_COUNT_MARGIN) known = keep(this.counts, payeeId, { count: await this.countPayments(payeeId), at: Date.now() });
     known.count++;
     return known.count <= cap;
   }
@@ -372,15 +372,6 @@ async function eraseRecords(tx: Sql, payeeId: string): Promise<{ journalEntries:
 /** The merchant's payments with work due by `now`: an expiry or a delayed payer, or a settlement when it auto-settles. */
 function due(sql: Sql, payeeId: string, now: number, autoSettle: boolean): postgres.Fragment {
   return sql`payee_id = ${payeeId} AND (due_at <= ${now} OR (${autoSettle}::boolean AND settle_at <= ${now}))`;
-}
-
-/** Per merchant, its payment count as just read; the oldest of more than 10,000 go first. */
-function keepCount(counts: Map<string, { count: number; at: number }>, payeeId: string, count: number): { count: number; at: number } {
-  const known = { count, at: Date.now() };
-  counts.delete(payeeId);
-  counts.set(payeeId, known);
-  if (counts.size > 10_000) counts.delete(counts.keys().next().value!);
-  return known;
 }
 
 async function writeMerchant(tx: Sql, m: Merchant): Promise<void> {
