@@ -47,7 +47,7 @@ export class PostgresDeliveryLog implements DeliveryLog {
     private readonly store: { run: Run },
     trims: PostgresTrims,
     /** Told of the bytes written, for the trims by bytes (postgres-room.ts). */
-    private readonly bytes?: TrimCounter,
+    private readonly bytes?: Pick<TrimCounter, 'note'>,
   ) {
     this.trims = trims.counter(DELIVERY_TRIM_EVERY, trimDeliveries);
   }
@@ -65,8 +65,9 @@ export class PostgresDeliveryLog implements DeliveryLog {
     }
     // Counted when written: a change that is rolled back only makes the trim come sooner.
     const payeeId = deliveries[0]?.payeeId;
-    if (payeeId !== undefined) this.trims.note(payeeId, deliveries.length);
-    if (payeeId !== undefined) this.bytes?.note(payeeId, deliveries.length, deliveries.reduce((sum, d) => sum + d.body.length, 0));
+    if (payeeId === undefined) return;
+    this.trims.note(payeeId, deliveries.length);
+    this.bytes?.note(payeeId, deliveries.length, deliveries.reduce((sum, d) => sum + deliveryBytes(d), 0));
   }
 
   async record(deliveries: readonly Delivery[]): Promise<void> {

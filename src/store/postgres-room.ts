@@ -33,7 +33,7 @@ const SWEEP_EVERY_MS = 1_000;
 export class PostgresRoom {
   private sweptAt = 0;
   /** Told of the bytes of journal, evidence and deliveries written: they count toward the sandbox's total at once, and a trim falls due. */
-  readonly written: TrimCounter;
+  readonly written: Pick<TrimCounter, 'note'>;
 
   constructor(
     private readonly storage: PostgresStorage,
@@ -48,7 +48,6 @@ export class PostgresRoom {
         this.storage.wrote(payeeId, bytes);
         counter.note(payeeId, rows, bytes);
       },
-      due: (payeeId) => counter.due(payeeId),
     };
   }
 

@@ -83,7 +83,7 @@ export class PostgresTrims {
     });
   }
 
-  /** Runs every due trim now, and what falls due meanwhile (tests, and close). */
+  /** Runs every due trim now, and what falls due meanwhile: tests look after it. */
   async runAll(): Promise<void> {
     while (this.due.size > 0 || this.running) await this.runDue(Number.MAX_SAFE_INTEGER);
   }

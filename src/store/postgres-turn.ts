@@ -31,7 +31,7 @@ export class PostgresTurnWriter {
   constructor(
     private readonly run: Run,
     /** Each part's trim counter, told of the rows written. */
-    private readonly trims: { readonly journal: TrimCounter; readonly evidence: TrimCounter; readonly bytes?: TrimCounter },
+    private readonly trims: { readonly journal: TrimCounter; readonly evidence: TrimCounter; readonly bytes?: Pick<TrimCounter, 'note'> },
   ) {}
 
   /** Adds a journal entry (JSON text, of `bytes`; with the answer text it refers to, if any) to this turn's write; resolves once it is written. */
