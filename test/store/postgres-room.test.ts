@@ -1,8 +1,9 @@
-/** PostgreSQL's fair-share sweep judges a merchant by the bytes its quota counts: answer texts and idempotency keys too. */
+/** PostgreSQL's trims by bytes judge a merchant by the bytes its quota counts, and the sandbox's total follows them between counts. */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Delivery } from '../../src/store/delivery-log.js';
 import type { NewJournalEntry } from '../../src/store/journal-log.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
-import { fairShare } from '../../src/store/storage-quota.js';
+import { deliveryBytes, fairShare, journalEntryBytes } from '../../src/store/storage-quota.js';
 import type { StorageLimits } from '../../src/store/storage-quota.js';
 import { freshDatabase } from '../support/databases.js';
 
@@ -44,5 +45,19 @@ describe('PostgreSQL: the fair-share sweep', () => {
     // The sweep gives back journal entries, never idempotent answers; the newest entry stays with its text.
     expect((await store.journal.list('M1', { limit: 100 })).map((e) => e.path)).toEqual(['/openapi/v1/payments/payment/pay_1']);
     expect(await store.idempotency.begin('M1', 'k0', 'another body', 1_000, 1_000)).toMatchObject({ kind: 'mismatch' });
+  });
+
+  it("adds this instance's deliveries to the sandbox's total, between counts, by the bytes they count", async () => {
+    store = new PostgresStore({ url: await freshDatabase(), limits: LIMITS });
+    await store.open();
+    await store.journal.append('M1', entry(1));
+    expect(await store.storageUsage('M1')).toMatchObject({ merchantBytes: journalEntryBytes(entry(1)), sandboxBytes: journalEntryBytes(entry(1)) });
+    const delivery: Delivery = {
+      id: 'dlv_1', payeeId: 'M1', eventId: 'evt_1', eventType: 'payment.created', paymentId: 'pay_1', url: 'https://example.test/hook',
+      body: JSON.stringify({ note: 'ü€'.repeat(200) }), state: 'delivered', attempts: [], attempt: 0, nextAttemptAt: null, createdAt: 1,
+    };
+    await store.deliveries.record([delivery]);
+    // The sandbox's total is a few seconds old plus what this instance wrote since: here, exactly what the merchant holds.
+    expect(await store.storageUsage('M1')).toMatchObject({ merchantBytes: journalEntryBytes(entry(1)) + deliveryBytes(delivery), sandboxBytes: journalEntryBytes(entry(1)) + deliveryBytes(delivery) });
   });
 });
