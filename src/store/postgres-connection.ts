@@ -1,20 +1,9 @@
-/**
- * The connection pool of the PostgreSQL store, and what it does while the database is away.
- *
- * postgres.js queues calls while it reconnects and backs off up to 20 s between attempts, so
- * without care a request would hang for as long as the database is down. Instead: the first
- * lost or refused connection marks the database down; from then on every call fails at once
- * (nothing was sent, so nothing changed) until a probe on a fresh connection succeeds, every
- * second; then a fresh pool takes over. A call that gets no answer within the deadline fails
- * too, saying that its outcome is unknown (it may have been sent).
- */
+/** The PostgreSQL pool: while the database is away calls fail at once (nothing sent), not queued through postgres.js's back-off of up to 20 s. */
 import postgres from 'postgres';
 import type { Logger } from '../logger.js';
 import { StoreUnavailableError } from './unavailable.js';
 
-/** The pool, or a transaction of it. */
 export type Sql = postgres.Sql | postgres.TransactionSql;
-/** Runs a query on the pool, as PostgresConnection.run does. */
 export type Run = <T>(query: (sql: postgres.Sql) => Promise<T>) => Promise<T>;
 
 /** PostgreSQL text cannot hold NUL: a key with one matches nothing stored (and must not reach the server, which refuses it). */
@@ -22,8 +11,16 @@ export function cannotBeStored(text: string): boolean {
   return text.includes('\0');
 }
 
+/** Keeps `value` as the newest of an instance's copies (merchants, payments, counts, sums); past 10,000 the oldest go first. */
+export function keep<V>(map: Map<string, V>, key: string, value: V): V {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > 10_000) map.delete(map.keys().next().value!);
+  return value;
+}
+
 /** A call without an answer by then fails with 503 (its outcome unknown). */
-export const CALL_DEADLINE_MS = 5_000;
+const CALL_DEADLINE_MS = 5_000;
 const PROBE_EVERY_MS = 1_000;
 
 export class PostgresConnection {
@@ -46,7 +43,6 @@ export class PostgresConnection {
     this.sql = this.pool();
   }
 
-  /** Runs `query` on the pool, turning a lost, refused or silent database into StoreUnavailableError. */
   async run<T>(query: (sql: postgres.Sql) => Promise<T>): Promise<T> {
     if (this.closed) throw new StoreUnavailableError('the PostgreSQL store is closed', false);
     if (this.downSince !== null) {
@@ -146,12 +142,7 @@ export class PostgresConnection {
   }
 }
 
-/**
- * postgres.js 3.4.9 can write to a connection's socket from a setImmediate after the socket is
- * gone (connection.js nextWrite: socket null) when the database dies under load: a TypeError
- * thrown outside any call, which would take the process down. The connection is dead already;
- * the calls on it fail and are answered 503. The server process (cli.ts) lets this one pass.
- */
+/** postgres.js 3.4.9 may write to a dead socket from a setImmediate (outside any call); cli.ts lets it pass, the calls on it answer 503. */
 export function isDriverWriteAfterClose(err: unknown): boolean {
   return err instanceof TypeError && /reading 'write'/.test(err.message) && /postgres[\\/]src[\\/]connection\.js/.test(err.stack ?? '');
 }

@@ -5,6 +5,7 @@ import { ANY_MERCHANT, DELIVERY_LOG_CAP, LISTENER_ONLY } from './delivery-log.js
 import type { Delivery, DeliveryAttempt, DeliveryLog, DeliveryState, MerchantPlaces } from './delivery-log.js';
 import { cannotBeStored } from './postgres-connection.js';
 import type { Run, Sql } from './postgres-connection.js';
+import { keepNewest } from './postgres-trims.js';
 import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 import { attemptBytes, deliveryBytes } from './storage-quota.js';
 
@@ -12,14 +13,10 @@ import { attemptBytes, deliveryBytes } from './storage-quota.js';
 const MAX_INT4 = 2_147_483_647;
 
 /** A merchant's deliveries are trimmed to the cap after this many of this instance (postgres-trims.ts). */
-export const DELIVERY_TRIM_EVERY = 50;
+const DELIVERY_TRIM_EVERY = 50;
 
 /** The oldest beyond the cap go, pending ones too: work stays bounded with the log. */
-export function trimDeliveries(sql: postgres.Sql, payeeId: string): Promise<unknown> {
-  return sql`
-    DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId} AND seq < (
-      SELECT seq FROM payreq_deliveries WHERE payee_id = ${payeeId} ORDER BY seq DESC OFFSET ${DELIVERY_LOG_CAP - 1} LIMIT 1)`;
-}
+const trimDeliveries = (sql: postgres.Sql, payeeId: string) => keepNewest(sql, 'payreq_deliveries', 'seq', payeeId, DELIVERY_LOG_CAP);
 
 interface DeliveryRow {
   id: string;
@@ -29,6 +26,9 @@ interface DeliveryRow {
   attempt: number;
   next_attempt_at: string | null;
 }
+
+/** The columns a DeliveryRow is read from. */
+const COLUMNS = 'id, doc, state, attempts, attempt, next_attempt_at';
 
 /** The parts of a delivery that never change, kept as one document. */
 type DeliveryDoc = Pick<Delivery, 'id' | 'payeeId' | 'eventId' | 'eventType' | 'paymentId' | 'url' | 'body' | 'createdAt' | 'heldGapMs'>;
@@ -47,7 +47,7 @@ export class PostgresDeliveryLog implements DeliveryLog {
     private readonly store: { run: Run },
     trims: PostgresTrims,
     /** Told of the bytes written, for the trims by bytes (postgres-room.ts). */
-    private readonly bytes?: TrimCounter,
+    private readonly bytes?: Pick<TrimCounter, 'note'>,
   ) {
     this.trims = trims.counter(DELIVERY_TRIM_EVERY, trimDeliveries);
   }
@@ -65,8 +65,9 @@ export class PostgresDeliveryLog implements DeliveryLog {
     }
     // Counted when written: a change that is rolled back only makes the trim come sooner.
     const payeeId = deliveries[0]?.payeeId;
-    if (payeeId !== undefined) this.trims.note(payeeId, deliveries.length);
-    if (payeeId !== undefined) this.bytes?.note(payeeId, deliveries.length, deliveries.reduce((sum, d) => sum + d.body.length, 0));
+    if (payeeId === undefined) return;
+    this.trims.note(payeeId, deliveries.length);
+    this.bytes?.note(payeeId, deliveries.length, deliveries.reduce((sum, d) => sum + deliveryBytes(d), 0));
   }
 
   async record(deliveries: readonly Delivery[]): Promise<void> {
@@ -77,7 +78,7 @@ export class PostgresDeliveryLog implements DeliveryLog {
     return this.store.run(async (sql) =>
       (
         await sql<DeliveryRow[]>`
-          SELECT id, doc, state, attempts, attempt, next_attempt_at FROM payreq_deliveries
+          SELECT ${sql.unsafe(COLUMNS)} FROM payreq_deliveries
            WHERE payee_id = ${payeeId} ORDER BY seq DESC LIMIT ${Math.min(limit, DELIVERY_LOG_CAP)}`
       ).map(deliveryOf),
     );
@@ -87,20 +88,12 @@ export class PostgresDeliveryLog implements DeliveryLog {
     if (cannotBeStored(id)) return Promise.resolve(undefined);
     return this.store.run(async (sql) => {
       const [row] = await sql<DeliveryRow[]>`
-        SELECT id, doc, state, attempts, attempt, next_attempt_at FROM payreq_deliveries WHERE payee_id = ${payeeId} AND id = ${id}`;
+        SELECT ${sql.unsafe(COLUMNS)} FROM payreq_deliveries WHERE payee_id = ${payeeId} AND id = ${id}`;
       return row ? deliveryOf(row) : undefined;
     });
   }
 
-  /**
-   * One statement, in turn as inTurn (delivery-log.ts): each due delivery ranked within its
-   * merchant by due time, its turn that rank plus the merchant's deliveries in flight here; the
-   * lowest turns first, up to `max`, none past a merchant's places. Rows are locked with SKIP
-   * LOCKED (in the outer query: a window function cannot carry FOR UPDATE), so instances
-   * claiming together never share one; the outer WHERE is checked again on a row changed meanwhile.
-   * A merchant's deliveries go to the instance its listener is connected to (claimableHere), which
-   * it knows itself (places.listening); another instance's listener is known by its row in payreq_listeners.
-   */
+  /** In turn as inTurn (delivery-log.ts); SKIP LOCKED in the outer query (a window cannot carry FOR UPDATE), so instances never share a claim. */
   claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces = ANY_MERCHANT): Promise<readonly Delivery[]> {
     if (max <= 0) return Promise.resolve([]);
     const perMerchant = Math.min(places.perMerchant, MAX_INT4);
@@ -129,7 +122,7 @@ export class PostgresDeliveryLog implements DeliveryLog {
               ORDER BY due.turn, d.next_attempt_at, d.seq
               LIMIT ${max}
                 FOR UPDATE OF d SKIP LOCKED)
-          RETURNING id, doc, state, attempts, attempt, next_attempt_at`
+          RETURNING ${sql.unsafe(COLUMNS)}`
       ).map(deliveryOf),
     );
   }
@@ -196,12 +189,12 @@ export class PostgresDeliveryLog implements DeliveryLog {
     return this.store.run((sql) =>
       sql.begin(async (tx) => {
         const [row] = await tx<DeliveryRow[]>`
-          SELECT id, doc, state, attempts, attempt, next_attempt_at FROM payreq_deliveries WHERE payee_id = ${payeeId} AND id = ${id} FOR UPDATE`;
+          SELECT ${tx.unsafe(COLUMNS)} FROM payreq_deliveries WHERE payee_id = ${payeeId} AND id = ${id} FOR UPDATE`;
         if (!row) return undefined;
         if (row.state === 'pending') return 'pending' as const;
         const [again] = await tx<DeliveryRow[]>`
           UPDATE payreq_deliveries SET state = 'pending', attempt = 0, next_attempt_at = ${now}, lease_until = NULL WHERE id = ${id}
-          RETURNING id, doc, state, attempts, attempt, next_attempt_at`;
+          RETURNING ${tx.unsafe(COLUMNS)}`;
         return deliveryOf(again!);
       }),
     ) as Promise<Delivery | 'pending' | undefined>;

@@ -6,14 +6,10 @@ import type { Run } from './postgres-connection.js';
 import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 
 /** A merchant's keys are trimmed after this many claims or answers of this instance (postgres-trims.ts). */
-export const IDEMPOTENCY_TRIM_EVERY = 50;
+const IDEMPOTENCY_TRIM_EVERY = 50;
 
-/**
- * Deletes the merchant's oldest keys beyond either bound, as the in-process keys drop them: more
- * than IDEMPOTENCY_KEYS_PER_MERCHANT, or answers of more than IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT
- * characters, counted from the newest.
- */
-export function trimIdempotency(sql: postgres.Sql, payeeId: string): Promise<unknown> {
+/** Deletes the oldest keys beyond either bound, counted from the newest, as the in-process keys drop them. */
+function trimIdempotency(sql: postgres.Sql, payeeId: string): Promise<unknown> {
   return sql`
     DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId} AND seq IN (
       SELECT seq FROM (
@@ -42,8 +38,7 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
 
   async begin(payeeId: string, key: string, fingerprint: string, now: number, realNow: number): Promise<IdempotencyBegin> {
     const verdict = await this.store.run(async (sql) => {
-      // One statement claims a new key, an expired one or one whose claim was abandoned; it
-      // returns nothing when the key is held, and then the kept row is judged.
+      // One statement claims a new, expired or abandoned key, so two instances never both start one.
       const claimed = await sql`
         INSERT INTO payreq_idempotency AS k (payee_id, key, fingerprint, created_at, lease_until)
         VALUES (${payeeId}, ${key}, ${fingerprint}, ${now}, ${realNow + IDEMPOTENCY_LEASE_MS})

@@ -1,13 +1,10 @@
-/**
- * The request journal of the PostgreSQL store: a table every instance shares. An entry that
- * refers to an answer text (answerRef) is written without it; the text is kept once per merchant
- * and name in payreq_answers, written in the entry's statement and joined back in when read.
- */
+/** The journal on PostgreSQL: an answer text is kept once per merchant in payreq_answers (many polls share it), joined back in when read. */
 import type postgres from 'postgres';
 import type { JournalEntry, JournalFilter, JournalLog, NewJournalEntry } from './journal-log.js';
 import { JOURNAL_CAP, journalEntryMatches } from './journal-log.js';
 import type { Run } from './postgres-connection.js';
 import { JOURNAL_ID_LOCK } from './postgres-schema.js';
+import { keepNewest } from './postgres-trims.js';
 import type { TrimCounter } from './postgres-trims.js';
 import type { PostgresTurnWriter } from './postgres-turn.js';
 import { answerTextBytes, journalEntryBytes } from './storage-quota.js';
@@ -15,15 +12,9 @@ import { answerTextBytes, journalEntryBytes } from './storage-quota.js';
 /** A merchant's journal is trimmed to the cap after this many appends of this instance (postgres-trims.ts). */
 export const JOURNAL_TRIM_EVERY = 50;
 
-/**
- * Deletes the merchant's entries older than its newest JOURNAL_CAP, then the answer texts no entry
- * refers to any more, under the merchant's journal lock: a turn that refers to a text holds that
- * lock when it writes it (postgres-turn.ts), so the delete either sees its entry or goes first.
- */
+/** Texts no entry refers to go under the merchant's journal lock, which a turn writing one holds (postgres-turn.ts): never one still referred to. */
 export async function trimJournal(sql: postgres.Sql, payeeId: string): Promise<void> {
-  await sql`
-    DELETE FROM payreq_journal WHERE payee_id = ${payeeId} AND entry_id < (
-      SELECT entry_id FROM payreq_journal WHERE payee_id = ${payeeId} ORDER BY entry_id DESC OFFSET ${JOURNAL_CAP - 1} LIMIT 1)`;
+  await keepNewest(sql, 'payreq_journal', 'entry_id', payeeId, JOURNAL_CAP);
   await sql.begin((tx) => [
     tx`SELECT pg_advisory_xact_lock(${JOURNAL_ID_LOCK}::int, hashtext(${payeeId}))`,
     tx`

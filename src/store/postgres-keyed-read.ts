@@ -1,22 +1,11 @@
-/**
- * A status read's key, merchant and payment in one statement (SPEC 20), shared by the status reads
- * of one event-loop turn (one round trip and one statement for all of them), with per-instance copies
- * of the merchant and the payment as last read: the statement sends a document only when the
- * copy is not current (the merchant row's xmin, the payment's version, both checked in that same
- * statement), so a poll of an unchanged payment moves and parses no document, and is never stale.
- * A key's merchant alone (every other request) is read the same way, with what a create checks
- * beside it when asked (the merchant's payment count, its other records' bytes): one round trip.
- */
+/** A turn's status reads in one statement (SPEC 20); a document is sent only when this instance's copy is stale (xmin, version), so a poll parses none. */
 import { apiKeyHash } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
-import { cannotBeStored } from './postgres-connection.js';
+import { cannotBeStored, keep } from './postgres-connection.js';
 import type { Run } from './postgres-connection.js';
-import { partsBytesOf, paymentSums } from './postgres-storage.js';
+import { heldBytes, PAYMENTS, paymentSums } from './postgres-storage.js';
 import type { KeyedPayment } from './store.js';
-
-/** Copies kept of each kind; the oldest go first. */
-const COPIES_KEPT = 10_000;
 
 interface Row {
   payee_id: string;
@@ -123,10 +112,7 @@ export class PostgresKeyedReads {
       LEFT JOIN payreq_payments p ON p.id = q.id AND p.payee_id = k.payee_id`);
   }
 
-  /**
-   * The key's merchant; `wants` says, of the merchant last read with this key (or of none), whether
-   * to bring its payment count and the sum of its other records too (each only while its copy is stale).
-   */
+  /** The key's merchant, with its payment count and other records' bytes when `wants` (given its last known payee) asks: one round trip. */
   merchant(apiKey: string, wants: (payeeId: string | undefined) => { count: boolean; parts: boolean }): Promise<KeyedMerchant | undefined> {
     const hash = apiKeyHash(apiKey);
     const merchant = this.merchants.get(hash);
@@ -134,7 +120,7 @@ export class PostgresKeyedReads {
     return this.run(async (sql) => {
       // Separate statements, not one with "CASE WHEN $n": PostgreSQL could plan that one afresh on every call.
       const count = want.count ? sql`${paymentSums(sql, sql`k.payee_id`).count}::float8` : sql`NULL::float8`;
-      const sum = want.parts ? sql`${partsBytesOf(sql, sql`WHERE payee_id = k.payee_id`)}::float8` : sql`NULL::float8`;
+      const sum = want.parts ? sql`${heldBytes(sql, sql`WHERE payee_id = k.payee_id`, [PAYMENTS])}::float8` : sql`NULL::float8`;
       const [row] = await sql<MerchantRow[]>`
         SELECT k.payee_id, m.xmin::text AS merchant_xmin,
           CASE WHEN k.payee_id = ${merchant?.payeeId ?? null} AND m.xmin::text = ${merchant?.xmin ?? null} THEN NULL ELSE m.doc END AS merchant,
@@ -164,10 +150,4 @@ export class PostgresKeyedReads {
     keep(this.payments, payment.id, payment);
     return payment;
   }
-}
-
-function keep<V>(map: Map<string, V>, key: string, value: V): void {
-  map.delete(key);
-  map.set(key, value);
-  if (map.size > COPIES_KEPT) map.delete(map.keys().next().value!);
 }

@@ -1,8 +1,4 @@
-/**
- * The rate-limit windows of the PostgreSQL store: one row per key that every instance shares,
- * holding the stamps of the requests passed within the window (a sliding log, rate-windows.ts),
- * so a limit of N holds across all instances together.
- */
+/** Rate-limit windows on PostgreSQL: one row per key, shared, so a limit of N holds across every instance together. */
 import type { Run } from './postgres-connection.js';
 import { secondsUntilLeaves } from './rate-windows.js';
 import type { RateWindows } from './rate-windows.js';
@@ -13,9 +9,7 @@ export class PostgresRateWindows implements RateWindows {
   async take(key: string, limit: number, windowMs: number, nowMs: number): Promise<number> {
     if (limit <= 0) return 0;
     const leftBy = nowMs - windowMs;
-    // One statement, on the row locked by the upsert: the stamps that have left go, this request's
-    // is added when fewer than `limit` remain, and `admitted` records which (RETURNING sees only
-    // the new row). When refused, the oldest of the newest `limit` is the one whose leaving makes room.
+    // On the row the upsert locks; `admitted` is stored because RETURNING sees only the new row.
     const [row] = await this.store.run(
       (sql) => sql<{ admitted: boolean; oldest: string | null }[]>`
         INSERT INTO payreq_rate_windows AS w (key, passed, admitted) VALUES (${key}, ARRAY[${nowMs}::bigint], true)

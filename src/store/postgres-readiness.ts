@@ -1,12 +1,8 @@
-/**
- * The readiness evidence of the PostgreSQL store: a table every instance shares. Rows are only
- * inserted (through the turn writer, with the turn's journal entries); repeats are collapsed
- * where every instance's rows meet: when read (collapseRepeats, as the in-process log keeps them)
- * and, to bound the table, by a background trim that deletes the same rows (postgres-trims.ts).
- */
+/** Readiness evidence on PostgreSQL: repeats are collapsed where every instance's rows meet, when read and by the trim. */
 import type postgres from 'postgres';
 import type { SeenRequest } from '../domain/readiness.js';
 import type { Run } from './postgres-connection.js';
+import { keepNewest } from './postgres-trims.js';
 import type { PostgresTurnWriter } from './postgres-turn.js';
 import { collapseRepeats, READINESS_CAP } from './readiness-log.js';
 import type { ReadinessLog } from './readiness-log.js';
@@ -27,9 +23,7 @@ export function trimEvidence(sql: postgres.Sql, payeeId: string): Promise<unknow
         FROM runs WHERE repeat_key IS NOT NULL
       )
       DELETE FROM payreq_readiness WHERE id IN (SELECT id FROM places WHERE i > 1 AND i < n)`,
-    tx`
-      DELETE FROM payreq_readiness WHERE payee_id = ${payeeId} AND id < (
-        SELECT id FROM payreq_readiness WHERE payee_id = ${payeeId} ORDER BY id DESC OFFSET ${READINESS_CAP - 1} LIMIT 1)`,
+    keepNewest(tx, 'payreq_readiness', 'id', payeeId, READINESS_CAP),
   ]);
 }
 

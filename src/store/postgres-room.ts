@@ -1,20 +1,15 @@
-/**
- * The storage rule's trims by bytes on PostgreSQL (storage-quota.ts; the in-process stores keep
- * it in storage-room.ts): a merchant's journal, evidence and deliveries keep their newest within
- * its allowance, and while the sandbox holds more than its budget, merchants over their fair
- * share give back the same way. Run in the background like every trim (postgres-trims.ts).
- */
+/** The storage rule's trims by bytes on PostgreSQL (storage-room.ts for the in-process stores), in the background like every trim. */
 import type postgres from 'postgres';
 import type { Sql } from './postgres-connection.js';
 import { allowance, fairShare } from './storage-quota.js';
 import type { StorageLimits } from './storage-quota.js';
 import { trimJournal } from './postgres-journal.js';
-import { paymentSums, ROW_BYTES } from './postgres-storage.js';
+import { heldBytes, heldByMerchant, ROW_BYTES } from './postgres-storage.js';
 import type { PostgresStorage } from './postgres-storage.js';
 import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 
 /** At most this many bytes of journal, evidence and deliveries written by this instance make a merchant's trim by bytes due. */
-export const ROOM_TRIM_EVERY_BYTES = 32 * 1024;
+const ROOM_TRIM_EVERY_BYTES = 32 * 1024;
 
 /** What a merchant may write past its allowance before its trim falls due: a sixteenth of its quota, at most ROOM_TRIM_EVERY_BYTES. */
 export function roomTrimSlack(limits: StorageLimits): number {
@@ -38,7 +33,7 @@ const SWEEP_EVERY_MS = 1_000;
 export class PostgresRoom {
   private sweptAt = 0;
   /** Told of the bytes of journal, evidence and deliveries written: they count toward the sandbox's total at once, and a trim falls due. */
-  readonly written: TrimCounter;
+  readonly written: Pick<TrimCounter, 'note'>;
 
   constructor(
     private readonly storage: PostgresStorage,
@@ -53,7 +48,6 @@ export class PostgresRoom {
         this.storage.wrote(payeeId, bytes);
         counter.note(payeeId, rows, bytes);
       },
-      due: (payeeId) => counter.due(payeeId),
     };
   }
 
@@ -61,12 +55,10 @@ export class PostgresRoom {
   async trim(sql: postgres.Sql, payeeId: string): Promise<void> {
     if (!this.limits) return;
     const sandbox = await this.storage.sandboxUsage();
-    // The merchant wrote, so it holds data: its allowance needs nothing of its own. Trims lag behind
-    // writes (and the total is a few seconds old), so they judge the sandbox full a little early.
+    // Trims lag behind writes and the total is seconds old, so they judge the sandbox full a little early.
     const early = Math.floor(this.limits.sandboxBytes * FULL_EARLY);
     const allowed = allowance({ merchantBytes: 1, sandboxBytes: sandbox.bytes + early, holders: sandbox.holders }, this.limits);
-    // One statement in the common case: the journal alone gives back what is over.
-    // While the sandbox is full, down to a little under the share, so that the next trim is not due at the next entry.
+    // While the sandbox is full, a little under the share, so that the next entry does not make the trim due again.
     const under = allowed < this.limits.merchantBytes ? Math.min(roomTrimSlack(this.limits) * 2, Math.floor(allowed / 8)) : 0;
     const { gone, left } = await byIndexScans(sql, (tx) => trimJournalTo(tx, payeeId, allowed - under));
     let freed = gone;
@@ -88,12 +80,7 @@ export class PostgresRoom {
   private async sweep(sql: postgres.Sql, holders: number): Promise<void> {
     const share = fairShare(this.limits!, holders);
     const over = await sql<{ payee_id: string; bytes: string }[]>`
-      SELECT payee_id, sum(b)::bigint AS bytes FROM (
-        SELECT payee_id, payment_bytes AS b FROM payreq_payment_counts
-        UNION ALL SELECT payee_id, ${sql.unsafe(ROW_BYTES.journal)} FROM payreq_journal
-        UNION ALL SELECT payee_id, ${sql.unsafe(ROW_BYTES.readiness)} FROM payreq_readiness
-        UNION ALL SELECT payee_id, ${sql.unsafe(ROW_BYTES.deliveries)} FROM payreq_deliveries) held
-      GROUP BY payee_id HAVING sum(b) > ${share} ORDER BY sum(b) DESC LIMIT 64`;
+      SELECT payee_id, bytes FROM (${heldByMerchant(sql)}) held WHERE bytes > ${share} ORDER BY bytes DESC LIMIT 64`;
     for (const row of over) {
       let excess = Number(row.bytes) - share;
       for (const part of PARTS) {
@@ -107,11 +94,7 @@ export class PostgresRoom {
   }
 }
 
-/**
- * Runs `query` in a transaction that plans index scans rather than bitmap scans: an index scan marks the index
- * entries of the rows the trims deleted as dead, so that later scans skip them, where a bitmap scan reads every one
- * again until a vacuum (after seconds of creates: 15,000 entries for a merchant's 2,500 rows, this trim ~7 -> ~1 ms).
- */
+/** No bitmap scans: an index scan marks trimmed rows' entries dead for later scans, a bitmap scan rereads them until a vacuum (~7 -> ~1 ms). */
 function byIndexScans<T>(sql: postgres.Sql, query: (tx: Sql) => Promise<T>): Promise<T> {
   return sql.begin(async (tx) => {
     await tx`SET LOCAL enable_bitmapscan = off`;
@@ -119,19 +102,11 @@ function byIndexScans<T>(sql: postgres.Sql, query: (tx: Sql) => Promise<T>): Pro
   }) as Promise<T>;
 }
 
-/**
- * Deletes the merchant's oldest journal entries past what `allowed` leaves them beside its
- * payments and other records, all but its newest (as in storage-room.ts); answers the bytes that
- * went and what the merchant holds after.
- */
+/** Deletes the oldest journal entries but the newest past `allowed` less the merchant's other records; answers the bytes gone and held after. */
 async function trimJournalTo(sql: Sql, payeeId: string, allowed: number): Promise<{ gone: number; left: number }> {
   const [row] = await sql<{ gone: string; left: string }[]>`
     WITH other AS (
-      SELECT ${paymentSums(sql, payeeId).bytes}
-        + (SELECT coalesce(sum(bytes), 0) FROM payreq_answers WHERE payee_id = ${payeeId})
-        + (SELECT coalesce(sum(${sql.unsafe(ROW_BYTES.deliveries)}), 0) FROM payreq_deliveries WHERE payee_id = ${payeeId})
-        + (SELECT coalesce(sum(${sql.unsafe(ROW_BYTES.idempotency)}), 0) FROM payreq_idempotency WHERE payee_id = ${payeeId})
-        + (SELECT coalesce(sum(${sql.unsafe(ROW_BYTES.readiness)}), 0) FROM payreq_readiness WHERE payee_id = ${payeeId}) AS bytes
+      SELECT ${heldBytes(sql, sql`WHERE payee_id = ${payeeId}`, ['payreq_journal'])} AS bytes
     ), newest AS (
       SELECT id, ${sql.unsafe(ROW_BYTES.journal)} AS b, sum(${sql.unsafe(ROW_BYTES.journal)}) OVER (ORDER BY entry_id DESC) AS upto
         FROM payreq_journal WHERE payee_id = ${payeeId}

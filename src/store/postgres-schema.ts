@@ -1,9 +1,4 @@
-/**
- * The tables of the shared store, created and migrated at start under an advisory lock, so
- * instances that start together do not race. Each migration runs once, in order, in the same
- * transaction as the version it records. Documents are JSON text, not jsonb: jsonb reorders
- * object keys, and `metadata` is answered as it was sent.
- */
+/** The shared store's tables. Documents are JSON text, not jsonb: jsonb reorders keys, and `metadata` is answered as it was sent. */
 import type postgres from 'postgres';
 
 /** The schema this code reads and writes; a database with a newer one is refused. */
@@ -88,7 +83,7 @@ const MIGRATIONS: readonly string[] = [
     count  integer NOT NULL
   );
   `,
-  // 2: the readiness report's evidence, kept beyond the journal's bound (a database of version 1 gets it empty).
+  // 2: the readiness report's evidence, kept beyond the journal's bound.
   `
   CREATE TABLE payreq_readiness (
     id         bigserial PRIMARY KEY,
@@ -98,9 +93,7 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX payreq_readiness_merchant ON payreq_readiness (payee_id, id);
   `,
-  // 3: rate limits slide: the stamps of the requests passed within the window, and whether the last
-  // request passed. slot and count (the fixed windows of version 2) stay, unused, for instances of
-  // version 2 still running while one of version 3 starts.
+  // 3: rate limits slide; slot and count stay, unused, for instances of version 2 still running.
   `
   ALTER TABLE payreq_rate_windows
     ADD COLUMN passed bigint[] NOT NULL DEFAULT '{}',
@@ -108,12 +101,7 @@ const MIGRATIONS: readonly string[] = [
     ALTER COLUMN slot SET DEFAULT 0,
     ALTER COLUMN count SET DEFAULT 0;
   `,
-  // 4: journal entry ids count per merchant (SPEC 18: another merchant's traffic must not show as gaps).
-  // entry_id is the merchant's last id + 1, taken under a per-merchant advisory lock held to the
-  // end of the inserting transaction, so across instances no two entries of a merchant share an id
-  // and a later answer gets a larger one; erased entries (a clear, a reset) start it again at 1.
-  // Set by a trigger, so instances of version 3 still running insert numbered rows too. Old rows
-  // keep their sandbox-wide id, increasing per merchant as well.
+  // 4: journal ids per merchant (SPEC 18: no gaps from others' traffic), by a trigger under a merchant lock so version 3 instances number rows too.
   `
   ALTER TABLE payreq_journal ADD COLUMN entry_id bigint;
   UPDATE payreq_journal SET entry_id = id;
@@ -128,8 +116,7 @@ const MIGRATIONS: readonly string[] = [
   END $$;
   CREATE TRIGGER payreq_journal_entry_id BEFORE INSERT ON payreq_journal FOR EACH ROW EXECUTE FUNCTION payreq_journal_entry_id();
   `,
-  // 5: per merchant, the bytes of its payments' documents (SPEC 18), kept in the statement of
-  // each change so that no create sums them; counted here once for the payments already stored.
+  // 5: per merchant, its payments' bytes (SPEC 18), kept by each change's statement so that no create sums them.
   `
   CREATE TABLE payreq_storage (
     payee_id      text PRIMARY KEY,
@@ -138,9 +125,7 @@ const MIGRATIONS: readonly string[] = [
   INSERT INTO payreq_storage (payee_id, payment_bytes)
     SELECT payee_id, sum(octet_length(doc)) FROM payreq_payments GROUP BY payee_id;
   `,
-  // 6: API keys kept as their SHA-256 (hex), in the key table and in each merchant's document
-  // (SPEC 18); instances of version 3 still running then fail on the renamed column rather than
-  // store a plain key again. jsonb reorders the document's members, which nothing reads by order.
+  // 6: API keys kept as their SHA-256 (SPEC 18); a version 3 instance still running fails on the renamed column instead of storing a plain key.
   `
   UPDATE payreq_merchant_keys SET api_key = encode(sha256(convert_to(api_key, 'UTF8')), 'hex');
   ALTER TABLE payreq_merchant_keys RENAME COLUMN api_key TO key_hash;
@@ -151,9 +136,7 @@ const MIGRATIONS: readonly string[] = [
   )::text
   WHERE doc::jsonb ? 'apiKeys';
   `,
-  // 7: which instance holds a merchant's `payreq-sandbox listen` stream (SPEC 22), renewed
-  // while it is connected: the other instances leave that merchant's deliveries to it; and the
-  // listener's answers that reached another instance, passed on to the one waiting for them.
+  // 7: which instance holds a merchant's listen stream (SPEC 22), and its answers that reached another instance.
   `
   CREATE TABLE payreq_listeners (
     payee_id text NOT NULL,
@@ -161,7 +144,6 @@ const MIGRATIONS: readonly string[] = [
     until bigint NOT NULL,
     PRIMARY KEY (payee_id, instance_id)
   );
-  -- A listener's answer that reached another instance than its stream's (behind a balancer), until that one takes it.
   CREATE TABLE payreq_listener_answers (
     delivery_id text NOT NULL,
     attempt integer NOT NULL,
@@ -171,10 +153,7 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (delivery_id, attempt)
   );
   `,
-  // answers: a journal entry refers to an answer text kept once per merchant (a status read's
-  // `<payment id>@<version>`) instead of copying it; each entry and piece of evidence carries the
-  // bytes it counts (storage-quota.ts), worked out by the instance that wrote it. Rows of earlier
-  // versions have none: they count the bytes of their text, as before.
+  // 8: answer texts kept once per merchant, not copied into each entry; entries and evidence carry the bytes they count (older rows: their text's).
   `
   CREATE TABLE payreq_answers (
     payee_id text NOT NULL,
@@ -187,26 +166,19 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE payreq_journal ADD COLUMN answer_ref text, ADD COLUMN bytes integer;
   ALTER TABLE payreq_readiness ADD COLUMN bytes integer;
   `,
-  // A delivery carries the bytes it counts (storage-quota.ts deliveryBytes), as the journal and the
-  // evidence do: written with it, and grown by each attempt. Rows of earlier versions: their text.
+  // 9: a delivery carries the bytes it counts, grown by each attempt (older rows: their text's).
   `
   ALTER TABLE payreq_deliveries ADD COLUMN bytes integer;
   `,
-  // 10: per merchant, how many payments it holds, kept beside their bytes by the same statements, so that the
-  // payment cap's check reads one row instead of counting the merchant's payments (it still counts them near the cap).
+  // 10: payment counts beside their bytes (the cap reads one row); due work found by the furthest clock, not a probe per merchant (~100 ms/s at 10,000).
   `
-  -- And the scheduler's question (which merchants have due work) asked from the payments that fall due by the furthest
-  -- merchant clock, not by a probe per merchant (10,000 merchants: ~100 ms a second).
   ALTER TABLE payreq_storage ADD COLUMN payment_count bigint NOT NULL DEFAULT 0;
   UPDATE payreq_storage s SET payment_count = (SELECT count(*) FROM payreq_payments p WHERE p.payee_id = s.payee_id);
   CREATE INDEX payreq_payments_due_at ON payreq_payments (due_at) WHERE due_at IS NOT NULL;
   CREATE INDEX payreq_payments_settle_at ON payreq_payments (settle_at) WHERE settle_at IS NOT NULL;
   CREATE INDEX payreq_merchants_clock ON payreq_merchants (clock_offset_ms);
   `,
-  // 11: a merchant's payment bytes and count kept in several rows (slots, postgres-storage.ts), summed when read: a
-  // change adds to one, so its concurrent creates lock different rows and their commits reach the disk together.
-  // The merchant's one row becomes its slot 0, in a table of a new name: an instance of version 10 still running fails on
-  // the name it knows instead of miscounting (it would take the merchant's rows for one): upgrade every instance together.
+  // 11: payment counts in slots (postgres-storage.ts), renamed so a version 10 instance still running fails instead of miscounting.
   `
   ALTER TABLE payreq_storage RENAME TO payreq_payment_counts;
   ALTER TABLE payreq_payment_counts ADD COLUMN slot smallint NOT NULL DEFAULT 0;
@@ -214,10 +186,7 @@ const MIGRATIONS: readonly string[] = [
   `,
 ];
 
-/**
- * Brings the database to `target` (SCHEMA_VERSION; tests build older ones), each migration it
- * lacks in order, all in one transaction with the version; throws, changing nothing, when it is newer.
- */
+/** One transaction under an advisory lock, so instances starting together do not race; tests build older versions with `target`. */
 export async function migrate(sql: postgres.Sql, shownUrl: string, target = SCHEMA_VERSION): Promise<void> {
   await sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK.toString()}::bigint)`;

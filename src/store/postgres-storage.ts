@@ -1,21 +1,9 @@
-/**
- * Storage usage of the PostgreSQL store (the rule: storage-quota.ts). A merchant's payments are
- * counted in payreq_payment_counts, kept in the statement of each change (postgres-store.ts), so no
- * create scans the merchant's payments: in PAYMENT_SLOTS rows per merchant, summed when read, so
- * that its concurrent creates do not wait on one row until each other's commit has reached the
- * disk (one commit after another); a create checks its quota against the sum committed when it
- * starts, so creates running at the same moment do not see each other (docs/limits.md).
- * Its other records (journal, deliveries, keys, evidence)
- * are bounded in number and summed from their tables, at most every few seconds per merchant;
- * the sandbox's total the same way, a few seconds old at most (as the payment cap's count is).
- */
+/** Stored bytes on PostgreSQL (storage-quota.ts): payments counted by each change's statement, so no create scans them; other records summed every few seconds. */
 import type postgres from 'postgres';
+import { keep } from './postgres-connection.js';
 import type { Run, Sql } from './postgres-connection.js';
 
-/**
- * What a row of each table counts toward the quota, in SQL (storage-quota.ts's rule): the sums here
- * and the trims (postgres-room.ts) read the same, so a trim stops where the quota counts.
- */
+/** What a row counts (storage-quota.ts), in SQL: the sums and the trims (postgres-room.ts) read the same, so a trim stops where the quota counts. */
 export const ROW_BYTES = {
   journal: 'coalesce(bytes, octet_length(entry))',
   readiness: 'coalesce(bytes, octet_length(entry))',
@@ -23,7 +11,7 @@ export const ROW_BYTES = {
   idempotency: 'octet_length(key) + octet_length(fingerprint) + coalesce(octet_length(body), 0)',
 } as const;
 
-/** Rows a merchant's payments are counted in; a change adds its bytes to one of them. */
+/** Rows a merchant's payments are counted in: its concurrent creates lock different rows, so their commits reach the disk together. */
 export const PAYMENT_SLOTS = 16;
 
 /** The merchant's payments' bytes and count, summed over its rows (`payee`: an SQL expression or value). */
@@ -35,10 +23,7 @@ export function paymentSums(sql: Sql, payee: postgres.Fragment | string) {
   };
 }
 
-/**
- * Adds `bytes` and `count` (negative: takes away) to one of the merchant's rows, as part of a
- * statement whose `when` (a condition in SQL) holds.
- */
+/** Adds `bytes` and `count` (negative: takes away) to one of the merchant's rows, when `when` holds, in the caller's statement. */
 export function countPayments(sql: Sql, payeeId: string, slot: number, bytes: postgres.Fragment, count: postgres.Fragment, when: postgres.Fragment) {
   return sql`
     INSERT INTO payreq_payment_counts AS s (payee_id, slot, payment_bytes, payment_count) SELECT ${payeeId}::text, ${slot}::smallint, ${bytes}, ${count} WHERE ${when}
@@ -46,39 +31,41 @@ export function countPayments(sql: Sql, payeeId: string, slot: number, bytes: po
 }
 
 /** How long a sum of a merchant's other records, or of the sandbox's records, serves. */
-export const USAGE_TTL_MS = 5_000;
+const USAGE_TTL_MS = 5_000;
 
-/**
- * The bytes of the journal (answer texts once), deliveries, idempotency keys and evidence, as their
- * tables hold them, of the rows `mine` selects: journal, evidence and delivery rows carry what they count (a row an earlier version wrote: its text).
- */
-export function partsBytesOf(sql: Sql, mine: postgres.Fragment): postgres.Fragment {
-  const sum = (bytes: string) => sql.unsafe(`coalesce(sum(${bytes}), 0)`);
-  return sql`((SELECT ${sum(ROW_BYTES.journal)} FROM payreq_journal ${mine})
-          + (SELECT coalesce(sum(bytes), 0) FROM payreq_answers ${mine})
-          + (SELECT ${sum(ROW_BYTES.deliveries)} FROM payreq_deliveries ${mine})
-          + (SELECT ${sum(ROW_BYTES.idempotency)} FROM payreq_idempotency ${mine})
-          + (SELECT ${sum(ROW_BYTES.readiness)} FROM payreq_readiness ${mine}))::bigint`;
+/** Every table a merchant's records are in, with what a row counts: the quota, the trims and the sweep all sum this one list, so they agree. */
+const HELD = [
+  { table: 'payreq_payment_counts', bytes: 'payment_bytes' },
+  { table: 'payreq_journal', bytes: ROW_BYTES.journal },
+  { table: 'payreq_answers', bytes: 'bytes' },
+  { table: 'payreq_deliveries', bytes: ROW_BYTES.deliveries },
+  { table: 'payreq_idempotency', bytes: ROW_BYTES.idempotency },
+  { table: 'payreq_readiness', bytes: ROW_BYTES.readiness },
+] as const;
+type HeldTable = (typeof HELD)[number]['table'];
+/** Payments, which a merchant's other records are summed without. */
+export const PAYMENTS: HeldTable = 'payreq_payment_counts';
+
+/** Rows (payee_id, b) of the bytes held in the rows `mine` selects (a WHERE, or nothing), in every table but `without`. */
+function heldRows(sql: Sql, mine: postgres.Fragment, without: readonly HeldTable[] = []): postgres.Fragment {
+  return HELD.filter((t) => !without.includes(t.table))
+    .map((t) => sql`SELECT payee_id, ${sql.unsafe(t.bytes)} AS b FROM ${sql(t.table)} ${mine}`)
+    .reduce((all, one) => sql`${all} UNION ALL ${one}`);
 }
 
-function partsSum(sql: Sql, payeeId: string | null) {
-  // Two statements, not one with "OR $1 IS NULL": a generic plan of that could not use the payee_id indexes.
-  const mine = payeeId === null ? sql`` : sql`WHERE payee_id = ${payeeId}`;
-  return sql<{ bytes: string }[]>`SELECT ${partsBytesOf(sql, mine)} AS bytes`;
+/** The sum of heldRows. */
+export function heldBytes(sql: Sql, mine: postgres.Fragment, without: readonly HeldTable[] = []): postgres.Fragment {
+  return sql`(SELECT coalesce(sum(b), 0) FROM (${heldRows(sql, mine, without)}) held)::bigint`;
+}
+
+/** Each merchant holding any record, and its bytes: the sweep's and the sandbox count's one read. */
+export function heldByMerchant(sql: Sql): postgres.Fragment {
+  return sql`SELECT payee_id, sum(b)::bigint AS bytes FROM (${heldRows(sql, sql``)}) held GROUP BY payee_id HAVING sum(b) > 0`;
 }
 
 interface Known {
   bytes: number;
   readonly at: number;
-}
-
-/** The merchants holding any record: the fair share's divisor (storage-quota.ts). */
-function holdersOf(sql: Sql) {
-  return sql<{ payee_id: string }[]>`
-    SELECT payee_id FROM (
-      SELECT payee_id FROM payreq_payment_counts GROUP BY payee_id HAVING sum(payment_bytes) > 0
-      UNION SELECT payee_id FROM payreq_journal UNION SELECT payee_id FROM payreq_deliveries
-      UNION SELECT payee_id FROM payreq_idempotency UNION SELECT payee_id FROM payreq_readiness) holding`;
 }
 
 export class PostgresStorage {
@@ -92,34 +79,29 @@ export class PostgresStorage {
 
   constructor(private readonly run: Run) {}
 
-  /** The row the next payment change counts in. */
   nextSlot(): number {
     this.slot = (this.slot + 1) % PAYMENT_SLOTS;
     return this.slot;
   }
 
-  /** The bytes of the merchant's payments, as counted. */
   paymentBytes(payeeId: string): Promise<number> {
     return this.run(async (sql) => Number((await sql<{ b: string }[]>`SELECT ${paymentSums(sql, payeeId).bytes} AS b`)[0]?.b ?? 0));
   }
 
-  /** How many payments the merchant holds, as counted beside their bytes. */
   paymentCount(payeeId: string): Promise<number> {
     return this.run(async (sql) => (await sql<{ n: number }[]>`SELECT ${paymentSums(sql, payeeId).count}::int AS n`)[0]?.n ?? 0);
   }
 
   /** The bytes of the merchant's other records, summed now. */
   async partsBytes(payeeId: string): Promise<number> {
-    const bytes = await this.run(async (sql) => Number((await partsSum(sql, payeeId))[0]?.bytes ?? 0));
+    const bytes = await this.run(async (sql) => Number((await sql<{ b: string }[]>`SELECT ${heldBytes(sql, sql`WHERE payee_id = ${payeeId}`, [PAYMENTS])} AS b`)[0]?.b ?? 0));
     this.noteParts(payeeId, bytes);
     return bytes;
   }
 
   /** The bytes of the merchant's other records, from a sum at most USAGE_TTL_MS old. */
   async recentPartsBytes(payeeId: string): Promise<number> {
-    const known = this.parts.get(payeeId);
-    if (known && Date.now() - known.at <= USAGE_TTL_MS) return known.bytes;
-    return this.partsBytes(payeeId);
+    return this.partsStale(payeeId) ? this.partsBytes(payeeId) : this.parts.get(payeeId)!.bytes;
   }
 
   /** Whether the merchant's other records are to be summed afresh (its sum is missing or older than USAGE_TTL_MS). */
@@ -130,21 +112,10 @@ export class PostgresStorage {
 
   /** The bytes of the merchant's other records, summed now by another statement (the key's read, postgres-keyed-read.ts). */
   noteParts(payeeId: string, bytes: number): void {
-    // Kept for as many merchants as are busy within the TTL; past 10,000 the oldest sums go first.
-    this.parts.delete(payeeId);
-    this.parts.set(payeeId, { bytes, at: Date.now() });
-    if (this.parts.size > 10_000) this.parts.delete(this.parts.keys().next().value!);
+    keep(this.parts, payeeId, { bytes, at: Date.now() });
   }
 
-  /** The sandbox's records, from a sum at most USAGE_TTL_MS old plus what this instance added since. */
-  async sandboxBytes(): Promise<number> {
-    return (await this.sandboxUsage()).bytes;
-  }
-
-  /**
-   * The sandbox's records and the merchants holding any, from a count at most USAGE_TTL_MS old
-   * plus what this instance wrote since (a merchant it wrote for is a holder at once).
-   */
+  /** The sandbox's records and holders, from a count at most USAGE_TTL_MS old plus what this instance wrote since. */
   async sandboxUsage(): Promise<{ readonly bytes: number; readonly holders: number }> {
     if (!this.sandbox || Date.now() - this.sandbox.at > USAGE_TTL_MS) {
       const counting = (this.counting ??= this.count().finally(() => (this.counting = null)));
@@ -157,13 +128,9 @@ export class PostgresStorage {
   /** Sums the sandbox's records and lists their merchants: one count at once, however many ask. */
   private async count(): Promise<void> {
     const before = this.drift;
-    const counted = await this.run(async (sql) => {
-      const [payments] = await sql<{ bytes: string }[]>`SELECT coalesce(sum(payment_bytes), 0)::bigint AS bytes FROM payreq_payment_counts`;
-      const [parts] = await partsSum(sql, null);
-      const holders = new Set((await holdersOf(sql)).map((r) => r.payee_id));
-      return { bytes: Number(payments?.bytes ?? 0) + Number(parts?.bytes ?? 0), holders };
-    });
-    this.sandbox = { bytes: counted.bytes + (this.drift - before), holders: counted.holders, at: Date.now() };
+    const held = await this.run((sql) => sql<{ payee_id: string; bytes: string }[]>`${heldByMerchant(sql)}`);
+    const bytes = held.reduce((sum, row) => sum + Number(row.bytes), 0);
+    this.sandbox = { bytes: bytes + (this.drift - before), holders: new Set(held.map((row) => row.payee_id)), at: Date.now() };
   }
 
   /** This instance wrote `bytes` of records of the merchant: counted in the sandbox's total and its holders until the next count. */

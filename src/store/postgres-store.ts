@@ -1,17 +1,4 @@
-/**
- * The shared store: PostgreSQL, for a hosted sandbox of several instances. Every instance
- * started on the same database is one sandbox: whatever a merchant can observe lives in the
- * database, and a 2xx means the change is committed there.
- *
- * - Payments: one row each, the document as JSON text beside the columns that are searched;
- *   unique (merchant, merchant_ref_no), token and code; compare-and-set on `version`, so of
- *   N racing transitions on N instances exactly one wins.
- * - Merchants: a change reads the row FOR UPDATE in a transaction, so concurrent changes from
- *   several instances (fault rules, webhook URL, clock) never overwrite each other.
- * - Journal and rate-limit windows (a sliding log per key): tables, shared by every instance.
- * - Unreachable database: every call throws StoreUnavailableError (the HTTP layer answers 503)
- *   until the database answers again (postgres-connection.ts).
- */
+/** The shared store: every instance on one database is one sandbox, so all a merchant sees lives there, and a 2xx means committed. */
 import postgres from 'postgres';
 import { apiKeyHash } from '../domain/ids.js';
 import { loggerOr } from '../logger.js';
@@ -37,7 +24,7 @@ import { migrate } from './postgres-schema.js';
 import type { RateWindows } from './rate-windows.js';
 import type { InsertResult, KeyedPayment, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
 import { PostgresConnection } from './postgres-connection.js';
-import { cannotBeStored } from './postgres-connection.js';
+import { cannotBeStored, keep } from './postgres-connection.js';
 import type { Sql } from './postgres-connection.js';
 import { redactedUrl } from './unavailable.js';
 import { countPayments, paymentSums, PostgresStorage } from './postgres-storage.js';
@@ -55,11 +42,9 @@ export interface PostgresStoreOptions {
   readonly limits?: StorageLimits;
 }
 
-
 /** How long a merchant's payment count serves the cap check, and how near the cap it is counted afresh. */
 const CAP_COUNT_TTL_MS = 10_000;
 const CAP_COUNT_MARGIN = 1_000;
-
 
 export class PostgresStore implements Store {
   readonly kind = 'postgres' as const;
@@ -101,7 +86,6 @@ export class PostgresStore implements Store {
     this.keyedReads = new PostgresKeyedReads((query) => this.run(query), paymentOf);
   }
 
-  /** Runs `query`, turning a lost, refused or silent database into StoreUnavailableError. */
   run<T>(query: (sql: postgres.Sql) => Promise<T>): Promise<T> {
     return this.connection.run(query);
   }
@@ -128,7 +112,7 @@ export class PostgresStore implements Store {
     }));
     if (!read) return undefined;
     const payeeId = read.merchant.payeeId;
-    if (read.paymentCount !== null) keepCount(this.counts, payeeId, read.paymentCount);
+    if (read.paymentCount !== null) keep(this.counts, payeeId, { count: read.paymentCount, at: Date.now() });
     if (read.partsBytes !== null) this.storage.noteParts(payeeId, read.partsBytes);
     return read.merchant;
   }
@@ -156,6 +140,7 @@ export class PostgresStore implements Store {
   updateMerchant<T>(payeeId: string, change: MerchantChange<T>): Promise<{ readonly result: T } | undefined> {
     return this.run((sql) =>
       sql.begin(async (tx) => {
+        // FOR UPDATE: changes from several instances (fault rules, webhook URL, clock) never overwrite each other.
         const [row] = await tx<{ doc: string }[]>`SELECT doc FROM payreq_merchants WHERE payee_id = ${payeeId} FOR UPDATE`;
         if (!row) return undefined;
         const [next, result] = change(JSON.parse(row.doc) as Merchant);
@@ -204,15 +189,7 @@ export class PostgresStore implements Store {
              ${row.due_at}::bigint, ${row.settle_at}::bigint, ${row.created_at}::bigint, ${row.version}::integer, ${row.doc}::text
        WHERE EXISTS (SELECT 1 FROM counted)`;
     try {
-      // Without deliveries one statement is its own transaction; with them, both commit or neither.
-      const stored = outbox.length === 0
-        ? (await this.run((sql) => insert(sql))).count
-        : await this.run((sql) => sql.begin(async (tx) => {
-          const n = (await insert(tx)).count;
-          if (n === 1) await this.deliveries.insert(tx, outbox);
-          return n;
-        }));
-      if (stored !== 1) return room.refusal;
+      if ((await this.withOutbox(outbox, async (sql) => (await insert(sql)).count)) !== 1) return room.refusal;
       this.storage.added(bytes);
       return 'inserted';
     } catch (err) {
@@ -223,6 +200,7 @@ export class PostgresStore implements Store {
     }
   }
 
+  /** Compare-and-set on version: of racing transitions on several instances exactly one wins. */
   async updatePayment(payment: Payment, expectedVersion: number, outbox: readonly Delivery[] = []): Promise<boolean> {
     const row = paymentRow(payment);
     // The merchant's count moves by the change in the document's bytes, in the same statement (never refused).
@@ -236,14 +214,17 @@ export class PostgresStore implements Store {
         RETURNING 1),
       counted AS (${countPayments(sql, row.payee_id, slot, sql`${textBytes(row.doc)}::bigint - (SELECT was FROM old)`, sql`0`, sql`EXISTS (SELECT 1 FROM changed)`)})
       SELECT count(*)::int AS n FROM changed`)[0]!.n;
-    if (outbox.length === 0) return (await this.run((sql) => update(sql))) === 1;
-    return this.run((sql) =>
-      sql.begin(async (tx) => {
-        if ((await update(tx)) !== 1) return false;
-        await this.deliveries.insert(tx, outbox);
-        return true;
-      }),
-    ) as Promise<boolean>;
+    return (await this.withOutbox(outbox, update)) === 1;
+  }
+
+  /** Runs `write` (answering the rows it wrote); without deliveries one statement is its own transaction, with them both commit or neither. */
+  private withOutbox(outbox: readonly Delivery[], write: (sql: Sql) => Promise<number>): Promise<number> {
+    if (outbox.length === 0) return this.run((sql) => write(sql));
+    return this.run((sql) => sql.begin(async (tx) => {
+      const n = await write(tx);
+      if (n === 1) await this.deliveries.insert(tx, outbox);
+      return n;
+    })) as Promise<number>;
   }
 
   listPayments(payeeId: string, query: PaymentQuery): Promise<PaymentPage> {
@@ -252,8 +233,7 @@ export class PostgresStore implements Store {
     const search = query.search ?? null;
     // domain/payment-search.ts's rule in SQL: the id exactly, else a part of the reference or the payer.
     const part = search === null ? null : '%' + search.replace(/[\\%_]/g, (ch) => '\\' + ch) + '%';
-    // A search JSON writes as it is (no quote, backslash, control character or surrogate) stands in the document's
-    // text wherever it stands in the payer: that cheap test spares parsing every document (10,000 payments: about 300 ms under load before).
+    // A search JSON writes verbatim is in the document's text if in the payer: that cheap test spares parsing each document (~300 ms at 10,000).
     const verbatim = search !== null && !/["\\\u0000-\u001f\ud800-\udfff]/.test(search);
     const after = query.after ?? null;
     return this.run(async (sql) => {
@@ -269,14 +249,11 @@ export class PostgresStore implements Store {
     });
   }
 
-  /**
-   * From a count at most CAP_COUNT_TTL_MS old (the one the key's read brought, or the merchant's
-   * counter row) plus this instance's inserts since; near the cap, its payments counted afresh.
-   */
+  /** From a count at most CAP_COUNT_TTL_MS old plus this instance's inserts since; near the cap, counted afresh. */
   async belowPaymentCap(payeeId: string, cap: number): Promise<boolean> {
     let known = this.counts.get(payeeId);
-    if (!known || this.countStale(payeeId)) known = keepCount(this.counts, payeeId, await this.storage.paymentCount(payeeId));
-    if (known.count >= cap - CAP_COUNT_MARGIN) known = keepCount(this.counts, payeeId, await this.countPayments(payeeId));
+    if (!known || this.countStale(payeeId)) known = keep(this.counts, payeeId, { count: await this.storage.paymentCount(payeeId), at: Date.now() });
+    if (known.count >= cap - CAP_COUNT_MARGIN) known = keep(this.counts, payeeId, { count: await this.countPayments(payeeId), at: Date.now() });
     known.count++;
     return known.count <= cap;
   }
@@ -292,22 +269,12 @@ export class PostgresStore implements Store {
   }
 
   dueIds(payeeId: string, now: number, autoSettle: boolean): Promise<readonly string[]> {
-    return this.run(async (sql) => {
-      const rows = await sql<{ id: string }[]>`
-        SELECT id FROM payreq_payments
-         WHERE payee_id = ${payeeId} AND (due_at <= ${now} OR (${autoSettle}::boolean AND settle_at <= ${now}))
-         ORDER BY least(due_at, settle_at)`;
-      return rows.map((r) => r.id);
-    });
+    return this.run(async (sql) =>
+      (await sql<{ id: string }[]>`SELECT id FROM payreq_payments WHERE ${due(sql, payeeId, now, autoSettle)} ORDER BY least(due_at, settle_at)`).map((r) => r.id));
   }
 
   countDue(payeeId: string, now: number, autoSettle: boolean): Promise<number> {
-    return this.run(async (sql) => {
-      const [row] = await sql<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM payreq_payments
-         WHERE payee_id = ${payeeId} AND (due_at <= ${now} OR (${autoSettle}::boolean AND settle_at <= ${now}))`;
-      return row?.n ?? 0;
-    });
+    return this.run(async (sql) => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM payreq_payments WHERE ${due(sql, payeeId, now, autoSettle)}`)[0]?.n ?? 0);
   }
 
   /** Candidates from the payments due by the furthest merchant clock (two index ranges), then each one's own clock. */
@@ -344,10 +311,7 @@ export class PostgresStore implements Store {
         const [row] = await tx<{ doc: string }[]>`SELECT doc FROM payreq_merchants WHERE payee_id = ${payeeId} FOR UPDATE`;
         // What went is taken away, not the count set to 0: a create another instance commits meanwhile keeps its bytes.
         const erased = await this.erasePayments(tx, payeeId, sql`TRUE`);
-        await tx`DELETE FROM payreq_journal WHERE payee_id = ${payeeId}`;
-        await tx`DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId}`;
-        await tx`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}`;
-        await tx`DELETE FROM payreq_readiness WHERE payee_id = ${payeeId}`;
+        await eraseRecords(tx, payeeId);
         const fresh = row ? afterReset(JSON.parse(row.doc) as Merchant) : null;
         if (fresh) await writeMerchant(tx, fresh);
         return erased;
@@ -364,14 +328,11 @@ export class PostgresStore implements Store {
         const [row] = await tx`SELECT 1 FROM payreq_merchants WHERE payee_id = ${payeeId} FOR UPDATE`;
         if (!row) return undefined;
         const payments = (await tx`DELETE FROM payreq_payments WHERE payee_id = ${payeeId}`).count;
-        const journalEntries = (await tx`DELETE FROM payreq_journal WHERE payee_id = ${payeeId}`).count;
-        const deliveries = (await tx`DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId}`).count;
-        await tx`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}`;
-        await tx`DELETE FROM payreq_readiness WHERE payee_id = ${payeeId}`;
+        const records = await eraseRecords(tx, payeeId);
         await tx`DELETE FROM payreq_rate_windows WHERE key = ${`merchant:${payeeId}`}`;
         await tx`DELETE FROM payreq_payment_counts WHERE payee_id = ${payeeId}`;
         await tx`DELETE FROM payreq_merchants WHERE payee_id = ${payeeId}`;
-        return { payments, journalEntries, deliveries };
+        return { payments, ...records };
       }),
     ).finally(() => this.journalTrims.due(payeeId)) as Promise<MerchantErasure | undefined>;
   }
@@ -397,13 +358,20 @@ export class PostgresStore implements Store {
   }
 }
 
-/** Per merchant, its payment count as just read; the oldest of more than 10,000 go first. */
-function keepCount(counts: Map<string, { count: number; at: number }>, payeeId: string, count: number): { count: number; at: number } {
-  const known = { count, at: Date.now() };
-  counts.delete(payeeId);
-  counts.set(payeeId, known);
-  if (counts.size > 10_000) counts.delete(counts.keys().next().value!);
-  return known;
+/** Deletes the merchant's journal, deliveries, idempotency keys and evidence in one statement (its answer texts go with its next journal trim). */
+async function eraseRecords(tx: Sql, payeeId: string): Promise<{ journalEntries: number; deliveries: number }> {
+  const [row] = await tx<{ journalEntries: number; deliveries: number }[]>`
+    WITH j AS (DELETE FROM payreq_journal WHERE payee_id = ${payeeId} RETURNING 1),
+    d AS (DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId} RETURNING 1),
+    k AS (DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}),
+    r AS (DELETE FROM payreq_readiness WHERE payee_id = ${payeeId})
+    SELECT (SELECT count(*) FROM j)::int AS "journalEntries", (SELECT count(*) FROM d)::int AS deliveries`;
+  return row!;
+}
+
+/** The merchant's payments with work due by `now`: an expiry or a delayed payer, or a settlement when it auto-settles. */
+function due(sql: Sql, payeeId: string, now: number, autoSettle: boolean): postgres.Fragment {
+  return sql`payee_id = ${payeeId} AND (due_at <= ${now} OR (${autoSettle}::boolean AND settle_at <= ${now}))`;
 }
 
 async function writeMerchant(tx: Sql, m: Merchant): Promise<void> {

@@ -1,24 +1,25 @@
-/**
- * The trims of the PostgreSQL store's bounded tables (journal, evidence, deliveries, idempotency
- * keys), written once: each part counts the rows it adds per merchant, and after `every` of them
- * the merchant's trim of that part is due; a timer of this instance runs due trims, a bounded
- * number per run, never on a request's statement (SPEC 20). Reads apply the caps themselves, so
- * a trim bounds the tables, not what is seen.
- */
+/** The bounded tables' trims, run by a timer, never on a request's statement (SPEC 20); reads apply the caps, so a trim bounds tables, not what is seen. */
 import type postgres from 'postgres';
 import { errorFields } from '../logger.js';
 import type { Logger } from '../logger.js';
-import type { Run } from './postgres-connection.js';
+import type { Run, Sql } from './postgres-connection.js';
 import { StoreUnavailableError } from './unavailable.js';
 
 /** How often due trims run, and how many at most per run. */
-export const TRIM_RUN_EVERY_MS = 1_000;
+const TRIM_RUN_EVERY_MS = 1_000;
 export const TRIMS_PER_RUN = 16;
 /** Trims run at once, each on its own connection. */
 const TRIMS_AT_ONCE = 4;
 
 /** Deletes what a part's cap leaves out of one merchant's rows. */
 export type Trim = (sql: postgres.Sql, payeeId: string) => Promise<unknown>;
+
+/** Deletes the merchant's rows of `table` older than its newest `cap` by `order`: a part's trim by count. */
+export function keepNewest(sql: Sql, table: string, order: string, payeeId: string, cap: number) {
+  return sql`
+    DELETE FROM ${sql(table)} WHERE payee_id = ${payeeId} AND ${sql(order)} < (
+      SELECT ${sql(order)} FROM ${sql(table)} WHERE payee_id = ${payeeId} ORDER BY ${sql(order)} DESC OFFSET ${cap - 1} LIMIT 1)`;
+}
 
 /** One part's counter: `note` after rows (of `bytes`) were added; `due` when the merchant's trim should run at the next run whatever the count (rows were erased). */
 export interface TrimCounter {
@@ -45,10 +46,7 @@ export class PostgresTrims {
     this.timer.unref();
   }
 
-  /**
-   * A counter for one part: its trim is due for a merchant after `every` rows added by this
-   * instance, or, run at once, after `everyBytes` bytes (a trim by bytes: storage-quota.ts).
-   */
+  /** A part's trim is due for a merchant after `every` rows this instance added, or at once after `everyBytes` bytes. */
   counter(every: number, trim: Trim, everyBytes = Number.POSITIVE_INFINITY): TrimCounter {
     const part = this.parts++;
     const added = new Map<string, { rows: number; bytes: number }>();
@@ -85,7 +83,7 @@ export class PostgresTrims {
     });
   }
 
-  /** Runs every due trim now, and what falls due meanwhile (tests, and close). */
+  /** Runs every due trim now, and what falls due meanwhile: tests look after it. */
   async runAll(): Promise<void> {
     while (this.due.size > 0 || this.running) await this.runDue(Number.MAX_SAFE_INTEGER);
   }

@@ -1,16 +1,4 @@
-/**
- * The batch-per-turn writer of the PostgreSQL store, written once: the journal entries and the
- * readiness evidence added in one event-loop turn go to the database in one statement (one round
- * trip), committed without waiting for the disk (synchronous_commit off for that transaction
- * only, set by the statement itself): both are records of requests, which a database crash may
- * cut short by its last moments, unlike payments. Each caller waits for its turn's write, so a
- * read through any instance after an answer shows it (SPEC 20).
- *
- * An answer text journal entries refer to goes in the same statement, once per merchant and name
- * (ON CONFLICT DO NOTHING: kept already), after the turn's entries: by then the statement holds
- * their merchants' journal locks, which the trim that deletes unreferenced texts takes too
- * (postgres-journal.ts), so a text an entry of this turn refers to is never deleted under it.
- */
+/** A turn's journal and evidence in one statement, not waiting for the disk: records of requests, which a database crash may cut short, unlike payments. */
 import type { Run } from './postgres-connection.js';
 import type { TrimCounter } from './postgres-trims.js';
 
@@ -43,7 +31,7 @@ export class PostgresTurnWriter {
   constructor(
     private readonly run: Run,
     /** Each part's trim counter, told of the rows written. */
-    private readonly trims: { readonly journal: TrimCounter; readonly evidence: TrimCounter; readonly bytes?: TrimCounter },
+    private readonly trims: { readonly journal: TrimCounter; readonly evidence: TrimCounter; readonly bytes?: Pick<TrimCounter, 'note'> },
   ) {}
 
   /** Adds a journal entry (JSON text, of `bytes`; with the answer text it refers to, if any) to this turn's write; resolves once it is written. */
@@ -83,9 +71,7 @@ export class PostgresTurnWriter {
 
   private async write(journal: Rows, evidence: Rows, answers: Map<string, string>): Promise<void> {
     this.turn = null;
-    // Journal rows in the order of the merchants' locks (then as added), so two instances' turns never wait on each other in a
-    // cycle (a trigger numbers them per merchant, postgres-schema.ts); answer texts only after them (the WHERE reads j whole);
-    // set_config(..., true) holds until this statement's commit.
+    // Entries in merchant-lock order (no cycle between instances); texts after them, under those locks, which the journal trim takes.
     await this.run(
       (sql) => sql`
         WITH j AS (
@@ -113,12 +99,7 @@ export class PostgresTurnWriter {
   }
 }
 
-
-/**
- * A row's field `"key":json`; JSON holding a NUL (\u0000), which PostgreSQL refuses anywhere in a
- * json value it takes apart (the whole turn would fail), goes as a string under the key in capitals
- * instead, its text read back by ->> (the same JSON text, escape and all).
- */
+/** JSON holding a NUL, which PostgreSQL's json refuses (failing the whole turn), goes as a string under the key in capitals, read back by ->>. */
 function field(key: string, json: string): string {
   return json.includes('\\u0000') ? `"${key.toUpperCase()}":${JSON.stringify(json)}` : `"${key}":${json}`;
 }

@@ -1,0 +1,63 @@
+/** PostgreSQL's trims by bytes judge a merchant by the bytes its quota counts, and the sandbox's total follows them between counts. */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Delivery } from '../../src/store/delivery-log.js';
+import type { NewJournalEntry } from '../../src/store/journal-log.js';
+import { PostgresStore } from '../../src/store/postgres-store.js';
+import { deliveryBytes, fairShare, journalEntryBytes } from '../../src/store/storage-quota.js';
+import type { StorageLimits } from '../../src/store/storage-quota.js';
+import { freshDatabase } from '../support/databases.js';
+
+/** A quota above the fair share of two holders, so that only the sweep (not the merchant's own trim) brings M1 down. */
+const LIMITS: StorageLimits = { merchantBytes: 96 * 1024, sandboxBytes: 96 * 1024 };
+
+const entry = (i: number): NewJournalEntry => ({ at: i, method: 'GET', path: `/p/${i}`, alias: false, status: 200, code: 200, requestBody: null, responseBody: null, latencyMs: 1, fault: null, warnings: [] });
+/** A status read answered with a text of its own (about 1.3 KB), which the entry refers to. */
+const statusRead = (i: number): NewJournalEntry => ({
+  ...entry(i), path: '/openapi/v1/payments/payment/pay_1', responseBody: JSON.stringify({ code: 200, payment_id: 'pay_1', version: i, note: 'ü'.repeat(600) }), answerRef: `pay_1@${i}`,
+});
+
+let store: PostgresStore;
+afterEach(() => store.close());
+
+describe('PostgreSQL: the fair-share sweep', () => {
+  it("counts a merchant's answer texts and idempotency keys as its quota does, so the sandbox comes back within its budget", async () => {
+    store = new PostgresStore({ url: await freshDatabase(), limits: LIMITS });
+    await store.open();
+    // M1: about 32 KB of idempotent answers and 40 KB of answer texts beside 6 KB of journal entries, within its quota.
+    for (let i = 0; i < 16; i++) {
+      expect(await store.idempotency.begin('M1', `k${i}`, `f${i}`, 1_000, 1_000)).toEqual({ kind: 'started' });
+      await store.idempotency.finish('M1', `k${i}`, 201, 'x'.repeat(2_000));
+    }
+    for (let i = 1; i <= 28; i++) await store.journal.append('M1', statusRead(i));
+    await store.trims.runAll();
+    const before = (await store.storageUsage('M1')).merchantBytes;
+    const share = fairShare(LIMITS, 2);
+    expect(before).toBeGreaterThan(share + 16 * 1024);
+    expect(before).toBeLessThan(LIMITS.merchantBytes);
+
+    // M2 fills the sandbox past its budget: its trims sweep the merchants over their fair share.
+    for (let i = 1; i <= 12; i++) await store.journal.append('M2', { ...entry(i), requestBody: 'b'.repeat(4 * 1024) });
+    await store.trims.runAll();
+
+    const [m1, m2] = [(await store.storageUsage('M1')).merchantBytes, (await store.storageUsage('M2')).merchantBytes];
+    expect(m1).toBeLessThanOrEqual(share);
+    expect(m1 + m2).toBeLessThanOrEqual(LIMITS.sandboxBytes);
+    // The sweep gives back journal entries, never idempotent answers; the newest entry stays with its text.
+    expect((await store.journal.list('M1', { limit: 100 })).map((e) => e.path)).toEqual(['/openapi/v1/payments/payment/pay_1']);
+    expect(await store.idempotency.begin('M1', 'k0', 'another body', 1_000, 1_000)).toMatchObject({ kind: 'mismatch' });
+  });
+
+  it("adds this instance's deliveries to the sandbox's total, between counts, by the bytes they count", async () => {
+    store = new PostgresStore({ url: await freshDatabase(), limits: LIMITS });
+    await store.open();
+    await store.journal.append('M1', entry(1));
+    expect(await store.storageUsage('M1')).toMatchObject({ merchantBytes: journalEntryBytes(entry(1)), sandboxBytes: journalEntryBytes(entry(1)) });
+    const delivery: Delivery = {
+      id: 'dlv_1', payeeId: 'M1', eventId: 'evt_1', eventType: 'payment.created', paymentId: 'pay_1', url: 'https://example.test/hook',
+      body: JSON.stringify({ note: 'ü€'.repeat(200) }), state: 'delivered', attempts: [], attempt: 0, nextAttemptAt: null, createdAt: 1,
+    };
+    await store.deliveries.record([delivery]);
+    // The sandbox's total is a few seconds old plus what this instance wrote since: here, exactly what the merchant holds.
+    expect(await store.storageUsage('M1')).toMatchObject({ merchantBytes: journalEntryBytes(entry(1)) + deliveryBytes(delivery), sandboxBytes: journalEntryBytes(entry(1)) + deliveryBytes(delivery) });
+  });
+});
