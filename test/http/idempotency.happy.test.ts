@@ -61,7 +61,9 @@ describe('Idempotency-Key on create', () => {
   it('a timeout after commit keeps the committed answer: a repeat while the first is still held replays it', async () => {
     const body = createBody();
     const { held, abort } = heldCreate(each.sandbox, body, withKey(KEY, { 'Sandbox-Fault': 'timeout' }));
-    // Until the first commits (a busy database may take a while), a repeat answers 402 "in progress" and changes nothing.
+    // Sent only once the first has committed: on a busy machine the repeat could otherwise arrive first and be the one that creates.
+    await until(async () => ((await paymentsWithRef(each, body.merchant_ref_no as string)) === 1 ? true : undefined), 'the held create to commit');
+    // Until its answer is kept, a repeat answers 402 "in progress" and changes nothing.
     const again = await until(async () => {
       const repeat = await call(each.sandbox, 'POST', '/openapi/v1/payments/payment', { body, headers: withKey(KEY) });
       return repeat.status === 402 ? undefined : repeat;
