@@ -172,6 +172,36 @@ describe('a failed log write', () => {
     await again.close();
   });
 
+  it('a reset is one write: a disk that fills after its line leaves memory as a restart finds it (no pending delivery, no journal of the erased payments)', async () => {
+    const dataFile = path.join(dir, 'reset.json');
+    const store = new FileStore({ dataFile });
+    await store.open();
+    await store.saveMerchant(merchant(DEMO_PAYEE));
+    const pending = { id: 'dlv_reset', payeeId: DEMO_PAYEE, eventId: 'evt_1', eventType: 'payment.created', paymentId: numbered(0).id, url: 'https://example.test/hook', body: '{}', state: 'pending' as const, attempts: [], attempt: 0, nextAttemptAt: 0, createdAt: 0 };
+    expect(await store.insertPayment(numbered(0), [pending])).toBe('inserted');
+    await store.journal.append(DEMO_PAYEE, { at: 1, method: 'POST', path: '/openapi/v1/payments/payment', alias: false, status: 200, code: 200, requestBody: null, responseBody: null, latencyMs: 1, fault: null, warnings: [] });
+    await new Promise((resolve) => setImmediate(resolve));
+    // The reset's line lands; the disk is full for any write after it.
+    const write = store.write.bind(store);
+    vi.spyOn(store, 'write').mockImplementation((...records) => {
+      write(...records);
+      if (records[0]?.t === 'reset') failNext.armed = true;
+    });
+    const outcome = await store.resetMerchant(DEMO_PAYEE).then((erased) => erased, (err: unknown) => err);
+    failNext.armed = false;
+    const seen = async (s: InstanceType<typeof FileStore>) => ({
+      payments: await s.countPayments(DEMO_PAYEE),
+      deliveries: (await s.deliveries.list(DEMO_PAYEE, 10)).map((d) => d.id),
+      due: (await s.deliveries.claimDue(Number.MAX_SAFE_INTEGER, 1, 10)).map((d) => d.id),
+      journal: (await s.journal.list(DEMO_PAYEE, { limit: 10 })).length,
+    });
+    const restarted = new FileStore({ dataFile });
+    await restarted.open();
+    expect(await seen(store)).toEqual(await seen(restarted));
+    // The line that erases it all landed: the reset is made, and answered as made.
+    expect(outcome).toBe(1);
+  });
+
   it('over HTTP: the create answers 503 in the envelope, nothing kept, said once in the log without a stack; the next create works', async () => {
     const captured = capturedLog();
     const httpFile = path.join(dir, 'http.json');
