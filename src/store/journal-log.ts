@@ -199,6 +199,11 @@ export class MemoryJournalLog implements JournalLog, TrimmablePart {
 
   async clear(payeeId: string): Promise<number> {
     this.log?.write({ t: 'journal-clear', payeeId });
+    return this.erase(payeeId);
+  }
+
+  /** Memory only: for a change whose own line (a reset, a deletion) clears the journal on replay. */
+  erase(payeeId: string): number {
     const size = this.byMerchant.get(payeeId)?.size ?? 0;
     this.byMerchant.delete(payeeId);
     this.bytes.clear(payeeId);
