@@ -202,6 +202,23 @@ describe('a failed log write', () => {
     expect(outcome).toBe(1);
   });
 
+  it("a key's answer whose line fails is not kept as answered (a retry after a restart would run again where this process replays)", async () => {
+    const dataFile = path.join(dir, 'key.json');
+    const store = new FileStore({ dataFile });
+    await store.open();
+    expect(await store.idempotency.begin(DEMO_PAYEE, 'k-1', 'POST /p {}', 1, 1)).toEqual({ kind: 'started' });
+    failNext.armed = true;
+    // Said to the caller or not, memory must not hold an answer the log lost.
+    await store.idempotency.finish(DEMO_PAYEE, 'k-1', 200, '{"code":200}').catch(() => undefined);
+    failNext.armed = false;
+    const restarted = new FileStore({ dataFile });
+    await restarted.open();
+    // A retry (its claim's lease long over): this process and a restarted one answer it the same way.
+    const here = await store.idempotency.begin(DEMO_PAYEE, 'k-1', 'POST /p {}', 2, 10_000_000);
+    const there = await restarted.idempotency.begin(DEMO_PAYEE, 'k-1', 'POST /p {}', 2, 10_000_000);
+    expect(here).toEqual(there);
+  });
+
   it('over HTTP: the create answers 503 in the envelope, nothing kept, said once in the log without a stack; the next create works', async () => {
     const captured = capturedLog();
     const httpFile = path.join(dir, 'http.json');
