@@ -131,7 +131,10 @@ export class MemoryIdempotencyKeys implements IdempotencyKeys {
     if (!keys || !kept || kept.answer !== null) return;
     keys.answer(key, kept, code, body);
     // An answer larger than the bounds allow pushes its own key out.
-    if (keys.keys.get(key) === kept) this.log?.record({ t: 'key', payeeId, v: { key, fingerprint: kept.fingerprint, createdAt: kept.createdAt, code, body } }, { now: true });
+    if (keys.keys.get(key) !== kept) return;
+    // A lost line takes the answer with it, so this process runs a retry as a restarted one would.
+    const lost = () => void (keys.keys.get(key) === kept && keys.drop(key));
+    this.log?.record({ t: 'key', payeeId, v: { key, fingerprint: kept.fingerprint, createdAt: kept.createdAt, code, body } }, { now: true, lost });
   }
 
   restore(payeeId: string, answered: AnsweredKey): void {
