@@ -202,6 +202,28 @@ describe('a failed log write', () => {
     expect(outcome).toBe(1);
   });
 
+  it("a reset of a merchant whose clock moved is one write too: a disk that fills after its line does not answer 503 for a reset that is made", async () => {
+    const dataFile = path.join(dir, 'reset-clock.json');
+    const store = new FileStore({ dataFile });
+    await store.open();
+    await store.saveMerchant({ ...merchant(DEMO_PAYEE), clockOffsetMs: 3_600_000 });
+    expect(await store.insertPayment(numbered(0))).toBe('inserted');
+    const write = store.write.bind(store);
+    vi.spyOn(store, 'write').mockImplementation((...records) => {
+      write(...records);
+      if (records[0]?.t === 'reset') failNext.armed = true;
+    });
+    const outcome = await store.resetMerchant(DEMO_PAYEE).then((erased) => erased, (err: unknown) => err);
+    failNext.armed = false;
+    const seen = async (s: InstanceType<typeof FileStore>) => ({ payments: await s.countPayments(DEMO_PAYEE), clock: (await s.merchant(DEMO_PAYEE))?.clockOffsetMs });
+    const restarted = new FileStore({ dataFile });
+    await restarted.open();
+    expect(await seen(store)).toEqual(await seen(restarted));
+    // Its line landed, so it is made (payments erased, clock back): a 503 would say nothing changed.
+    expect(outcome).toBe(1);
+    expect(await seen(store)).toEqual({ payments: 0, clock: 0 });
+  });
+
   it("a key's answer whose line fails is not kept as answered (a retry after a restart would run again where this process replays)", async () => {
     const dataFile = path.join(dir, 'key.json');
     const store = new FileStore({ dataFile });
