@@ -86,12 +86,17 @@ export class MemoryStore extends MemoryIndex implements Store {
     return this.room.usage(payeeId);
   }
 
-  async resetMerchant(payeeId: string): Promise<number> {
-    this.write({ t: 'reset', payeeId });
-    const erased = this.applyReset(payeeId);
-    await this.clearParts(payeeId);
-    await this.updateMerchant(payeeId, (m) => [afterReset(m), null] as const);
-    return erased;
+  /** One write with the merchant's clock set back, so a failed write leaves nothing half made. */
+  resetMerchant(payeeId: string): Promise<number> {
+    return this.queues.exclusive(payeeId, async () => {
+      const current = await this.merchant(payeeId);
+      const fresh = current ? afterReset(current) : null;
+      this.write({ t: 'reset', payeeId }, ...(fresh ? [{ t: 'merchant', v: fresh } as const] : []));
+      const erased = this.applyReset(payeeId);
+      await this.clearParts(payeeId);
+      if (fresh) this.applyMerchant(fresh);
+      return erased;
+    });
   }
 
   async prunePayments(payeeId: string, createdBefore: number): Promise<number> {
