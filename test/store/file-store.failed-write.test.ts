@@ -224,6 +224,27 @@ describe('a failed log write', () => {
     expect(await seen(store)).toEqual({ payments: 0, clock: 0 });
   });
 
+  it('a merchant deletion is one write: a disk that fills after its first line leaves memory as a restart finds it, and the deletion answered as made', async () => {
+    const dataFile = path.join(dir, 'delete.json');
+    const store = new FileStore({ dataFile });
+    await store.open();
+    await store.saveMerchant(merchant(DEMO_PAYEE));
+    expect(await store.insertPayment(numbered(0))).toBe('inserted');
+    const write = store.write.bind(store);
+    vi.spyOn(store, 'write').mockImplementation((...records) => {
+      write(...records);
+      failNext.armed = true;
+    });
+    const outcome = await store.deleteMerchant(DEMO_PAYEE).then((erased) => erased, (err: unknown) => err);
+    failNext.armed = false;
+    const seen = async (s: InstanceType<typeof FileStore>) => ({ merchant: (await s.merchant(DEMO_PAYEE))?.payeeId ?? null, payments: await s.countPayments(DEMO_PAYEE) });
+    const restarted = new FileStore({ dataFile });
+    await restarted.open();
+    expect(await seen(store)).toEqual(await seen(restarted));
+    expect(await seen(store)).toEqual({ merchant: null, payments: 0 });
+    expect(outcome).toEqual({ payments: 1, journalEntries: 0, deliveries: 0 });
+  });
+
   it("a key's answer whose line fails is not kept as answered (a retry after a restart would run again where this process replays)", async () => {
     const dataFile = path.join(dir, 'key.json');
     const store = new FileStore({ dataFile });
