@@ -104,21 +104,18 @@ export class MemoryStore extends MemoryIndex implements Store {
     return this.applyPrune(payeeId, createdBefore);
   }
 
-  /** Erased again inside the queue: a request in flight may have added something after the reset. */
-  async deleteMerchant(payeeId: string): Promise<MerchantErasure | undefined> {
-    if (!(await this.merchant(payeeId))) return undefined;
-    // Counted before they are erased.
-    const journalEntries = (await this.journal.list(payeeId, { limit: JOURNAL_CAP })).length;
-    const deliveries = (await this.deliveries.list(payeeId, Number.MAX_SAFE_INTEGER)).length;
-    const reset = await this.resetMerchant(payeeId);
-    const late = await this.queues.exclusive(payeeId, async () => {
-      // One record erases it all on replay, so a restart does not bring it back.
+  /** One line erases it all, now and on replay, so a failed write leaves nothing half made. */
+  deleteMerchant(payeeId: string): Promise<MerchantErasure | undefined> {
+    return this.queues.exclusive(payeeId, async () => {
+      if (!(await this.merchant(payeeId))) return undefined;
+      // Counted before they are erased.
+      const journalEntries = (await this.journal.list(payeeId, { limit: JOURNAL_CAP })).length;
+      const deliveries = (await this.deliveries.list(payeeId, Number.MAX_SAFE_INTEGER)).length;
       this.write({ t: 'merchant-delete', payeeId });
-      const erased = this.applyMerchantDelete(payeeId);
+      const payments = this.applyMerchantDelete(payeeId);
       await this.clearParts(payeeId);
-      return erased;
+      return { payments, journalEntries, deliveries };
     });
-    return { payments: reset + late, journalEntries, deliveries };
   }
 
   /** Memory only: the reset's or deletion's one line clears the parts on replay, so a second write could fail after memory changed. */
