@@ -1,13 +1,10 @@
 /** The shared store: every instance on one database is one sandbox, so all a merchant sees lives there, and a 2xx means committed. */
 import postgres from 'postgres';
-import { apiKeyHash } from '../domain/ids.js';
 import { loggerOr } from '../logger.js';
 import type { Logger } from '../logger.js';
 import { afterReset } from '../domain/merchant.js';
 import type { Merchant } from '../domain/merchant.js';
-import { isLive, isOpen, withMetadataText } from '../domain/payment.js';
 import type { Payment } from '../domain/payment.js';
-import { nextDueAt } from '../domain/transitions.js';
 import type { Delivery } from './delivery-log.js';
 import type { JournalLog } from './journal-log.js';
 import { PostgresDeliveryLog } from './postgres-deliveries.js';
@@ -26,6 +23,8 @@ import type { InsertResult, KeyedPayment, MerchantChange, MerchantErasure, Payme
 import { PostgresConnection } from './postgres-connection.js';
 import { cannotBeStored, keep } from './postgres-connection.js';
 import type { Sql } from './postgres-connection.js';
+import { eraseRecords, writeMerchant } from './postgres-merchants.js';
+import { due, listPayments, merchantsWithDueWork, paymentOf, paymentRow } from './postgres-payments.js';
 import { redactedUrl } from './unavailable.js';
 import { countPayments, paymentSums, PostgresStorage } from './postgres-storage.js';
 import { passesBudget, paymentRoom, textBytes } from './storage-quota.js';
@@ -228,25 +227,7 @@ export class PostgresStore implements Store {
   }
 
   listPayments(payeeId: string, query: PaymentQuery): Promise<PaymentPage> {
-    const status = query.status ?? null;
-    const ref = query.merchantRefNo ?? null;
-    const search = query.search ?? null;
-    // domain/payment-search.ts's rule in SQL: the id exactly, else a part of the reference or the payer.
-    const part = search === null ? null : '%' + search.replace(/[\\%_]/g, (ch) => '\\' + ch) + '%';
-    // A search JSON writes verbatim is in the document's text if in the payer: that cheap test spares parsing each document (~300 ms at 10,000).
-    const verbatim = search !== null && !/["\\\u0000-\u001f\ud800-\udfff]/.test(search);
-    const after = query.after ?? null;
-    return this.run(async (sql) => {
-      const where = sql`payee_id = ${payeeId} AND (${status}::text IS NULL OR status = ${status}) AND (${ref}::text IS NULL OR merchant_ref_no = ${ref})
-        AND (${search}::text IS NULL OR id = ${search} OR merchant_ref_no ILIKE ${part}
-          OR ((${!verbatim}::boolean OR doc ILIKE ${part}) AND ((doc::jsonb->'payer'->>'id') ILIKE ${part} OR (doc::jsonb->'payer'->>'name') ILIKE ${part})))`;
-      const page = sql`${where} AND (${after}::text IS NULL OR seq < (SELECT seq FROM payreq_payments WHERE id = ${after} AND payee_id = ${payeeId}))`;
-      const [rows, [count]] = await Promise.all([
-        sql<{ doc: string }[]>`SELECT doc FROM payreq_payments WHERE ${page} ORDER BY seq DESC LIMIT ${query.limit} OFFSET ${query.offset}`,
-        sql<{ n: number }[]>`SELECT count(*)::int AS n FROM payreq_payments WHERE ${where}`,
-      ]);
-      return { items: rows.map((r) => paymentOf(r.doc)), total: count?.n ?? 0 };
-    });
+    return this.run((sql) => listPayments(sql, payeeId, query));
   }
 
   /** From a count at most CAP_COUNT_TTL_MS old plus this instance's inserts since; near the cap, counted afresh. */
@@ -277,20 +258,8 @@ export class PostgresStore implements Store {
     return this.run(async (sql) => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM payreq_payments WHERE ${due(sql, payeeId, now, autoSettle)}`)[0]?.n ?? 0);
   }
 
-  /** Candidates from the payments due by the furthest merchant clock (two index ranges), then each one's own clock. */
   merchantsWithDueWork(realNow: number): Promise<readonly string[]> {
-    return this.run(async (sql) => {
-      const rows = await sql<{ payee_id: string }[]>`
-        WITH horizon AS (SELECT ${realNow}::bigint + coalesce(max(clock_offset_ms), 0) AS t FROM payreq_merchants),
-        candidates AS (
-          SELECT payee_id FROM payreq_payments WHERE due_at <= (SELECT t FROM horizon)
-          UNION
-          SELECT payee_id FROM payreq_payments WHERE settle_at <= (SELECT t FROM horizon))
-        SELECT m.payee_id FROM payreq_merchants m JOIN candidates c USING (payee_id)
-         WHERE EXISTS (SELECT 1 FROM payreq_payments p WHERE p.payee_id = m.payee_id AND p.due_at <= ${realNow} + m.clock_offset_ms)
-            OR (m.auto_settle AND EXISTS (SELECT 1 FROM payreq_payments p WHERE p.payee_id = m.payee_id AND p.settle_at <= ${realNow} + m.clock_offset_ms))`;
-      return rows.map((r) => r.payee_id);
-    });
+    return this.run((sql) => merchantsWithDueWork(sql, realNow));
   }
 
   livePayments(payeeId: string): Promise<readonly Payment[]> {
@@ -356,55 +325,4 @@ export class PostgresStore implements Store {
       return row ? (paymentOf(row.doc)) : undefined;
     });
   }
-}
-
-/** Deletes the merchant's journal, deliveries, idempotency keys and evidence in one statement (its answer texts go with its next journal trim). */
-async function eraseRecords(tx: Sql, payeeId: string): Promise<{ journalEntries: number; deliveries: number }> {
-  const [row] = await tx<{ journalEntries: number; deliveries: number }[]>`
-    WITH j AS (DELETE FROM payreq_journal WHERE payee_id = ${payeeId} RETURNING 1),
-    d AS (DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId} RETURNING 1),
-    k AS (DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}),
-    r AS (DELETE FROM payreq_readiness WHERE payee_id = ${payeeId})
-    SELECT (SELECT count(*) FROM j)::int AS "journalEntries", (SELECT count(*) FROM d)::int AS deliveries`;
-  return row!;
-}
-
-/** The merchant's payments with work due by `now`: an expiry or a delayed payer, or a settlement when it auto-settles. */
-function due(sql: Sql, payeeId: string, now: number, autoSettle: boolean): postgres.Fragment {
-  return sql`payee_id = ${payeeId} AND (due_at <= ${now} OR (${autoSettle}::boolean AND settle_at <= ${now}))`;
-}
-
-async function writeMerchant(tx: Sql, m: Merchant): Promise<void> {
-  await tx`
-    INSERT INTO payreq_merchants (payee_id, doc, clock_offset_ms, auto_settle)
-    VALUES (${m.payeeId}, ${JSON.stringify(m)}, ${m.clockOffsetMs}, ${m.settings.autoSettle})
-    ON CONFLICT (payee_id) DO UPDATE SET doc = excluded.doc, clock_offset_ms = excluded.clock_offset_ms, auto_settle = excluded.auto_settle`;
-  await tx`DELETE FROM payreq_merchant_keys WHERE payee_id = ${m.payeeId} AND NOT (key_hash = ANY(${m.apiKeyHashes as string[]}::text[]))`;
-  for (const hash of m.apiKeyHashes) {
-    await tx`INSERT INTO payreq_merchant_keys (key_hash, payee_id) VALUES (${hash}, ${m.payeeId}) ON CONFLICT (key_hash) DO NOTHING`;
-  }
-}
-
-/** The searched columns of a payment beside its document. */
-function paymentRow(p: Payment) {
-  return {
-    id: p.id,
-    payee_id: p.payeeId,
-    merchant_ref_no: p.merchantRefNo,
-    token: p.token,
-    code: p.code,
-    status: p.status,
-    live: isLive(p),
-    // Open: expiry or a delayed payer; paid and unsettled: the cut-off, used when the merchant auto-settles.
-    due_at: isOpen(p) ? nextDueAt(p, false) : null,
-    settle_at: isOpen(p) ? null : nextDueAt(p, true),
-    created_at: p.createdAt,
-    version: p.version,
-    doc: JSON.stringify(p),
-  };
-}
-
-/** A payment document as read; one written before metadata was kept as text gets it as text. */
-function paymentOf(doc: string): Payment {
-  return withMetadataText(JSON.parse(doc) as Payment);
 }
