@@ -30,6 +30,21 @@ function merchant(id: string) {
   return { payeeId: id, name: id, city: 'C', countryCode: 'SG', mcc: '5812', homeCurrency: 'SGD', apiKeyHashes: [apiKeyHash(`k-${id}`)], signingSalt: 's', settings: DEFAULT_SETTINGS, clockOffsetMs: 0, createdAt: 0 };
 }
 
+/** Runs `change` on a disk that fills once its first line has landed; answers what it answered, or what it threw. */
+async function withDiskFullAfterFirstLine(store: InstanceType<typeof FileStore>, change: () => Promise<unknown>): Promise<unknown> {
+  const write = store.write.bind(store);
+  const spy = vi.spyOn(store, 'write').mockImplementation((...records) => {
+    write(...records);
+    failNext.armed = true;
+  });
+  try {
+    return await change().catch((err: unknown) => err);
+  } finally {
+    failNext.armed = false;
+    spy.mockRestore();
+  }
+}
+
 describe('a failed log write', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'payreq-torn-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -182,13 +197,7 @@ describe('a failed log write', () => {
     await store.journal.append(DEMO_PAYEE, { at: 1, method: 'POST', path: '/openapi/v1/payments/payment', alias: false, status: 200, code: 200, requestBody: null, responseBody: null, latencyMs: 1, fault: null, warnings: [] });
     await new Promise((resolve) => setImmediate(resolve));
     // The reset's line lands; the disk is full for any write after it.
-    const write = store.write.bind(store);
-    vi.spyOn(store, 'write').mockImplementation((...records) => {
-      write(...records);
-      if (records[0]?.t === 'reset') failNext.armed = true;
-    });
-    const outcome = await store.resetMerchant(DEMO_PAYEE).then((erased) => erased, (err: unknown) => err);
-    failNext.armed = false;
+    const outcome = await withDiskFullAfterFirstLine(store, () => store.resetMerchant(DEMO_PAYEE));
     const seen = async (s: InstanceType<typeof FileStore>) => ({
       payments: await s.countPayments(DEMO_PAYEE),
       deliveries: (await s.deliveries.list(DEMO_PAYEE, 10)).map((d) => d.id),
@@ -208,13 +217,7 @@ describe('a failed log write', () => {
     await store.open();
     await store.saveMerchant({ ...merchant(DEMO_PAYEE), clockOffsetMs: 3_600_000 });
     expect(await store.insertPayment(numbered(0))).toBe('inserted');
-    const write = store.write.bind(store);
-    vi.spyOn(store, 'write').mockImplementation((...records) => {
-      write(...records);
-      if (records[0]?.t === 'reset') failNext.armed = true;
-    });
-    const outcome = await store.resetMerchant(DEMO_PAYEE).then((erased) => erased, (err: unknown) => err);
-    failNext.armed = false;
+    const outcome = await withDiskFullAfterFirstLine(store, () => store.resetMerchant(DEMO_PAYEE));
     const seen = async (s: InstanceType<typeof FileStore>) => ({ payments: await s.countPayments(DEMO_PAYEE), clock: (await s.merchant(DEMO_PAYEE))?.clockOffsetMs });
     const restarted = new FileStore({ dataFile });
     await restarted.open();
@@ -230,13 +233,7 @@ describe('a failed log write', () => {
     await store.open();
     await store.saveMerchant(merchant(DEMO_PAYEE));
     expect(await store.insertPayment(numbered(0))).toBe('inserted');
-    const write = store.write.bind(store);
-    vi.spyOn(store, 'write').mockImplementation((...records) => {
-      write(...records);
-      failNext.armed = true;
-    });
-    const outcome = await store.deleteMerchant(DEMO_PAYEE).then((erased) => erased, (err: unknown) => err);
-    failNext.armed = false;
+    const outcome = await withDiskFullAfterFirstLine(store, () => store.deleteMerchant(DEMO_PAYEE));
     const seen = async (s: InstanceType<typeof FileStore>) => ({ merchant: (await s.merchant(DEMO_PAYEE))?.payeeId ?? null, payments: await s.countPayments(DEMO_PAYEE) });
     const restarted = new FileStore({ dataFile });
     await restarted.open();
