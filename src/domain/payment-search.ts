@@ -1,7 +1,7 @@
 /**
  * What a search of a merchant's payments matches: the payment_id exactly, or a part of the
  * merchant_ref_no, the payer's id or the payer's name, letter case ignored. The PostgreSQL store
- * says the same in SQL (postgres-store.ts listPayments); this is the rule the others run.
+ * says the same in SQL (postgres-payments.ts listPayments); this is the rule the others run.
  */
 import type { Payment } from './payment.js';
 

@@ -184,7 +184,7 @@ export class WebhookService {
 
   private delivery(merchant: Merchant, url: string, payment: Payment, event: PaymentEvent, nextAttemptAt: number, test: boolean, heldGapMs?: number): Delivery {
     const eventId = newEventId();
-    // Not signed here: each attempt signs these bytes with its own timestamp (attempt()).
+    // Not signed here: each attempt signs these bytes with its own timestamp (webhook-sender.ts).
     const body: Record<string, unknown> = { ...this.writeBody(merchant, payment, event, eventId), ...(test ? { test: true } : {}) };
     return {
       id: newDeliveryId(),

@@ -142,7 +142,7 @@ export class PostgresConnection {
   }
 }
 
-/** postgres.js 3.4.9 may write to a dead socket from a setImmediate (outside any call); cli.ts lets it pass, the calls on it answer 503. */
+/** postgres.js 3.4.9 may write to a dead socket from a setImmediate (outside any call); serve-command.ts lets it pass, the calls on it answer 503. */
 export function isDriverWriteAfterClose(err: unknown): boolean {
   return err instanceof TypeError && /reading 'write'/.test(err.message) && /postgres[\\/]src[\\/]connection\.js/.test(err.stack ?? '');
 }
