@@ -120,8 +120,9 @@ function protocolProblem(code: string | undefined, limits: TimeLimits): [number,
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return [413, 'The chunk extensions of the body are over the limit: send the body without them.'];
     case 'HPE_INVALID_TRANSFER_ENCODING':
+      return [400, 'The Transfer-Encoding is not chunked, or chunked is not its last coding: send Transfer-Encoding: chunked, or a Content-Length instead. Nothing was done.'];
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
-      return [400, 'Content-Length and Transfer-Encoding were both sent, or the Transfer-Encoding is not chunked: send one of them (Transfer-Encoding: chunked last). Nothing was done.'];
+      return [400, "Content-Length was sent more than once (or with Transfer-Encoding): send it once, with the body's size in bytes, or Transfer-Encoding: chunked alone. Nothing was done."];
     case 'HPE_INVALID_EOF_STATE':
       return [400, 'The connection was closed before the whole request arrived (the body is shorter than its Content-Length); nothing was done.'];
     case 'HPE_INVALID_METHOD':
@@ -134,7 +135,7 @@ function protocolProblem(code: string | undefined, limits: TimeLimits): [number,
     case 'HPE_LF_EXPECTED':
       return [400, `A header line is not "Name: value" ending in CRLF, or holds a character HTTP does not allow (${code}).`];
     case 'HPE_INVALID_CONTENT_LENGTH':
-      return [400, 'The Content-Length header is not a single whole number.'];
+      return [400, "The Content-Length header is not a single whole number, or was sent with Transfer-Encoding: send one Content-Length with the body's size in bytes, or Transfer-Encoding: chunked alone. Nothing was done."];
     case 'HPE_INVALID_CHUNK_SIZE':
       return [400, 'A chunk of the chunked body does not start with a hexadecimal size.'];
     default:
