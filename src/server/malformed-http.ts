@@ -120,9 +120,9 @@ function protocolProblem(code: string | undefined, limits: TimeLimits): [number,
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
       return [413, 'The chunk extensions of the body are over the limit: send the body without them.'];
     case 'HPE_INVALID_TRANSFER_ENCODING':
-      return [400, 'The Transfer-Encoding is not chunked, or chunked is not its last coding: send Transfer-Encoding: chunked, or a Content-Length instead. Nothing was done.'];
+      return [400, 'The Transfer-Encoding is not chunked (chunked last), or was sent with Content-Length: send Transfer-Encoding: chunked alone, or a Content-Length instead. Nothing was done.'];
     case 'HPE_UNEXPECTED_CONTENT_LENGTH':
-      return [400, "Content-Length was sent more than once (or with Transfer-Encoding): send it once, with the body's size in bytes, or Transfer-Encoding: chunked alone. Nothing was done."];
+      return [400, "Content-Length was sent more than once, or sent with Transfer-Encoding: send it once, with the body's size in bytes, or Transfer-Encoding: chunked alone. Nothing was done."];
     case 'HPE_INVALID_EOF_STATE':
       return [400, 'The connection was closed before the whole request arrived (the body is shorter than its Content-Length); nothing was done.'];
     case 'HPE_INVALID_METHOD':
