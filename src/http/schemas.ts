@@ -230,10 +230,19 @@ export const faultRuleSchema = z.object({
   seed: z.number({ error: typeError('seed', 'a whole number', false) }).int('seed must be a whole number').nullish(),
 });
 
+const httpStatusRange = (issue: { input: unknown }) => `status must be an HTTP status from 100 to 599, got ${String(issue.input)}`;
+
 export const journalQuerySchema = z.object({
   method: z.string().regex(/^[A-Za-z]+$/, 'method must be an HTTP method such as POST').optional(),
   path: z.string().max(256, 'path must be at most 256 characters').optional(),
-  status: wholeQuery('status', 100, 599, 402).optional(),
+  status: z
+    .preprocess(
+      (v) => (v === 'dropped' || v === 'held' ? v : plainDigits(v)),
+      z.union([z.enum(['dropped', 'held']), z.number().min(100, { error: httpStatusRange }).max(599, { error: httpStatusRange })], {
+        error: (issue) => `status must be dropped, held or a whole number written in digits, such as 402, got ${JSON.stringify(issue.input)}`,
+      }),
+    )
+    .optional(),
   limit: limitQuery(500, 50),
 });
 

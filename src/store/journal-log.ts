@@ -33,7 +33,7 @@ export type StoredJournalEntry = Omit<JournalEntry, 'responseBody'> & { readonly
 export interface JournalFilter {
   readonly method?: string;
   readonly path?: string;
-  readonly status?: number;
+  readonly status?: JournalEntry['status'];
   readonly limit: number;
 }
 

@@ -77,6 +77,18 @@ describe('request journal', () => {
     expect(byPath.every((e) => e.path.includes('/v1/payments'))).toBe(true);
   });
 
+  it('filters by the statuses a fault gives: dropped and held', async () => {
+    // Magic amount 900.04: the create is committed and its connection dropped.
+    await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', createBody({ amount: 900.04 }))).catch(() => undefined);
+    const dropped = await journal('?status=dropped');
+    expect(dropped.length).toBeGreaterThan(0);
+    expect(dropped.every((e) => e.status === 'dropped')).toBe(true);
+    expect((await journal('?status=held')).every((e) => e.status === 'held')).toBe(true);
+    const res = await sandbox.fetch(jsonRequest('GET', '/sandbox/v1/requests?status=lost'));
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { description: string }).description).toContain('status must be dropped, held or a whole number written in digits, such as 402, got "lost"');
+  });
+
   it('rejects bad filters with 400', async () => {
     for (const q of ['?limit=0', '?limit=501', '?status=abc', '?method=G%20T']) {
       const res = await sandbox.fetch(jsonRequest('GET', `/sandbox/v1/requests${q}`));

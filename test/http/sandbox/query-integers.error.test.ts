@@ -38,6 +38,7 @@ describe('whole-number query parameters', () => {
     ['/sandbox/v1/payments?limit=99999999999999999999999', 'limit must be at most 100'],
     ['/sandbox/v1/payments?offset=123456789012345678901234567890', 'offset must be at most 1000000'],
     ['/sandbox/v1/requests?limit=1000', 'limit must be at most 500'],
+    ['/sandbox/v1/requests?status=700', 'status must be an HTTP status from 100 to 599, got 700'],
   ])('a number too large is called too large: %s', async (path, message) => {
     const { status, body } = await get(path);
     expect(status).toBe(400);
