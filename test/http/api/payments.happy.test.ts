@@ -101,6 +101,13 @@ describe.each(PREFIXES)('public API under %s', (prefix) => {
       expect(status.payer.name).toBeTypeOf('string');
     });
 
+    it('says to show qr_data only while a payer is still to pay: a magic payer decides at once', async () => {
+      const open = await call(each.sandbox, 'POST', `${prefix}/payments/payment`, { body: createBody() });
+      expect(open.body.description).toMatch(/status P .*; show qr_data to the payer\.$/);
+      const paid = await call(each.sandbox, 'POST', `${prefix}/payments/payment`, { body: createBody({ payer: 'PAYER_PAYS' }) });
+      expect(paid.body.description).toMatch(/status A .*; the magic payer decided it at once, so no payer needs its qr_data\.$/);
+    });
+
     it.each([
       [0.01, '0.01'],
       [100, '100.00'],

@@ -2,7 +2,7 @@
 import { Code } from '../../../domain/codes.js';
 import { MAGIC_AMOUNTS } from '../../../domain/magic.js';
 import { toMinorUnits } from '../../../domain/money.js';
-import { STATUS_MEANINGS } from '../../../domain/payment.js';
+import { isOpen, STATUS_MEANINGS } from '../../../domain/payment.js';
 import { baseUrlOf } from '../../base-url.js';
 import { validate } from '../../body.js';
 import type { AppEnv } from '../../context.js';
@@ -48,7 +48,9 @@ export function paymentHandlers(routes: PaymentRoutes, statusTexts: StatusTexts)
         tellAnswered(c, { paymentId: payment.id, merchantRefNo: input.merchant_ref_no, amount: input.amount, signed: typeof input.sign === 'string' });
         const qrFields = qrData(payment, merchant, baseUrlOf(c));
         if (merchant.settings.inlineQrImage) qrFields.image = await qr.dataUrl(payment.token, qrFields.payload as string);
-        const response = ok(c, `Payment created with status ${payment.status} (${STATUS_MEANINGS[payment.status]}); show qr_data to the payer.`, {
+        // A magic payer decides the payment at once: no one is left to scan its QR.
+        const next = isOpen(payment) ? 'show qr_data to the payer' : 'the magic payer decided it at once, so no payer needs its qr_data';
+        const response = ok(c, `Payment created with status ${payment.status} (${STATUS_MEANINGS[payment.status]}); ${next}.`, {
           payment_id: payment.id,
           payment_code: payment.code,
           payment_token: payment.token,
