@@ -104,3 +104,20 @@ describe('a live update of the deliveries', () => {
     await page.close();
   });
 });
+
+describe("a payment's requests", () => {
+  it('include its create when a fault cut the answer off (nothing in the journal names the payment but the merchant_ref_no sent)', async () => {
+    const body = createBody({ merchant_ref_no: `cut-${Date.now()}` });
+    // The change is committed, then the connection dropped: the client never learns the payment's id.
+    await fetch(`${served.server.url}/openapi/v1/payments/payment`, { method: 'POST', headers: { 'Service-Api-Key': DEMO_KEY, 'Content-Type': 'application/json', 'Sandbox-Fault': 'drop' }, body: JSON.stringify(body) }).catch(() => undefined);
+    const found = await fetch(`${served.server.url}/sandbox/v1/payments?merchant_ref_no=${body.merchant_ref_no as string}`, { headers: { 'Service-Api-Key': DEMO_KEY } });
+    const [payment] = ((await found.json()) as { payments: { payment_id: string }[] }).payments;
+    const page = await served.chromium.newPage(DESKTOP);
+    await openDashboard(page, served.server.url, DEMO_KEY);
+    await page.locator(`tr[data-payment-id="${payment!.payment_id}"] button[data-action="open"]`).click();
+    const requests = page.locator('#detail-journal');
+    await requests.locator('table').waitFor();
+    expect(await requests.textContent()).toContain('dropped');
+    await page.close();
+  });
+});

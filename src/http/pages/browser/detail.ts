@@ -95,11 +95,15 @@ function eventItem(e: PaymentEvent): HTMLLIElement {
   return el('li', { data: { event: e.type } }, el('span', { class: 'mono when' }, e.at_iso || when(e.at)), el('strong', null, e.type), ' ', (e.from ?? '∅') + ' → ' + e.to, ' by ' + e.actor, e.reason ? el('div', { class: 'sub' }, e.reason) : '');
 }
 
-/** Journal entries of this payment: its path names it, or its answer does (the create). */
-function mentions(e: JournalEntry, id: string): boolean {
+/** Journal entries of this payment: its path names it, its answer does, or it is a create sent with its merchant_ref_no (one a fault cut off has no answer to name it). */
+function mentions(e: JournalEntry, id: string, ref: string): boolean {
   if (e.path.includes(id)) return true;
-  const body = e.response_body;
-  return typeof body === 'object' && body !== null && (body as { payment_id?: unknown }).payment_id === id;
+  if (fieldOf(e.response_body, 'payment_id') === id) return true;
+  return e.method === 'POST' && /\/payments\/payment$/.test(e.path) && fieldOf(e.request_body, 'merchant_ref_no') === ref;
+}
+
+function fieldOf(body: unknown, name: string): unknown {
+  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[name] : undefined;
 }
 
 export async function showPayment(id: string, focus = true): Promise<void> {
@@ -119,7 +123,7 @@ export async function showPayment(id: string, focus = true): Promise<void> {
   }
   const p = detail.body.payment;
   ui.title.replaceChildren(el('span', { class: 'ref' }, p.merchant_ref_no), ' ', statusBadge(p));
-  const entries = journal.ok ? journal.body.requests.filter((e) => mentions(e, id)) : [];
+  const entries = journal.ok ? journal.body.requests.filter((e) => mentions(e, id, p.merchant_ref_no)) : [];
   const mine = (deliveries ?? []).filter((d) => d.payment_id === id);
   ui.body.replaceChildren(
     // First, under the message: a payment is opened to act on it, and an action's answer shows above it, both in view.
