@@ -148,7 +148,7 @@ export function parseScenario(text: string, file: string): Scenario {
   }
   const data: unknown = doc.toJS({ maxAliasCount: 1000 });
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    throw new ScenarioFileError(file, [{ message: `a scenario must be a mapping with name and steps, got ${Array.isArray(data) ? 'a list' : JSON.stringify(data)}` }]);
+    throw new ScenarioFileError(file, [{ message: `a scenario must be a mapping with name and steps, got ${Array.isArray(data) ? 'a list' : shown(data)}` }]);
   }
   const locate = (path: readonly PropertyKey[]) => position(doc, lines, path);
   const problems: Problem[] = [];
@@ -294,4 +294,10 @@ function checkExpectSyntax(expect: Expectations, fail: (message: string, field: 
     checkMatcher(e, `expect.body.${path}`, ['expect', 'body', path]);
   }
   for (const [name, e] of Object.entries(expect.headers ?? {})) checkMatcher(e, `expect.headers.${name}`, ['expect', 'headers', name]);
+}
+
+/** A value as an error quotes it: its first 60 characters, so a file that is not a scenario is named, not printed. */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 60)}... (${text.length} characters)` : text;
 }

@@ -28,6 +28,13 @@ describe('scenario loader: malformed files are rejected naming file, line, step 
     expect(problemsOf('')[0]).toMatch(/must be a mapping/);
   });
 
+  it('a file of plain text is named with its first 60 characters, not printed whole', () => {
+    const text = 'root:x:0:0:root:/root:/bin/bash\n'.repeat(40);
+    const [problem] = problemsOf(text);
+    expect(problem).toMatch(/^f\.yaml: a scenario must be a mapping with name and steps, got "root:x:0:0:root:\/root.{30,50}\.\.\. \(\d+ characters\)$/);
+    expect(problem!.length).toBeLessThan(160);
+  });
+
   it('a missing name and missing steps are named', () => {
     const problems = problemsOf('description: nothing else\n');
     expect(problems.some((p) => /field name: /.test(p))).toBe(true);
