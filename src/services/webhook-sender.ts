@@ -1,8 +1,4 @@
-/**
- * How webhook attempts leave one instance: due deliveries are claimed in turn across merchants
- * into a bounded number of places, each attempt is signed with the merchant's secret of the
- * moment, sent to its listener or its URL, and its outcome recorded with the next retry's time.
- */
+/** How webhook attempts leave one instance: claimed in turn across merchants into bounded places, so no merchant's hanging receiver holds up another's. */
 import { errorFields } from '../logger.js';
 import type { Logger } from '../logger.js';
 import { WEBHOOK_SIGNATURE_HEADER, webhookSignature, withListener, withWebhookSecret } from '../domain/webhook-secret.js';
