@@ -77,6 +77,16 @@ describe('request journal', () => {
     expect(byPath.every((e) => e.path.includes('/v1/payments'))).toBe(true);
   });
 
+  it.each([['900.03', 402], ['900.04', 402]])('a create with magic amount %s refused before it commits is journaled without the fault it never met', async (amount) => {
+    const body = createBody();
+    expect((await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', body))).status).toBe(200);
+    // The same merchant_ref_no again: refused (402) at once, so neither hold nor drop happens.
+    const again = await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', { ...body, amount: Number(amount) }));
+    expect(again.status).toBe(402);
+    const [entry] = await journal('?limit=1');
+    expect(entry).toMatchObject({ status: 402, fault: null });
+  });
+
   it('filters by the statuses a fault gives: dropped and held', async () => {
     // Magic amount 900.04: the create is committed and its connection dropped.
     await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', createBody({ amount: 900.04 }))).catch(() => undefined);

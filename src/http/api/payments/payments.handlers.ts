@@ -31,7 +31,10 @@ export function paymentHandlers(routes: PaymentRoutes, statusTexts: StatusTexts)
       const magic = MAGIC_AMOUNTS[amountMinor];
       // The magic timeout holds its answer like a timeout fault: it takes a held place before anything commits.
       let place = magic?.fault === 'timeout' ? await takeHeldPlace(c, config.timeoutHoldMs) : undefined;
-      if (magic) noteFault(c, `${magic.fault} (magic amount ${input.amount})`);
+      const magicFault = magic && `${magic.fault} (magic amount ${input.amount})`;
+      // One that acts after the commit applies only to a create that commits (a refused one is answered as it is).
+      const afterCommit = magic?.fault === 'timeout' || magic?.fault === 'drop';
+      if (magicFault && !afterCommit) noteFault(c, magicFault);
       try {
         const { payment, fault } = await payments.create(merchant, {
           body,
@@ -45,6 +48,7 @@ export function paymentHandlers(routes: PaymentRoutes, statusTexts: StatusTexts)
           signType: input.sign_type ?? undefined,
           sign: input.sign ?? undefined,
         });
+        if (magicFault && afterCommit) noteFault(c, magicFault);
         tellAnswered(c, { paymentId: payment.id, merchantRefNo: input.merchant_ref_no, amount: input.amount, signed: typeof input.sign === 'string' });
         const qrFields = qrData(payment, merchant, baseUrlOf(c));
         if (merchant.settings.inlineQrImage) qrFields.image = await qr.dataUrl(payment.token, qrFields.payload as string);
