@@ -179,9 +179,11 @@ export function judgeReadiness(facts: ReadinessFacts): { ready: boolean; checks:
   );
 
   const polled = creates.map((c) => readAfter(createdId(c)!, c.at)).filter((r) => r !== undefined);
+  // A fail names the creates whose payment was never read.
+  const unread = creates.slice(0, 3).map((c) => `${c.ref} created ${createdId(c)!}, never read after`);
   checks.push(
     check('poll-status', 'The integration reads the status of a payment it created.', true, polled.length > 0 ? 'pass' : creates.length > 0 ? 'fail' : 'not_tried',
-      polled.slice(0, 3).map((r) => r.ref),
+      polled.length > 0 ? polled.slice(0, 3).map((r) => r.ref) : unread,
       'After a create, read GET /openapi/v1/payments/payment/{payment_id} until the status is final: the answer to create only says the payment exists.'),
   );
 
@@ -222,7 +224,7 @@ export function judgeReadiness(facts: ReadinessFacts): { ready: boolean; checks:
     // Deliveries exist only while a URL is set or a listener (payreq-sandbox listen) forwards them.
     check('webhook', 'A webhook delivery (to the URL set, or through payreq-sandbox listen) was answered 2xx.', false,
       delivered.length > 0 ? 'pass' : facts.deliveries.length > 0 ? 'fail' : 'not_tried',
-      delivered.slice(0, 3).map((d) => `delivery of ${d.eventId}`),
+      delivered.length > 0 ? delivered.slice(0, 3).map((d) => `delivery of ${d.eventId}`) : facts.deliveries.slice(0, 3).map((d) => `delivery of ${d.eventId}: ${d.state}, ${d.statuses.length > 0 ? `answered ${d.statuses.map((x) => x ?? 'nothing').join(', ')}` : 'not attempted yet'}`),
       facts.webhookUrl ? 'Answer deliveries with a 2xx quickly; POST /sandbox/v1/webhook/test sends a sample.' : 'Set a URL with PUT /sandbox/v1/webhook (or run payreq-sandbox listen) and answer deliveries with a 2xx.'),
   );
 

@@ -63,6 +63,15 @@ describe('GET /sandbox/v1/readiness', () => {
     }
   });
 
+  it('a failed check names what it failed on: the create whose payment was never read', async () => {
+    const created = await as('/openapi/v1/payments/payment', 'POST', body());
+    expect(created.status).toBe(200);
+    const poll = (await report()).check('poll-status');
+    expect(poll.status).toBe('fail');
+    expect(poll.evidence).toHaveLength(1);
+    expect(poll.evidence[0]).toMatch(new RegExp(`^\\S+ created ${created.body.payment_id as string}, never read after$`));
+  });
+
   it('a careful integration through every outcome, a lost create and a refusal is ready', async () => {
     const paid = await createAndRead();
     await as(`/sandbox/v1/payments/${paid}/pay`, 'POST');
