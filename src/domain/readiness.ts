@@ -99,13 +99,15 @@ const LOST = /\b(timeout|drop|error-after-commit=\d+)\b/;
 
 const isCreate = (r: { method: string; path: string }) => r.method === 'POST' && CREATE.test(r.path);
 const readOf = (r: SeenRequest) => (r.method === 'GET' && r.status === 200 ? STATUS_READ.exec(r.path)?.[1] : undefined);
-const createdId = (r: SeenRequest) => (isCreate(r) && r.status === 200 && r.paymentId !== null ? r.paymentId : undefined);
+/** The payment a create made: answered 200, or committed and then its answer lost to a fault. */
+const createdId = (r: SeenRequest) => (isCreate(r) && r.paymentId !== null && (r.status === 200 || (r.fault !== null && LOST.test(r.fault))) ? r.paymentId : undefined);
 
 /** What the checks read of a request: its bodies are parsed only where a check looks into them. */
 export function seenRequestOf(r: AnsweredRequest): SeenRequest {
   const create = isCreate(r);
   // Creates and status polls are the hot paths: for a clean 200 the handler said what they were.
-  const told = r.status === 200 && r.fault === null ? (r.answered ?? null) : null;
+  // A create the handler answered has committed, whatever a fault did to its answer after.
+  const told = (r.status === 200 && r.fault === null) || (create && r.answered) ? (r.answered ?? null) : null;
   const sent = told === null && (create || r.status === 402) ? objectOf(r.requestBody) : null;
   const readsAnswer = told === null && (r.status === 402 || r.status === 429 || (r.status === 200 && (create || (r.method === 'GET' && STATUS_READ.test(r.path)))));
   const answer = readsAnswer ? objectOf(r.responseBody) : null;

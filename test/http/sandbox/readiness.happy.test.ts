@@ -72,6 +72,18 @@ describe('GET /sandbox/v1/readiness', () => {
     expect(poll.evidence[0]).toMatch(new RegExp(`^\\S+ created ${created.body.payment_id as string}, never read after$`));
   });
 
+  it('a create whose answer was lost still made a payment: reading that payment passes create and poll-status', async () => {
+    const payload = body();
+    await lostCreate(payload);
+    const found = await as(`/sandbox/v1/payments?merchant_ref_no=${payload.merchant_ref_no as string}`);
+    const [payment] = found.body.payments as { payment_id: string }[];
+    await as(`/openapi/v1/payments/payment/${payment!.payment_id}`);
+    const r = await report();
+    expect(r.check('create').status).toBe('pass');
+    expect(r.check('poll-status').status).toBe('pass');
+    expect(r.check('interrupted-create').status).toBe('pass');
+  });
+
   it('a careful integration through every outcome, a lost create and a refusal is ready', async () => {
     const paid = await createAndRead();
     await as(`/sandbox/v1/payments/${paid}/pay`, 'POST');
