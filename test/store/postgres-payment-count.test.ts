@@ -13,6 +13,7 @@ import { newPayment } from '../../src/domain/payment.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { migrate, SCHEMA_VERSION } from '../../src/store/postgres-schema.js';
 import { freshDatabase } from '../support/databases.js';
+import { paymentCounts } from '../support/payment-counts.js';
 
 const opened: PostgresStore[] = [];
 afterAll(async () => {
@@ -45,11 +46,10 @@ async function store(url: string): Promise<PostgresStore> {
   return s;
 }
 
+/** The payments counted for the merchant, and those it really stores. */
 async function counted(s: PostgresStore, payeeId: string): Promise<{ kept: number; stored: number }> {
-  const [row] = await s.run((sql) => sql<{ kept: number; stored: number }[]>`
-    SELECT (SELECT coalesce(sum(payment_count), 0)::int FROM payreq_payment_counts WHERE payee_id = ${payeeId}) AS kept,
-           (SELECT count(*)::int FROM payreq_payments WHERE payee_id = ${payeeId}) AS stored`);
-  return row!;
+  const { count, stored } = await paymentCounts(s, payeeId);
+  return { kept: count, stored };
 }
 
 describe('PostgreSQL: the merchant payment count', () => {

@@ -15,6 +15,7 @@ import { recordBytes } from '../../src/store/storage-quota.js';
 import type { StorageLimits } from '../../src/store/storage-quota.js';
 import { freshDatabase } from '../support/databases.js';
 import { aPayment } from '../support/payments.js';
+import { paymentCounts } from '../support/payment-counts.js';
 
 const opened: PostgresStore[] = [];
 afterAll(async () => {
@@ -40,17 +41,6 @@ async function store(url: string, maxConnections = 10): Promise<PostgresStore> {
   return s;
 }
 
-/** The merchant's rows, and what its payments stored add up to. */
-async function counted(s: PostgresStore, payeeId: string) {
-  const [row] = await s.run((sql) => sql<{ rows: number; bytes: number; count: number; stored_bytes: number; stored: number }[]>`
-    SELECT (SELECT count(*)::int FROM payreq_payment_counts WHERE payee_id = ${payeeId}) AS rows,
-           (SELECT coalesce(sum(payment_bytes), 0)::int FROM payreq_payment_counts WHERE payee_id = ${payeeId}) AS bytes,
-           (SELECT coalesce(sum(payment_count), 0)::int FROM payreq_payment_counts WHERE payee_id = ${payeeId}) AS count,
-           (SELECT coalesce(sum(octet_length(doc)), 0)::int FROM payreq_payments WHERE payee_id = ${payeeId}) AS stored_bytes,
-           (SELECT count(*)::int FROM payreq_payments WHERE payee_id = ${payeeId}) AS stored`);
-  return row!;
-}
-
 describe('PostgreSQL: a merchant\'s payments counted in several rows', () => {
   it('a version-10 database (one row per merchant) is migrated with its counts kept, and counts on from there', async () => {
     const url = await freshDatabase();
@@ -69,9 +59,9 @@ describe('PostgreSQL: a merchant\'s payments counted in several rows', () => {
     }
     const s = await store(url);
     expect(await s.run((sql) => sql`SELECT version FROM payreq_schema`)).toEqual([{ version: SCHEMA_VERSION }]);
-    expect(await counted(s, 'M1')).toMatchObject({ rows: 1, bytes: recordBytes(a) + recordBytes(b), count: 2 });
+    expect(await paymentCounts(s, 'M1')).toMatchObject({ rows: 1, bytes: recordBytes(a) + recordBytes(b), count: 2 });
     for (let i = 0; i < 3; i++) expect(await s.insertPayment(payment('M1'))).toBe('inserted');
-    const after = await counted(s, 'M1');
+    const after = await paymentCounts(s, 'M1');
     expect(after).toMatchObject({ bytes: after.stored_bytes, count: 5, stored: 5 });
     expect(after.rows).toBeGreaterThan(1);
     expect((await s.storageUsage('M1')).merchantBytes).toBe(after.stored_bytes);
@@ -84,21 +74,21 @@ describe('PostgreSQL: a merchant\'s payments counted in several rows', () => {
     const made = Array.from({ length: 40 }, () => payment('M2'));
     const results = await Promise.all(made.map((p, i) => (i % 2 ? one : two).insertPayment(p)));
     expect(results.every((r) => r === 'inserted')).toBe(true);
-    let now = await counted(one, 'M2');
+    let now = await paymentCounts(one, 'M2');
     expect(now).toMatchObject({ bytes: now.stored_bytes, count: 40, stored: 40 });
     // Concurrent creates took different rows.
     expect(now.rows).toBeGreaterThan(1);
     const paid = made.slice(0, 20).map((p) => ({ ...p, status: 'A' as const, settled: true, payer: { id: 'payer-1', name: 'Pat Payer' }, version: 2 }));
     expect(await Promise.all(paid.map((p, i) => (i % 2 ? one : two).updatePayment(p, 1)))).toEqual(paid.map(() => true));
-    now = await counted(one, 'M2');
+    now = await paymentCounts(one, 'M2');
     expect(now).toMatchObject({ bytes: now.stored_bytes, count: 40 });
     expect(await two.prunePayments('M2', Number.MAX_SAFE_INTEGER)).toBe(20);
-    now = await counted(one, 'M2');
+    now = await paymentCounts(one, 'M2');
     expect(now).toMatchObject({ bytes: now.stored_bytes, count: 20, stored: 20 });
     expect(await one.belowPaymentCap('M2', 21)).toBe(true);
     expect(await two.belowPaymentCap('M2', 20)).toBe(false);
     await Promise.all([one.resetMerchant('M2'), ...Array.from({ length: 6 }, () => two.insertPayment(payment('M2')))]);
-    now = await counted(one, 'M2');
+    now = await paymentCounts(one, 'M2');
     expect(now).toMatchObject({ bytes: now.stored_bytes, count: now.stored });
     expect((await one.storageUsage('M2')).merchantBytes).toBe(now.stored_bytes);
   });
@@ -145,7 +135,7 @@ describe('PostgreSQL: a merchant\'s payments counted in several rows', () => {
     for (let i = 0; i < 7; i++) expect(await s.insertPayment(payment('M3'), [], limits)).toBe('inserted');
     expect(await s.insertPayment(payment('M3'), [], limits)).toBe('merchant_quota');
     expect((await s.storageUsage('M3')).merchantBytes).toBe(7 * size);
-    expect(await counted(s, 'M3')).toMatchObject({ count: 7, stored: 7 });
+    expect(await paymentCounts(s, 'M3')).toMatchObject({ count: 7, stored: 7 });
   });
 
   it('concurrent creates from two instances pass the quota by at most one payment per other database connection', async () => {
@@ -165,6 +155,6 @@ describe('PostgreSQL: a merchant\'s payments counted in several rows', () => {
     expect(used).toBeLessThanOrEqual(quota + 5 * size);
     // Once they are committed, every create sees them: the next is refused.
     expect(await one.insertPayment(payment('M4'), [], limits)).toBe('merchant_quota');
-    expect(await counted(one, 'M4')).toMatchObject({ count: stored, stored });
+    expect(await paymentCounts(one, 'M4')).toMatchObject({ count: stored, stored });
   });
 });
