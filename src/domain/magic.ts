@@ -31,3 +31,9 @@ export const MAGIC_AMOUNTS: Readonly<Record<number, { readonly fault: string; re
   90003: { fault: 'timeout', effect: 'create commits, then the response is held (timeout)' },
   90004: { fault: 'drop', effect: 'create commits, then the connection is closed without a response' },
 };
+
+/** The fault of a magic amount that acts once the create is committed (timeout, drop), or null: a create refused before it commits never meets it. */
+export function faultAfterCommit(amountMinor: number): 'timeout' | 'drop' | null {
+  const fault = MAGIC_AMOUNTS[amountMinor]?.fault;
+  return fault === 'timeout' || fault === 'drop' ? fault : null;
+}

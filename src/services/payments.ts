@@ -2,7 +2,7 @@
 import { SandboxError } from '../domain/errors.js';
 import { convertMinorUnits, findCurrency } from '../domain/currencies.js';
 import { newPaymentCode, newPaymentId, newPaymentToken } from '../domain/ids.js';
-import { magicPayerOutcome, MAGIC_AMOUNTS, PAY_LATER_DELAY_MS } from '../domain/magic.js';
+import { faultAfterCommit, magicPayerOutcome, MAGIC_AMOUNTS, PAY_LATER_DELAY_MS } from '../domain/magic.js';
 import type { Merchant } from '../domain/merchant.js';
 import { MAX_AMOUNT_MINOR } from '../domain/money.js';
 import { newPayment } from '../domain/payment.js';
@@ -124,7 +124,7 @@ export class PaymentService {
       payment = { ...payment, id: newPaymentId(), token: newPaymentToken(), code: newPaymentCode() };
     }
     this.committed(merchant, payment, payment.history);
-    const fault: CommittedFault = magic?.fault === 'timeout' ? 'timeout' : magic?.fault === 'drop' ? 'drop' : null;
+    const fault: CommittedFault = faultAfterCommit(input.amountMinor);
     return { payment, fault };
   }
 

@@ -1,6 +1,6 @@
 /** The public API's handlers: each reads its input through its contract (payments.routes.ts). */
 import { Code } from '../../../domain/codes.js';
-import { MAGIC_AMOUNTS } from '../../../domain/magic.js';
+import { faultAfterCommit, MAGIC_AMOUNTS } from '../../../domain/magic.js';
 import { toMinorUnits } from '../../../domain/money.js';
 import { isOpen, STATUS_MEANINGS } from '../../../domain/payment.js';
 import { baseUrlOf } from '../../base-url.js';
@@ -32,9 +32,8 @@ export function paymentHandlers(routes: PaymentRoutes, statusTexts: StatusTexts)
       // The magic timeout holds its answer like a timeout fault: it takes a held place before anything commits.
       let place = magic?.fault === 'timeout' ? await takeHeldPlace(c, config.timeoutHoldMs) : undefined;
       const magicFault = magic && `${magic.fault} (magic amount ${input.amount})`;
-      // One that acts after the commit applies only to a create that commits (a refused one is answered as it is).
-      const afterCommit = magic?.fault === 'timeout' || magic?.fault === 'drop';
-      if (magicFault && !afterCommit) noteFault(c, magicFault);
+      // One that acts after the commit is noted once the create commits: a refused one never meets it.
+      if (magicFault && faultAfterCommit(amountMinor) === null) noteFault(c, magicFault);
       try {
         const { payment, fault } = await payments.create(merchant, {
           body,
@@ -48,7 +47,7 @@ export function paymentHandlers(routes: PaymentRoutes, statusTexts: StatusTexts)
           signType: input.sign_type ?? undefined,
           sign: input.sign ?? undefined,
         });
-        if (magicFault && afterCommit) noteFault(c, magicFault);
+        if (magicFault && fault) noteFault(c, magicFault);
         tellAnswered(c, { paymentId: payment.id, merchantRefNo: input.merchant_ref_no, amount: input.amount, signed: typeof input.sign === 'string' });
         const qrFields = qrData(payment, merchant, baseUrlOf(c));
         if (merchant.settings.inlineQrImage) qrFields.image = await qr.dataUrl(payment.token, qrFields.payload as string);
