@@ -36,7 +36,7 @@ export class WebhookSender {
   private readonly inFlightByMerchant = new Map<string, number>();
   private pumping: Promise<void> | null = null;
   private pumpAgain = false;
-  private closed = false;
+  private stopped = false;
   private readonly poller: NodeJS.Timeout;
 
   constructor(
@@ -53,8 +53,13 @@ export class WebhookSender {
     this.poller.unref();
   }
 
+  /** Closed with the webhooks: nothing more is sent, and no change gets deliveries. */
+  get closed(): boolean {
+    return this.stopped;
+  }
+
   close(): void {
-    this.closed = true;
+    this.stopped = true;
     clearInterval(this.poller);
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
@@ -62,7 +67,7 @@ export class WebhookSender {
 
   /** Looks for due deliveries soon (once per turn, however often it is asked). */
   kick(): void {
-    if (this.closed) return;
+    if (this.stopped) return;
     if (this.pumping) {
       this.pumpAgain = true;
       return;
@@ -102,12 +107,12 @@ export class WebhookSender {
       }
       return claimed.length;
     };
-    while (!this.closed) {
+    while (!this.stopped) {
       const free = SHARED_PLACES - this.inFlight.shared;
       const shared = free > 0 ? await claim(free, MAX_DELIVERIES_PER_MERCHANT, 'shared') : 0;
       // Fewer than the free shared places: nothing else is due now.
       if (free > 0 && shared < free) return;
-      if (this.closed || this.inFlight.own >= OWN_PLACES) return;
+      if (this.stopped || this.inFlight.own >= OWN_PLACES) return;
       // One place each (1 - n <= 0 for a merchant with n in flight): only merchants with nothing in flight get one.
       const firsts = await claim(OWN_PLACES - this.inFlight.own, 1, 'own');
       if (shared === 0 && firsts === 0) return;
@@ -169,7 +174,7 @@ export class WebhookSender {
 
   /** A retry due sooner than the next poll is looked for at its time. */
   wakeAfter(delayMs: number): void {
-    if (this.closed || delayMs >= POLL_MS) return;
+    if (this.stopped || delayMs >= POLL_MS) return;
     const timer = setTimeout(() => {
       this.timers.delete(timer);
       this.kick();

@@ -39,7 +39,6 @@ const REORDER_GAP_MS = 100;
 const DUPLICATE_GAP_MS = 50;
 
 export class WebhookService {
-  private closed = false;
   /** Checks every address connected to, when private targets are denied. */
   private readonly guard: TargetGuard | undefined;
   /** `payreq-sandbox listen` streams connected here: while a merchant has one, its deliveries go to it. */
@@ -121,7 +120,7 @@ export class WebhookService {
   readonly deliveriesFor = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]): readonly Delivery[] => {
     // Without a URL, a merchant that has used a listener keeps its events for the next one.
     const url = merchant.webhookUrl || (merchant.listenerSecret ? LISTENER_ONLY : null);
-    if (!url || this.closed || events.length === 0) return [];
+    if (!url || this.sender.closed || events.length === 0) return [];
     const faults = merchant.webhookFaults ?? NO_WEBHOOK_FAULTS;
     const held = faults.delaySeconds > 0;
     // Held in sandbox seconds from the change (its latest event, on the merchant's clock), so a
@@ -225,7 +224,6 @@ export class WebhookService {
   }
 
   close(): void {
-    this.closed = true;
     this.sender.close();
     this.upkeep.close();
     this.listeners.closeAll();
