@@ -113,6 +113,7 @@ export interface Sandbox {
   readonly services: Services;
   /** Answers like the server; a `drop` fault rejects like a lost connection. */
   fetch(request: Request): Promise<Response>;
+  /** Binds 127.0.0.1 unless given another hostname ('0.0.0.0' for every interface): a test's sandbox is not for the network. */
   listen(port?: number, hostname?: string): Promise<RunningServer>;
   readonly control: SandboxControl;
   readonly demoMerchants: readonly EnrolledMerchant[];
@@ -174,7 +175,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
       if (response.headers.get(DROPPED_HEADER)) throw new TypeError('fetch failed: the sandbox dropped the connection (drop fault)');
       return response;
     },
-    async listen(port = 0, hostname) {
+    async listen(port = 0, hostname = '127.0.0.1') {
       const server = await listen(app, port, hostname, {}, services.logger);
       servers.push(server);
       return server;
