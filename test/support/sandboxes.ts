@@ -13,8 +13,8 @@ const STORES: readonly [string, (options?: SandboxOptions) => Promise<Sandbox>][
 ];
 
 /**
- * All three in one run of vitest; in npm test's second pass (SANDBOX_TEST_STORE=postgres), which
- * runs these files again, PostgreSQL alone: its first pass has proved them on all three.
+ * All three in the `file` project; in the `postgres` project (SANDBOX_TEST_STORE=postgres), which
+ * runs these files again, PostgreSQL alone: the `file` project has proved them on all three.
  */
 export const EACH_STORE: readonly [string, (options?: SandboxOptions) => Promise<Sandbox>][] =
   process.env.SANDBOX_TEST_STORE === 'postgres' ? STORES.filter(([name]) => name === 'postgres') : STORES;
