@@ -198,17 +198,19 @@ export function validate<S extends z.ZodObject>(c: Context<AppEnv>, schema: S, b
  * Naming unknown fields is cheap; their did-you-mean costs edit distances, so it draws on the
  * instance's budget for costly work, and without room the fields are named without it.
  */
-function unknownWarnings(c: Context<AppEnv>, schema: z.ZodObject, body: Record<string, unknown>): string[] {
-  const plain = unknownFieldWarnings(schema, body, false);
+function unknownWarnings(c: Context<AppEnv>, schema: z.ZodObject, body: Record<string, unknown>, what = 'field'): string[] {
+  const plain = unknownFieldWarnings(schema, body, false, what);
   if (plain.length === 0) return plain;
   const budget = c.get('services').costlyWork;
   const payeeId = c.get('merchant')?.payeeId ?? '';
-  const suggested = budget.run(payeeId, () => unknownFieldWarnings(schema, body, true));
+  const suggested = budget.run(payeeId, () => unknownFieldWarnings(schema, body, true, what));
   if (suggested !== undefined) return suggested;
   return [...plain, `did-you-mean suggestions withheld: they draw on this instance's CPU budget for costly work, shared fairly by the merchants using it, and this merchant's share is spent (they come back in about ${budget.waitFor(payeeId)} ms)`];
 }
 
-export function validateQuery<S extends z.ZodObject>(schema: S, query: Record<string, string>): z.output<S> {
+/** Validates `query` with `schema`; unknown parameters are ignored, as by a body's schema, but named in Sandbox-Warning. */
+export function validateQuery<S extends z.ZodObject>(c: Context<AppEnv>, schema: S, query: Record<string, string>): z.output<S> {
+  warn(c, unknownWarnings(c, schema, query, 'query parameter'));
   const result = schema.safeParse(query);
   if (result.success) return result.data;
   const errors: FieldError[] = result.error.issues.map((issue) => ({ field: issue.path.join('.') || '(query)', message: issue.message }));

@@ -53,10 +53,10 @@ export const MAX_UNKNOWN_NAMED = 10;
  * Names each unknown field of `value` (and of the objects within it that the schema describes),
  * at most MAX_UNKNOWN_NAMED in all; `path` is where value is ("" or "match.").
  */
-function unknownFields(fields: Fields, value: unknown, path: string, found: string[], suggest: boolean): void {
+function unknownFields(fields: Fields, value: unknown, path: string, found: string[], suggest: boolean, what: string): void {
   if (value === null || typeof value !== 'object' || found.length >= MAX_UNKNOWN_NAMED) return;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length && found.length < MAX_UNKNOWN_NAMED; i++) unknownFields(fields, value[i], `${path.slice(0, -1)}[${i}].`, found, suggest);
+    for (let i = 0; i < value.length && found.length < MAX_UNKNOWN_NAMED; i++) unknownFields(fields, value[i], `${path.slice(0, -1)}[${i}].`, found, suggest, what);
     return;
   }
   for (const name of Object.keys(value)) {
@@ -65,11 +65,11 @@ function unknownFields(fields: Fields, value: unknown, path: string, found: stri
       if (found.length >= MAX_UNKNOWN_NAMED) return;
       const shown = JSON.stringify(`${path}${name.slice(0, 64)}`);
       const hint = suggest ? suggestion(name, fields) : undefined;
-      found.push(`unknown field ${shown} ignored${hint ? ` (did you mean "${path}${hint}"?)` : ''}`);
+      found.push(`unknown ${what} ${shown} ignored${hint ? ` (did you mean "${path}${hint}"?)` : ''}`);
       continue;
     }
     const nested = fields.names.get(name);
-    if (nested) unknownFields(nested, (value as Record<string, unknown>)[name], `${path}${name}.`, found, suggest);
+    if (nested) unknownFields(nested, (value as Record<string, unknown>)[name], `${path}${name}.`, found, suggest, what);
   }
 }
 
@@ -122,9 +122,9 @@ function editDistance(a: string, b: string, limit: number): number {
  * The warning for each unknown field of `body` (at most MAX_UNKNOWN_NAMED), in the order sent;
  * without `suggest`, no "did you mean" (the instance's budget for costly work is spent).
  */
-export function unknownFieldWarnings(schema: z.ZodObject, body: Record<string, unknown>, suggest = true): string[] {
+export function unknownFieldWarnings(schema: z.ZodObject, body: Record<string, unknown>, suggest = true, what = 'field'): string[] {
   const found: string[] = [];
-  unknownFields(fieldsOf(schema), body, '', found, suggest);
+  unknownFields(fieldsOf(schema), body, '', found, suggest, what);
   return found;
 }
 

@@ -19,5 +19,5 @@ export async function bodyOf<S extends z.ZodObject>(c: Context<AppEnv>, route: W
 }
 
 export function queryOf<S extends z.ZodObject>(c: Context<AppEnv>, route: { readonly request: { readonly query: S } }): z.output<S> {
-  return validateQuery(route.request.query, c.req.query());
+  return validateQuery(c, route.request.query, c.req.query());
 }
