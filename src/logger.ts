@@ -4,7 +4,9 @@
  * The server passes its pino logger (the request lines' one, on stdout); without one (the
  * library's default, SANDBOX_LOG=off) the lines go to stderr, so no error passes unseen.
  */
+import { writeSync } from 'node:fs';
 import { pino } from 'pino';
+import type { DestinationStream } from 'pino';
 
 /** The part of a pino logger the sandbox writes through: named fields first, then a short message. */
 export interface Logger {
@@ -33,4 +35,30 @@ export function errorFields(err: unknown): { err: string; code?: string } {
 export function logInternalError(logger: Logger, err: unknown, fields: object, msg = 'internal error'): void {
   logger.error({ ...fields, ...errorFields(err), type: err instanceof Error ? err.name : typeof err }, msg);
   if (err instanceof Error && err.stack) logger.debug({ ...fields, stack: err.stack }, `${msg}: its stack`);
+}
+
+/**
+ * Standard output for pino, written asynchronously, a turn's lines as one write: sonic-boom
+ * (pino.destination) measures the text it holds on every write, copying all of it while a write
+ * is under way (2 KB a request line, measured), where a turn's lines joined are measured once.
+ */
+export function stdoutByTurn(): DestinationStream & { flush(cb?: (err?: Error) => void): void } {
+  const out = pino.destination({ dest: 1, sync: false });
+  let held: string[] = [];
+  const handOver = (): void => {
+    if (held.length === 0) return;
+    const text = held.join('');
+    held = [];
+    out.write(text);
+  };
+  // After sonic-boom's own exit flush (registered first, with the destination): the lines still held follow it.
+  process.once('exit', () => {
+    if (held.length > 0) writeSync(1, held.join(''));
+  });
+  return {
+    write(line: string): void {
+      if (held.push(line) === 1) setImmediate(handOver);
+    },
+    flush: (cb) => out.flush(cb),
+  };
 }

@@ -7,7 +7,7 @@ import { isDriverWriteAfterClose } from './store/postgres-connection.js';
 import { pino } from 'pino';
 import type { Logger as PinoLogger } from 'pino';
 import { stopWhenLauncherEnds } from '../bin/launchers.js';
-import { errorFields, loggerOr } from './logger.js';
+import { errorFields, loggerOr, stdoutByTurn } from './logger.js';
 import type { Logger } from './logger.js';
 import { drainDelayFromEnv } from './server/limits.js';
 import { defaultEnrollLimit } from './services/config.js';
@@ -193,8 +193,7 @@ function requestLogger(): PinoLogger {
       // Named fields only, never a header or a body; redact is the guard should one ever be added (top level only: ~1 us).
       redact: { paths: ['api_key', 'signing_salt', 'salt', 'sign', 'password', 'authorization'], censor: '***' },
     },
-    // Written asynchronously: lines that come while a write is under way go out together with the next (a synchronous write per line cost ~20 % of a status GET).
-    // What is still buffered goes out at exit (the stop handler flushes it).
-    pino.destination({ dest: 1, sync: false }),
+    // Written asynchronously, a turn's lines at once (a synchronous write per line cost ~20 % of a status GET); what is still held goes out at exit.
+    stdoutByTurn(),
   );
 }

@@ -107,6 +107,19 @@ describe('serve', () => {
     expect(asked.output()).toContain('demo merchant:');
   });
 
+  it('writes the line of every request answered before a SIGTERM, the last ones too', async () => {
+    const server = await serve();
+    const answers: Response[] = [];
+    // Ten at a time: within the connections one client address may hold.
+    for (let i = 0; i < 30; i++) answers.push(...(await Promise.all(Array.from({ length: 10 }, () => fetch(`${server.url}/sandbox/v1/payments?limit=1`, { headers: { 'Service-Api-Key': 'sk_sandbox_demo_merchant_key' } })))));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    const ids = new Set(answers.map((a) => a.headers.get('request-id')));
+    expect(await server.stop()).toBe(0);
+    const logged = server.output().split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const ours = logged.filter((l) => l.msg === 'request' && ids.has(l.request_id as string));
+    expect(ours).toHaveLength(300);
+  });
+
   it('SIGTERM stops it with exit code 0', async () => {
     const server = await serve();
     expect(await server.stop()).toBe(0);
