@@ -30,16 +30,18 @@ function randomBase64url(byteCount: number): string {
 
 const randomByte = (): number => pool[take(1)]!;
 
+/** Where randomText spells its characters: one string made at the end, not one per character. */
+const spelled = Buffer.alloc(64);
+
 function randomText(alphabet: string, length: number): string {
   // Rejection sampling keeps every character uniform: bytes at or above the last whole multiple
   // of the alphabet's size are drawn again.
   const limit = 256 - (256 % alphabet.length);
-  let out = '';
-  while (out.length < length) {
+  for (let n = 0; n < length; ) {
     const b = randomByte();
-    if (b < limit) out += alphabet[b % alphabet.length];
+    if (b < limit) spelled[n++] = alphabet.charCodeAt(b % alphabet.length);
   }
-  return out;
+  return spelled.toString('latin1', 0, length);
 }
 
 /** 22 base62 characters: about 131 random bits. */
