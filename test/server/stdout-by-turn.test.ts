@@ -1,4 +1,4 @@
-/** The request log's standard output: a turn's lines go out together, in order, and a process that exits in the same turn still writes them. */
+/** The request log's standard output: a turn's lines go out together, in order, a warning at once, and a process that exits in the same turn still writes them. */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +19,19 @@ describe('stdoutByTurn', () => {
       tick();`);
     expect(status).toBe(0);
     expect(stdout.split('\n').filter(Boolean)).toEqual(Array.from({ length: 5000 }, (_, i) => `line ${i}`));
+  });
+
+  it('writes a warning or an error at once, after the lines held before it', () => {
+    const { stdout, status } = run(`
+      import { writeSync } from 'node:fs';
+      const out = stdoutByTurn();
+      out.write('{"level":30,"msg":"held"}\\n');
+      out.write('{"level":40,"msg":"warned"}\\n');
+      writeSync(1, 'marker\\n');
+      out.write('{"level":50,"msg":"failed"}\\n');
+      writeSync(1, 'marker\\n');`);
+    expect(status).toBe(0);
+    expect(stdout.split('\n').filter(Boolean)).toEqual(['{"level":30,"msg":"held"}', '{"level":40,"msg":"warned"}', 'marker', '{"level":50,"msg":"failed"}', 'marker']);
   });
 
   it('writes the lines of the turn in which the process exits', () => {
