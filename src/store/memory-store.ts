@@ -34,7 +34,8 @@ export class MemoryStore extends MemoryIndex implements Store {
 
   /** The file store makes it again once its own parts exist. */
   protected roomFor(limits: StorageLimits | undefined): StorageRoom {
-    return new StorageRoom(this.paymentBytes, [this.journal.bytes, this.deliveries.bytes, this.idempotency.bytes, this.readiness.bytes], [this.journal, this.readiness, this.deliveries], limits);
+    const [journal, readiness, deliveries] = [this.journal.entries, this.readiness.kept, this.deliveries.kept];
+    return new StorageRoom(this.paymentBytes, [journal.bytes, deliveries.bytes, this.idempotency.bytes, readiness.bytes], [journal, readiness, deliveries], limits);
   }
 
   /** A durable store writes the change here before it is made; a throw leaves memory unchanged. */
