@@ -35,7 +35,7 @@ export class MemoryStore extends MemoryIndex implements Store {
   /** The file store makes it again once its own parts exist. */
   protected roomFor(limits: StorageLimits | undefined): StorageRoom {
     const [journal, readiness, deliveries] = [this.journal.entries, this.readiness.kept, this.deliveries.kept];
-    return new StorageRoom(this.paymentBytes, [journal.bytes, deliveries.bytes, this.idempotency.bytes, readiness.bytes], [journal, readiness, deliveries], limits);
+    return new StorageRoom(this.paymentBytes, [journal.bytes, deliveries.bytes, this.idempotency.kept.bytes, readiness.bytes], [journal, readiness, deliveries], limits);
   }
 
   /** A durable store writes the change here before it is made; a throw leaves memory unchanged. */

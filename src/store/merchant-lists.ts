@@ -1,10 +1,12 @@
-// The journal, the evidence and the deliveries each keep a capped, byte-counted list per merchant: one class, so their bounds cannot drift.
+// The journal, the evidence, the deliveries and the idempotency keys each keep a capped, byte-counted list per merchant: one class, so their bounds cannot drift.
 import { ByteTally } from './storage-quota.js';
 import type { StorageRoom, TrimmablePart } from './storage-room.js';
 
-export interface ListBounds<V> {
+export interface ListBounds<K, V> {
   readonly cap: number;
-  readonly bytesOf: (value: V) => number;
+  readonly bytesOf: (value: V, key: K) => number;
+  /** A second bound, on a measure of its own (an idempotency answer's characters). */
+  readonly weight?: { readonly of: (value: V) => number; readonly max: number };
   /** A trim leaves this many of the newest. */
   readonly keepsNewest?: number;
   /** For what a record shares with others (a kept answer text): answers the bytes that went with it. */
@@ -12,14 +14,14 @@ export interface ListBounds<V> {
 }
 
 /** A Map keeps insertion order, so the oldest go first and a replaced record keeps its place. */
-type MerchantList<K, V> = { readonly values: Map<K, V>; readonly sizes: Map<K, number> };
+type MerchantList<K, V> = { readonly values: Map<K, V>; readonly sizes: Map<K, number>; weight: number };
 
 export class MerchantLists<K, V> implements TrimmablePart {
   private readonly byMerchant = new Map<string, MerchantList<K, V>>();
   readonly bytes = new ByteTally();
   private room: StorageRoom | undefined;
 
-  constructor(private readonly bounds: ListBounds<V>) {}
+  constructor(private readonly bounds: ListBounds<K, V>) {}
 
   keepWithin(room: StorageRoom): void {
     this.room = room;
@@ -28,15 +30,16 @@ export class MerchantLists<K, V> implements TrimmablePart {
   /** Only a new record is checked against the merchant's room: a replaced one is when the next arrives. */
   put(payeeId: string, key: K, value: V): void {
     let list = this.byMerchant.get(payeeId);
-    if (!list) this.byMerchant.set(payeeId, (list = { values: new Map(), sizes: new Map() }));
-    const size = this.bounds.bytesOf(value);
+    if (!list) this.byMerchant.set(payeeId, (list = { values: new Map(), sizes: new Map(), weight: 0 }));
+    const size = this.bounds.bytesOf(value, key);
     const before = list.sizes.get(key);
+    const weight = this.bounds.weight;
+    if (weight) list.weight += weight.of(value) - (before === undefined ? 0 : weight.of(list.values.get(key) as V));
     list.values.set(key, value);
     list.sizes.set(key, size);
     this.bytes.add(payeeId, size - (before ?? 0));
-    if (before !== undefined) return;
-    while (list.values.size > this.bounds.cap) this.remove(payeeId, oldest(list));
-    this.room?.kept(payeeId);
+    while (list.values.size > this.bounds.cap || (weight && list.weight > weight.max)) this.remove(payeeId, oldest(list));
+    if (before === undefined) this.room?.kept(payeeId);
   }
 
   get(payeeId: string, key: K): V | undefined {
@@ -61,6 +64,7 @@ export class MerchantLists<K, V> implements TrimmablePart {
     const size = list?.sizes.get(key);
     if (!list || size === undefined) return 0;
     const value = list.values.get(key) as V;
+    if (this.bounds.weight) list.weight -= this.bounds.weight.of(value);
     list.values.delete(key);
     list.sizes.delete(key);
     const freed = size + (this.bounds.dropped?.(payeeId, value) ?? 0);
