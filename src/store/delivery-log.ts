@@ -187,7 +187,12 @@ export class MemoryDeliveryLog implements DeliveryLog {
   }
 
   async clear(payeeId: string): Promise<void> {
+    this.erase(payeeId);
+  }
+
+  /** Answers how many went. */
+  erase(payeeId: string): number {
     for (const [id] of this.kept.oldestFirst(payeeId)) this.pending.delete(id);
-    this.kept.clear(payeeId);
+    return this.kept.clear(payeeId);
   }
 }

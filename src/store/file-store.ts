@@ -179,14 +179,13 @@ export class FileStore extends MemoryStore implements LogLines {
   }
 
   private apply(r: LogRecord): void {
-    const parts = [this.journal, this.deliveries, this.idempotency, this.readiness];
     switch (r.t) {
       case 'merchant': return this.applyMerchant(r.v);
       case 'payment': return this.applyPayment(this.withSharedPayee(r.v));
       // A reset clears the parts as the live store does; journal-clear is the journal's own clear.
-      case 'reset': return void (this.applyReset(r.payeeId), parts.forEach((part) => void part.clear(r.payeeId)));
+      case 'reset': return void (this.applyReset(r.payeeId), this.clearParts(r.payeeId));
       case 'prune': return void this.applyPrune(r.payeeId, r.createdBefore);
-      case 'merchant-delete': return void (this.applyMerchantDelete(r.payeeId), parts.forEach((part) => void part.clear(r.payeeId)));
+      case 'merchant-delete': return void (this.applyMerchantDelete(r.payeeId), this.clearParts(r.payeeId));
       case 'journal': return this.journal.restore(r.payeeId, r.v);
       case 'delivery': return this.deliveries.put(r.v);
       case 'key': return this.idempotency.restore(r.payeeId, r.v);

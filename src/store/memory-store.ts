@@ -5,7 +5,7 @@ import type { Payment } from '../domain/payment.js';
 import { MemoryDeliveryLog } from './delivery-log.js';
 import type { Delivery } from './delivery-log.js';
 import { MemoryIdempotencyKeys } from './idempotency-keys.js';
-import { JOURNAL_CAP, MemoryJournalLog } from './journal-log.js';
+import { MemoryJournalLog } from './journal-log.js';
 import { MemoryIndex, MerchantQueues } from './memory-index.js';
 import { MemoryRateWindows } from './rate-windows.js';
 import { MemoryReadinessLog } from './readiness-log.js';
@@ -56,7 +56,13 @@ export class MemoryStore extends MemoryIndex implements Store {
   }
 
   updateMerchant<T>(payeeId: string, change: MerchantChange<T>): Promise<{ readonly result: T } | undefined> {
-    return this.queues.run(payeeId, () => this.merchant(payeeId), change, (m) => this.saveMerchant(m));
+    return this.queues.exclusive(payeeId, async () => {
+      const current = await this.merchant(payeeId);
+      if (!current) return undefined;
+      const [next, result] = change(current);
+      if (next) await this.saveMerchant(next);
+      return { result };
+    });
   }
 
   async insertPayment(payment: Payment, outbox: readonly Delivery[] = [], limits?: StorageLimits): Promise<InsertResult> {
@@ -94,7 +100,7 @@ export class MemoryStore extends MemoryIndex implements Store {
       const fresh = current ? afterReset(current) : null;
       this.write({ t: 'reset', payeeId }, ...(fresh ? [{ t: 'merchant', v: fresh } as const] : []));
       const erased = this.applyReset(payeeId);
-      await this.clearParts(payeeId);
+      this.clearParts(payeeId);
       if (fresh) this.applyMerchant(fresh);
       return erased;
     });
@@ -109,21 +115,17 @@ export class MemoryStore extends MemoryIndex implements Store {
   deleteMerchant(payeeId: string): Promise<MerchantErasure | undefined> {
     return this.queues.exclusive(payeeId, async () => {
       if (!(await this.merchant(payeeId))) return undefined;
-      // Counted before they are erased.
-      const journalEntries = (await this.journal.list(payeeId, { limit: JOURNAL_CAP })).length;
-      const deliveries = (await this.deliveries.list(payeeId, Number.MAX_SAFE_INTEGER)).length;
       this.write({ t: 'merchant-delete', payeeId });
       const payments = this.applyMerchantDelete(payeeId);
-      await this.clearParts(payeeId);
-      return { payments, journalEntries, deliveries };
+      return { payments, ...this.clearParts(payeeId) };
     });
   }
 
-  /** Memory only: the reset's or deletion's one line clears the parts on replay, so a second write could fail after memory changed. */
-  private async clearParts(payeeId: string): Promise<void> {
-    this.journal.erase(payeeId);
-    await this.deliveries.clear(payeeId);
-    await this.idempotency.clear(payeeId);
-    await this.readiness.clear(payeeId);
+  /** Memory only and in one turn, as a replay applies lines: the reset's or deletion's one line clears the parts on replay. */
+  protected clearParts(payeeId: string): Omit<MerchantErasure, 'payments'> {
+    const erased = { journalEntries: this.journal.erase(payeeId), deliveries: this.deliveries.erase(payeeId) };
+    void this.idempotency.clear(payeeId);
+    void this.readiness.clear(payeeId);
+    return erased;
   }
 }
