@@ -41,8 +41,6 @@ export class FileStore extends MemoryStore implements LogLines {
   private readonly snapshotAfter: number;
   /** The log names it, so a start never applies a log to the wrong snapshot. */
   private snapshotGeneration = 0;
-  /** Replayed changes (a reset's journal clear) must not be written again. */
-  private replaying = false;
   /** After a failed snapshot, the next waits until the log grew as much again. */
   private nextSnapshotAt: number;
   private closed = false;
@@ -70,10 +68,8 @@ export class FileStore extends MemoryStore implements LogLines {
   override async open(): Promise<void> {
     const { dataFile } = this.options;
     mkdirSync(path.dirname(dataFile), { recursive: true });
-    // A start that throws leaves the store unusable: replaying stays on, nothing is written.
-    this.replaying = true;
+    // Replayed before the log opens, so a replayed change cannot be written again, and a start that throws leaves the store refusing writes.
     const started = readStore(dataFile, this.log.file, this.options.repair === true, this.logger, (r) => this.apply(r));
-    this.replaying = false;
     this.snapshotGeneration = started.generation;
     if (started.logBytes !== null) return this.log.open(started.logBytes);
     // The new snapshot holds the whole old log: a start before the log restarts must skip all of it.
@@ -103,7 +99,6 @@ export class FileStore extends MemoryStore implements LogLines {
   }
 
   override write(...records: LogRecord[]): void {
-    if (this.replaying) return;
     const change = records.map((r) => line(r)).join('');
     try {
       this.append(change);
@@ -189,8 +184,8 @@ export class FileStore extends MemoryStore implements LogLines {
       case 'journal': return this.journal.restore(r.payeeId, r.v);
       case 'delivery': return this.deliveries.put(r.v);
       case 'key': return this.idempotency.restore(r.payeeId, r.v);
-      case 'seen': return this.readiness.restore(r);
-      case 'journal-clear': return void this.journal.clear(r.payeeId);
+      case 'seen': return this.readiness.restore(r.payeeId, r.id, r.v);
+      case 'journal-clear': return void this.journal.erase(r.payeeId);
     }
   }
 }

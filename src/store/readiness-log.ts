@@ -41,12 +41,6 @@ export function collapseRepeats<T extends { readonly repeat: string | null }>(ro
   return [...kept.values()].slice(-READINESS_CAP);
 }
 
-interface EvidenceRow {
-  readonly payeeId: string;
-  readonly id: number;
-  readonly v: SeenRequest;
-}
-
 export class MemoryReadinessLog implements ReadinessLog {
   private readonly runs = new Map<string, RepeatRuns>();
   readonly kept = new MerchantLists<number, SeenRequest>({ cap: READINESS_CAP, bytesOf: evidenceBytes });
@@ -65,9 +59,9 @@ export class MemoryReadinessLog implements ReadinessLog {
     if (replaced === null) this.log?.record({ t: 'seen', payeeId, id, v: seen });
   }
 
-  restore(row: EvidenceRow): void {
-    this.kept.put(row.payeeId, row.id, row.v);
-    if (row.id > this.sequence) this.sequence = row.id;
+  restore(payeeId: string, id: number, seen: SeenRequest): void {
+    this.kept.put(payeeId, id, seen);
+    if (id > this.sequence) this.sequence = id;
   }
 
   /** Oldest first: restoring them in this order rebuilds the log. */
