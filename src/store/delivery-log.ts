@@ -115,17 +115,12 @@ export class MemoryDeliveryLog implements DeliveryLog {
 
   constructor(private readonly log?: LogLines) {}
 
-  /** Only once their change is stored, so none is sent for a change that failed. */
-  add(deliveries: readonly Delivery[]): void {
+  async record(deliveries: readonly Delivery[]): Promise<void> {
+    this.log?.write(...deliveryRecords(deliveries));
     for (const d of deliveries) this.put(d);
   }
 
-  async record(deliveries: readonly Delivery[]): Promise<void> {
-    this.log?.write(...deliveryRecords(deliveries));
-    this.add(deliveries);
-  }
-
-  /** A line may replace a delivery by id (an attempt, a resend). */
+  /** Only once its change is stored, so none is sent for a change that failed; it may replace one by id (an attempt, a resend). */
   put(d: Delivery): void {
     if (d.state === 'pending') this.pending.set(d.id, { delivery: d, leaseUntil: 0 });
     else this.pending.delete(d.id);

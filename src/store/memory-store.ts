@@ -86,7 +86,7 @@ export class MemoryStore extends MemoryIndex implements Store {
   private writePayment(payment: Payment, outbox: readonly Delivery[], bytes?: number): void {
     this.write({ t: 'payment', v: payment }, ...deliveryRecords(outbox));
     this.applyPayment(payment, bytes);
-    this.deliveries.add(outbox);
+    for (const d of outbox) this.deliveries.put(d);
   }
 
   async storageUsage(payeeId: string): Promise<StorageUsage> {
