@@ -106,7 +106,9 @@ export class MemoryIdempotencyKeys implements IdempotencyKeys {
   /** Claims are left out: after a restart nobody runs them. */
   *records(): Generator<LogRecord> {
     for (const payeeId of this.kept.merchants()) {
-      for (const [key, { fingerprint, createdAt, answer }] of this.kept.oldestFirst(payeeId)) if (answer) yield { t: 'key', payeeId, v: { key, fingerprint, createdAt, code: answer.code, body: answer.body } };
+      for (const [key, { fingerprint, createdAt, answer }] of this.kept.oldestFirst(payeeId)) {
+        if (answer) yield { t: 'key', payeeId, v: { key, fingerprint, createdAt, code: answer.code, body: answer.body } };
+      }
     }
   }
 

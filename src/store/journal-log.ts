@@ -66,21 +66,21 @@ interface MerchantAnswers {
   lastId: number;
 }
 
-interface KeptEntry {
-  readonly entry: JournalEntry;
-  readonly carriesAnswer: boolean;
-}
-
 export class MemoryJournalLog implements JournalLog {
   private readonly byMerchant = new Map<string, MerchantAnswers>();
   /** All but the newest trimmed, so a merchant always sees its last request. */
-  readonly entries = new MerchantLists<number, JournalEntry>({ cap: JOURNAL_CAP, bytesOf: journalEntryBytes, keepsNewest: 1, dropped: (payeeId, e) => (e.answerRef === undefined ? 0 : this.release(payeeId, e.answerRef)) });
+  readonly entries = new MerchantLists<number, JournalEntry>({
+    cap: JOURNAL_CAP,
+    bytesOf: journalEntryBytes,
+    keepsNewest: 1,
+    dropped: (payeeId, e) => (e.answerRef === undefined ? 0 : this.release(payeeId, e.answerRef)),
+  });
 
   constructor(private readonly log?: LogLines) {}
 
   /** Without an answer text already written, so a polling loop does not write the same text each time. */
   async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
-    const { entry: kept, carriesAnswer } = this.push(payeeId, this.merchant(payeeId).lastId + 1, entry);
+    const [kept, carriesAnswer] = this.push(payeeId, this.merchant(payeeId).lastId + 1, entry);
     if (!this.log) return;
     const { answerRef, responseBody } = kept;
     // A lost line takes the text with it: the next entry that refers to it carries it again.
@@ -99,7 +99,7 @@ export class MemoryJournalLog implements JournalLog {
     return merchant;
   }
 
-  private push(payeeId: string, id: number, e: NewJournalEntry | StoredJournalEntry): KeptEntry {
+  private push(payeeId: string, id: number, e: NewJournalEntry | StoredJournalEntry): [entry: JournalEntry, carriesAnswer: boolean] {
     const merchant = this.merchant(payeeId);
     const answer = refer(merchant.answers, e.answerRef, e.responseBody);
     // The kept string itself, not an equal copy, so memory holds the text once.
@@ -109,7 +109,7 @@ export class MemoryJournalLog implements JournalLog {
     const carries = answer === undefined || !answer.carried;
     if (answer) answer.carried = true;
     this.entries.put(payeeId, id, entry);
-    return { entry, carriesAnswer: carries };
+    return [entry, carries];
   }
 
   private release(payeeId: string, ref: string): number {

@@ -70,9 +70,7 @@ function recordTextBytes(allowance: number, texts: readonly (string | null | und
 
 /** An entry that refers to a kept answer text counts the reference: the text counts once (answerTextBytes). */
 export function journalEntryBytes(e: Omit<StoredJournalEntry, 'id'>): number {
-  let bytes = recordTextBytes(JOURNAL_ENTRY_ALLOWANCE, [e.method, e.path, e.requestBody, e.answerRef ?? e.responseBody, e.fault, e.requestId, e.idempotencyKey]);
-  for (const warning of e.warnings) bytes += textBytes(warning);
-  return bytes;
+  return recordTextBytes(JOURNAL_ENTRY_ALLOWANCE, [e.method, e.path, e.requestBody, e.answerRef ?? e.responseBody, e.fault, e.requestId, e.idempotencyKey, ...e.warnings]);
 }
 
 export function answerTextBytes(text: string): number {
