@@ -1,7 +1,7 @@
 // Claimed under a lease, so whichever instance is alive sends each delivery and its retries, also after the one that started them died.
 import { MerchantLists } from './merchant-lists.js';
 import { deliveryBytes } from './storage-quota.js';
-import { deliveryRecords, type LogLines, type LogRecord } from './file-records.js';
+import { deliveryRecords, type LogRecord, type LogSlot } from './file-records.js';
 export interface DeliveryAttempt {
   readonly at: number;
   readonly status: number | null;
@@ -113,10 +113,10 @@ export class MemoryDeliveryLog implements DeliveryLog {
   /** Trimmed deliveries are gone, pending ones included: work stays bounded too. */
   readonly kept = new MerchantLists<string, Delivery>({ cap: DELIVERY_LOG_CAP, bytesOf: deliveryBytes, dropped: (_payeeId, d) => void this.pending.delete(d.id) });
 
-  constructor(private readonly log?: LogLines) {}
+  constructor(private readonly slot: LogSlot = {}) {}
 
   async record(deliveries: readonly Delivery[]): Promise<void> {
-    this.log?.write(...deliveryRecords(deliveries));
+    this.slot.log?.write(...deliveryRecords(deliveries));
     for (const d of deliveries) this.put(d);
   }
 
@@ -157,7 +157,7 @@ export class MemoryDeliveryLog implements DeliveryLog {
     if (!held) return; // erased or trimmed while it was being sent
     const updated: Delivery = { ...held.delivery, attempts: [...held.delivery.attempts, attempt], ...next };
     this.put(updated);
-    this.log?.record({ t: 'delivery', v: updated });
+    this.slot.log?.record({ t: 'delivery', v: updated });
   }
 
   async resend(payeeId: string, id: string, now: number): Promise<Delivery | 'pending' | undefined> {
@@ -165,14 +165,14 @@ export class MemoryDeliveryLog implements DeliveryLog {
     if (!current) return undefined;
     if (current.state === 'pending') return 'pending';
     const again: Delivery = { ...current, state: 'pending', attempt: 0, nextAttemptAt: now };
-    this.log?.write({ t: 'delivery', v: again });
+    this.slot.log?.write({ t: 'delivery', v: again });
     this.put(again);
     return again;
   }
 
   async advanceHeld(payeeId: string, ms: number, writtenBy: number, now: number): Promise<readonly number[]> {
     const moved = this.kept.newestFirst(payeeId).filter((d) => isHeld(d, now, writtenBy)).map((d) => released(d, ms, now));
-    if (moved.length > 0) this.log?.write(...deliveryRecords(moved));
+    if (moved.length > 0) this.slot.log?.write(...deliveryRecords(moved));
     for (const d of moved) {
       const held = this.pending.get(d.id);
       // Not one erased, trimmed or claimed since: a claimed one's attempt decides what comes next.

@@ -5,10 +5,6 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { errorFields, loggerOr, type Logger } from '../logger.js';
 import { DataDirProbe, diskProblem } from './data-dir-probe.js';
 import { AppendLog, DEFAULT_SNAPSHOT_AFTER_BYTES, replaceFile, type FsyncPolicy } from './file-log.js';
-import { MemoryDeliveryLog } from './delivery-log.js';
-import { MemoryIdempotencyKeys } from './idempotency-keys.js';
-import { MemoryJournalLog } from './journal-log.js';
-import { MemoryReadinessLog } from './readiness-log.js';
 import { FORMAT, line, type LogLines, type LogRecord } from './file-records.js';
 import { readStore } from './file-start.js';
 import { MemoryStore } from './memory-store.js';
@@ -29,10 +25,6 @@ export interface FileStoreOptions {
 
 export class FileStore extends MemoryStore implements LogLines {
   override readonly kind = 'file' as const;
-  override readonly journal = new MemoryJournalLog(this);
-  override readonly deliveries = new MemoryDeliveryLog(this);
-  override readonly idempotency = new MemoryIdempotencyKeys(this);
-  override readonly readiness = new MemoryReadinessLog(this);
   /** Close waits for it, so a stop never cuts a snapshot short. */
   private snapshotRun: Promise<void> | null = null;
   private readonly log: AppendLog;
@@ -49,12 +41,11 @@ export class FileStore extends MemoryStore implements LogLines {
 
   constructor(private readonly options: FileStoreOptions) {
     super(options.limits);
-    // Made again over the parts that write to the log, which exist only now.
-    this.room = this.roomFor(options.limits);
     this.logger = loggerOr(options.logger);
     this.log = new AppendLog(`${options.dataFile}.log`, options.fsync ?? 'second', this.logger);
     this.probe = new DataDirProbe(options.dataFile, options.clock ?? (() => performance.now()));
     this.nextSnapshotAt = this.snapshotAfter = options.snapshotAfterBytes ?? DEFAULT_SNAPSHOT_AFTER_BYTES;
+    this.slot.log = this;
   }
 
   get snapshotting(): Promise<void> | null {
@@ -98,7 +89,7 @@ export class FileStore extends MemoryStore implements LogLines {
     await super.close();
   }
 
-  override write(...records: LogRecord[]): void {
+  write(...records: LogRecord[]): void {
     const change = records.map((r) => line(r)).join('');
     try {
       this.append(change);

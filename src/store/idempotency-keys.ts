@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { MAX_LATENCY_MS } from '../domain/faults.js';
 import { MerchantLists } from './merchant-lists.js';
 import { idempotencyKeyBytes } from './storage-quota.js';
-import type { LogLines, LogRecord } from './file-records.js';
+import type { LogRecord, LogSlot } from './file-records.js';
 
 export type IdempotencyBegin =
   /** The caller must then call `finish` or `forget`. */
@@ -66,7 +66,7 @@ export class MemoryIdempotencyKeys implements IdempotencyKeys {
     weight: { of: (kept) => kept.answer?.body.length ?? 0, max: IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT },
   });
 
-  constructor(private readonly log?: LogLines) {}
+  constructor(private readonly slot: LogSlot = {}) {}
 
   /** A claim is never written: after a restart nobody runs it, so its retry must run. */
   async begin(payeeId: string, key: string, fingerprint: string, now: number, realNow: number): Promise<IdempotencyBegin> {
@@ -95,7 +95,7 @@ export class MemoryIdempotencyKeys implements IdempotencyKeys {
     if (this.kept.get(payeeId, key) !== kept) return;
     // A lost line takes the answer with it, so this process runs a retry as a restarted one would.
     const lost = () => void (this.kept.get(payeeId, key) === kept && this.kept.remove(payeeId, key));
-    this.log?.record({ t: 'key', payeeId, v: { key, fingerprint: kept.fingerprint, createdAt: kept.createdAt, code, body } }, { now: true, lost });
+    this.slot.log?.record({ t: 'key', payeeId, v: { key, fingerprint: kept.fingerprint, createdAt: kept.createdAt, code, body } }, { now: true, lost });
   }
 
   restore(payeeId: string, answered: AnsweredKey): void {

@@ -1,7 +1,7 @@
 // Bounded per merchant, so no merchant's traffic grows the store without end.
 import { MerchantLists } from './merchant-lists.js';
 import { answerTextBytes, journalEntryBytes } from './storage-quota.js';
-import type { LogLines, LogRecord } from './file-records.js';
+import type { LogRecord, LogSlot } from './file-records.js';
 export interface JournalEntry {
   /** Per merchant from 1, never shared: another merchant's traffic would show as gaps. */
   readonly id: number;
@@ -76,16 +76,17 @@ export class MemoryJournalLog implements JournalLog {
     dropped: (payeeId, e) => (e.answerRef === undefined ? 0 : this.release(payeeId, e.answerRef)),
   });
 
-  constructor(private readonly log?: LogLines) {}
+  constructor(private readonly slot: LogSlot = {}) {}
 
   /** Without an answer text already written, so a polling loop does not write the same text each time. */
   async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
     const [kept, carriesAnswer] = this.push(payeeId, this.merchant(payeeId).lastId + 1, entry);
-    if (!this.log) return;
+    const log = this.slot.log;
+    if (!log) return;
     const { answerRef, responseBody } = kept;
     // A lost line takes the text with it: the next entry that refers to it carries it again.
     const lost = carriesAnswer && answerRef !== undefined && responseBody !== null ? () => this.unwritten(payeeId, answerRef, responseBody) : undefined;
-    this.log.record({ t: 'journal', payeeId, v: carriesAnswer ? kept : withoutAnswer(kept) }, { lost });
+    log.record({ t: 'journal', payeeId, v: carriesAnswer ? kept : withoutAnswer(kept) }, { lost });
   }
 
   /** Under the id it had, so ids a client saw stay the same after a restart. */
@@ -143,7 +144,7 @@ export class MemoryJournalLog implements JournalLog {
   }
 
   async clear(payeeId: string): Promise<number> {
-    this.log?.write({ t: 'journal-clear', payeeId });
+    this.slot.log?.write({ t: 'journal-clear', payeeId });
     return this.erase(payeeId);
   }
 

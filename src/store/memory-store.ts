@@ -1,4 +1,4 @@
-// The file store is this store with each change written first (`write`), so both answer every read the same way.
+// The file store is this store with each change written first (to the log it names in `slot`), so both answer every read the same way.
 import { afterReset } from '../domain/merchant.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
@@ -10,7 +10,7 @@ import { MemoryIndex, MerchantQueues } from './memory-index.js';
 import { MemoryRateWindows } from './rate-windows.js';
 import { MemoryReadinessLog } from './readiness-log.js';
 import { deliveryRecords } from './file-records.js';
-import type { LogRecord } from './file-records.js';
+import type { LogSlot } from './file-records.js';
 import type { InsertResult, MerchantChange, MerchantErasure, Store } from './store.js';
 import { recordBytes, storageRefusal } from './storage-quota.js';
 import { StorageRoom } from './storage-room.js';
@@ -18,28 +18,22 @@ import type { StorageLimits, StorageUsage } from './storage-quota.js';
 
 export class MemoryStore extends MemoryIndex implements Store {
   readonly kind: Store['kind'] = 'memory';
-  readonly journal = new MemoryJournalLog();
+  /** A durable store names its log here: each change is written there before it is made, so a throw leaves memory unchanged. */
+  protected readonly slot: LogSlot = {};
+  readonly journal = new MemoryJournalLog(this.slot);
   readonly rateWindows = new MemoryRateWindows();
-  readonly deliveries = new MemoryDeliveryLog();
-  readonly idempotency = new MemoryIdempotencyKeys();
-  readonly readiness = new MemoryReadinessLog();
+  readonly deliveries = new MemoryDeliveryLog(this.slot);
+  readonly idempotency = new MemoryIdempotencyKeys(this.slot);
+  readonly readiness = new MemoryReadinessLog(this.slot);
   protected readonly queues = new MerchantQueues();
   private shut = false;
-  protected room: StorageRoom;
+  private readonly room: StorageRoom;
 
   constructor(limits?: StorageLimits) {
     super();
-    this.room = this.roomFor(limits);
-  }
-
-  /** The file store makes it again once its own parts exist. */
-  protected roomFor(limits: StorageLimits | undefined): StorageRoom {
     const [journal, readiness, deliveries] = [this.journal.entries, this.readiness.kept, this.deliveries.kept];
-    return new StorageRoom(this.paymentBytes, [journal.bytes, deliveries.bytes, this.idempotency.kept.bytes, readiness.bytes], [journal, readiness, deliveries], limits);
+    this.room = new StorageRoom(this.paymentBytes, [journal.bytes, deliveries.bytes, this.idempotency.kept.bytes, readiness.bytes], [journal, readiness, deliveries], limits);
   }
-
-  /** A durable store writes the change here before it is made; a throw leaves memory unchanged. */
-  protected write(..._records: LogRecord[]): void {}
 
   async open(): Promise<void> {}
   async close(): Promise<void> {
@@ -51,7 +45,7 @@ export class MemoryStore extends MemoryIndex implements Store {
   }
 
   async saveMerchant(merchant: Merchant): Promise<void> {
-    this.write({ t: 'merchant', v: merchant });
+    this.slot.log?.write({ t: 'merchant', v: merchant });
     this.applyMerchant(merchant);
   }
 
@@ -84,7 +78,7 @@ export class MemoryStore extends MemoryIndex implements Store {
 
   /** One write for the change and its deliveries: both or neither. */
   private writePayment(payment: Payment, outbox: readonly Delivery[], bytes?: number): void {
-    this.write({ t: 'payment', v: payment }, ...deliveryRecords(outbox));
+    this.slot.log?.write({ t: 'payment', v: payment }, ...deliveryRecords(outbox));
     this.applyPayment(payment, bytes);
     for (const d of outbox) this.deliveries.put(d);
   }
@@ -98,7 +92,7 @@ export class MemoryStore extends MemoryIndex implements Store {
     return this.queues.exclusive(payeeId, async () => {
       const current = await this.merchant(payeeId);
       const fresh = current ? afterReset(current) : null;
-      this.write({ t: 'reset', payeeId }, ...(fresh ? [{ t: 'merchant', v: fresh } as const] : []));
+      this.slot.log?.write({ t: 'reset', payeeId }, ...(fresh ? [{ t: 'merchant', v: fresh } as const] : []));
       const erased = this.applyReset(payeeId);
       this.clearParts(payeeId);
       if (fresh) this.applyMerchant(fresh);
@@ -107,7 +101,7 @@ export class MemoryStore extends MemoryIndex implements Store {
   }
 
   async prunePayments(payeeId: string, createdBefore: number): Promise<number> {
-    this.write({ t: 'prune', payeeId, createdBefore });
+    this.slot.log?.write({ t: 'prune', payeeId, createdBefore });
     return this.applyPrune(payeeId, createdBefore);
   }
 
@@ -115,7 +109,7 @@ export class MemoryStore extends MemoryIndex implements Store {
   deleteMerchant(payeeId: string): Promise<MerchantErasure | undefined> {
     return this.queues.exclusive(payeeId, async () => {
       if (!(await this.merchant(payeeId))) return undefined;
-      this.write({ t: 'merchant-delete', payeeId });
+      this.slot.log?.write({ t: 'merchant-delete', payeeId });
       const payments = this.applyMerchantDelete(payeeId);
       return { payments, ...this.clearParts(payeeId) };
     });

@@ -2,7 +2,7 @@
 import type { SeenRequest } from '../domain/readiness.js';
 import { MerchantLists } from './merchant-lists.js';
 import { evidenceBytes } from './storage-quota.js';
-import type { LogLines, LogRecord } from './file-records.js';
+import type { LogRecord, LogSlot } from './file-records.js';
 
 /** Measured ~400 bytes an entry on disk and in memory: under 1 MB a merchant at the cap. */
 export const READINESS_CAP = 2_000;
@@ -46,7 +46,7 @@ export class MemoryReadinessLog implements ReadinessLog {
   readonly kept = new MerchantLists<number, SeenRequest>({ cap: READINESS_CAP, bytesOf: evidenceBytes });
   private sequence = 0;
 
-  constructor(private readonly log?: LogLines) {}
+  constructor(private readonly slot: LogSlot = {}) {}
 
   /** A polling loop's replacing reads are not written: the next snapshot holds the newest. */
   async add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void> {
@@ -56,7 +56,7 @@ export class MemoryReadinessLog implements ReadinessLog {
     const replaced = runs.next(id, repeat);
     if (replaced !== null) this.kept.remove(payeeId, replaced);
     this.kept.put(payeeId, id, seen);
-    if (replaced === null) this.log?.record({ t: 'seen', payeeId, id, v: seen });
+    if (replaced === null) this.slot.log?.record({ t: 'seen', payeeId, id, v: seen });
   }
 
   restore(payeeId: string, id: number, seen: SeenRequest): void {
