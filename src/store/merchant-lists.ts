@@ -1,20 +1,24 @@
-// The journal, the evidence, the deliveries and the idempotency keys each keep a capped, byte-counted list per merchant: one class, so their bounds cannot drift.
+// The evidence, the deliveries and the idempotency keys each keep a capped, byte-counted list per merchant: one class, so their bounds cannot drift (the journal, written on every request, keeps a ring: ~2x faster).
 import { ByteTally } from './storage-quota.js';
 import type { StorageRoom, TrimmablePart } from './storage-room.js';
 
-export interface ListBounds<K, V> {
+interface ListBounds<K, V> {
   readonly cap: number;
+  /** Of the record as kept, so a record's bytes when it goes are those it counted when it came. */
   readonly bytesOf: (value: V, key: K) => number;
   /** A second bound, on a measure of its own (an idempotency answer's characters). */
   readonly weight?: { readonly of: (value: V) => number; readonly max: number };
-  /** A trim leaves this many of the newest. */
-  readonly keepsNewest?: number;
   /** For what a record shares with others (a kept answer text): answers the bytes that went with it. */
   readonly dropped?: (payeeId: string, value: V) => number | undefined;
 }
 
 /** A Map keeps insertion order, so the oldest go first and a replaced record keeps its place. */
-type MerchantList<K, V> = { readonly values: Map<K, V>; readonly sizes: Map<K, number>; weight: number };
+interface MerchantList<K, V> {
+  readonly values: Map<K, V>;
+  weight: number;
+  /** Kept across drops: a fresh iterator would step over every hole the drops left (~100 ns at 500 records). */
+  oldest?: Iterator<K>;
+}
 
 export class MerchantLists<K, V> implements TrimmablePart {
   private readonly byMerchant = new Map<string, MerchantList<K, V>>();
@@ -30,15 +34,14 @@ export class MerchantLists<K, V> implements TrimmablePart {
   /** Only a new record is checked against the merchant's room: a replaced one is when the next arrives. */
   put(payeeId: string, key: K, value: V): void {
     let list = this.byMerchant.get(payeeId);
-    if (!list) this.byMerchant.set(payeeId, (list = { values: new Map(), sizes: new Map(), weight: 0 }));
-    const size = this.bounds.bytesOf(value, key);
-    const before = list.sizes.get(key);
-    const weight = this.bounds.weight;
-    if (weight) list.weight += weight.of(value) - (before === undefined ? 0 : weight.of(list.values.get(key) as V));
+    if (!list) this.byMerchant.set(payeeId, (list = { values: new Map(), weight: 0 }));
+    const { bytesOf, weight } = this.bounds;
+    const before = list.values.get(key);
     list.values.set(key, value);
-    list.sizes.set(key, size);
-    this.bytes.add(payeeId, size - (before ?? 0));
-    while (list.values.size > this.bounds.cap || (weight && list.weight > weight.max)) this.remove(payeeId, oldest(list));
+    let bytes = bytesOf(value, key) - (before === undefined ? 0 : bytesOf(before, key));
+    if (weight) list.weight += weight.of(value) - (before === undefined ? 0 : weight.of(before));
+    while (list.values.size > this.bounds.cap || (weight && list.weight > weight.max)) bytes -= this.drop(payeeId, list, oldest(list));
+    this.bytes.add(payeeId, bytes);
     if (before === undefined) this.room?.kept(payeeId);
   }
 
@@ -58,25 +61,17 @@ export class MerchantLists<K, V> implements TrimmablePart {
     return this.byMerchant.keys();
   }
 
-  /** Answers the bytes that went with it. */
-  remove(payeeId: string, key: K): number {
+  remove(payeeId: string, key: K): void {
     const list = this.byMerchant.get(payeeId);
-    const size = list?.sizes.get(key);
-    if (!list || size === undefined) return 0;
-    const value = list.values.get(key) as V;
-    if (this.bounds.weight) list.weight -= this.bounds.weight.of(value);
-    list.values.delete(key);
-    list.sizes.delete(key);
-    const freed = size + (this.bounds.dropped?.(payeeId, value) ?? 0);
-    this.bytes.add(payeeId, -freed);
-    return freed;
+    if (list?.values.has(key)) this.bytes.add(payeeId, -this.drop(payeeId, list, key));
   }
 
   /** Oldest records go first, so a merchant keeps its newest. */
   trimOldest(payeeId: string, bytes: number): number {
     const list = this.byMerchant.get(payeeId);
     let freed = 0;
-    while (list && list.values.size > (this.bounds.keepsNewest ?? 0) && freed < bytes) freed += this.remove(payeeId, oldest(list));
+    while (list && list.values.size > 0 && freed < bytes) freed += this.drop(payeeId, list, oldest(list));
+    this.bytes.add(payeeId, -freed);
     return freed;
   }
 
@@ -87,8 +82,19 @@ export class MerchantLists<K, V> implements TrimmablePart {
     this.bytes.clear(payeeId);
     return size;
   }
+
+  /** Answers the bytes that went with it, for the caller to take off the tally. */
+  private drop(payeeId: string, list: MerchantList<K, V>, key: K): number {
+    const value = list.values.get(key) as V;
+    list.values.delete(key);
+    if (this.bounds.weight) list.weight -= this.bounds.weight.of(value);
+    return this.bounds.bytesOf(value, key) + (this.bounds.dropped?.(payeeId, value) ?? 0);
+  }
 }
 
+/** Only to drop it: the iterator moves past it. */
 function oldest<K>(list: MerchantList<K, unknown>): K {
-  return list.values.keys().next().value!;
+  let next = list.oldest?.next();
+  if (!next || next.done) next = (list.oldest = list.values.keys()).next();
+  return next.value as K;
 }
