@@ -1,4 +1,4 @@
-// The evidence, the deliveries and the idempotency keys each keep a capped, byte-counted list per merchant: one class, so their bounds cannot drift (the journal, written on every request, keeps a ring: ~2x faster).
+// The evidence, the deliveries and the idempotency keys each keep a capped, byte-counted list per merchant: one class, so their bounds cannot drift.
 import { ByteTally } from './storage-quota.js';
 import type { StorageRoom, TrimmablePart } from './storage-room.js';
 
@@ -8,8 +8,8 @@ interface ListBounds<K, V> {
   readonly bytesOf: (value: V, key: K) => number;
   /** A second bound, on a measure of its own (an idempotency answer's characters). */
   readonly weight?: { readonly of: (value: V) => number; readonly max: number };
-  /** For what a record shares with others (a kept answer text): answers the bytes that went with it. */
-  readonly dropped?: (payeeId: string, value: V) => number | undefined;
+  /** Told of each record that goes, removed, trimmed or over a bound (a delivery is then no longer pending). */
+  readonly dropped?: (value: V) => void;
 }
 
 /** A Map keeps insertion order, so the oldest go first and a replaced record keeps its place. */
@@ -40,7 +40,7 @@ export class MerchantLists<K, V> implements TrimmablePart {
     list.values.set(key, value);
     let bytes = bytesOf(value, key) - (before === undefined ? 0 : bytesOf(before, key));
     if (weight) list.weight += weight.of(value) - (before === undefined ? 0 : weight.of(before));
-    while (list.values.size > this.bounds.cap || (weight && list.weight > weight.max)) bytes -= this.drop(payeeId, list, oldest(list));
+    while (list.values.size > this.bounds.cap || (weight && list.weight > weight.max)) bytes -= this.drop(list, oldest(list));
     this.bytes.add(payeeId, bytes);
     if (before === undefined) this.room?.kept(payeeId);
   }
@@ -63,14 +63,14 @@ export class MerchantLists<K, V> implements TrimmablePart {
 
   remove(payeeId: string, key: K): void {
     const list = this.byMerchant.get(payeeId);
-    if (list?.values.has(key)) this.bytes.add(payeeId, -this.drop(payeeId, list, key));
+    if (list?.values.has(key)) this.bytes.add(payeeId, -this.drop(list, key));
   }
 
   /** Oldest records go first, so a merchant keeps its newest. */
   trimOldest(payeeId: string, bytes: number): number {
     const list = this.byMerchant.get(payeeId);
     let freed = 0;
-    while (list && list.values.size > 0 && freed < bytes) freed += this.drop(payeeId, list, oldest(list));
+    while (list && list.values.size > 0 && freed < bytes) freed += this.drop(list, oldest(list));
     this.bytes.add(payeeId, -freed);
     return freed;
   }
@@ -83,12 +83,13 @@ export class MerchantLists<K, V> implements TrimmablePart {
     return size;
   }
 
-  /** Answers the bytes that went with it, for the caller to take off the tally. */
-  private drop(payeeId: string, list: MerchantList<K, V>, key: K): number {
+  /** Answers its bytes, for the caller to take off the tally. */
+  private drop(list: MerchantList<K, V>, key: K): number {
     const value = list.values.get(key) as V;
     list.values.delete(key);
     if (this.bounds.weight) list.weight -= this.bounds.weight.of(value);
-    return this.bounds.bytesOf(value, key) + (this.bounds.dropped?.(payeeId, value) ?? 0);
+    this.bounds.dropped?.(value);
+    return this.bounds.bytesOf(value, key);
   }
 }
 
