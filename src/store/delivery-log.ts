@@ -111,7 +111,7 @@ export interface DeliveryLog {
 export class MemoryDeliveryLog implements DeliveryLog {
   private readonly pending = new Map<string, { delivery: Delivery; leaseUntil: number }>();
   /** Trimmed deliveries are gone, pending ones included: work stays bounded too. */
-  readonly kept = new MerchantLists<string, Delivery>({ cap: DELIVERY_LOG_CAP, bytesOf: deliveryBytes, dropped: (d) => this.pending.delete(d.id) });
+  readonly kept = new MerchantLists<string, Delivery>({ cap: DELIVERY_LOG_CAP, bytesOf: deliveryBytes, keyed: true, dropped: (_payeeId, d) => void this.pending.delete(d.id) });
 
   constructor(private readonly slot: LogSlot = {}) {}
 

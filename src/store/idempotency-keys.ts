@@ -62,6 +62,7 @@ function digestOf(fingerprint: string): string {
 export class MemoryIdempotencyKeys implements IdempotencyKeys {
   readonly kept = new MerchantLists<string, KeptKey>({
     cap: IDEMPOTENCY_KEYS_PER_MERCHANT,
+    keyed: true,
     bytesOf: (kept, key) => idempotencyKeyBytes(key, kept.fingerprint, kept.answer?.body ?? null),
     weight: { of: (kept) => kept.answer?.body.length ?? 0, max: IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT },
   });

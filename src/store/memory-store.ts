@@ -31,8 +31,8 @@ export class MemoryStore extends MemoryIndex implements Store {
 
   constructor(limits?: StorageLimits) {
     super();
-    const [readiness, deliveries] = [this.readiness.kept, this.deliveries.kept];
-    this.room = new StorageRoom(this.paymentBytes, [this.journal.bytes, deliveries.bytes, this.idempotency.kept.bytes, readiness.bytes], [this.journal, readiness, deliveries], limits);
+    const [journal, readiness, deliveries] = [this.journal.entries, this.readiness.kept, this.deliveries.kept];
+    this.room = new StorageRoom(this.paymentBytes, [journal.bytes, deliveries.bytes, this.idempotency.kept.bytes, readiness.bytes], [journal, readiness, deliveries], limits);
   }
 
   async open(): Promise<void> {}

@@ -43,7 +43,7 @@ export function collapseRepeats<T extends { readonly repeat: string | null }>(ro
 
 export class MemoryReadinessLog implements ReadinessLog {
   private readonly runs = new Map<string, RepeatRuns>();
-  readonly kept = new MerchantLists<number, SeenRequest>({ cap: READINESS_CAP, bytesOf: evidenceBytes });
+  readonly kept = new MerchantLists<number, SeenRequest>({ cap: READINESS_CAP, bytesOf: evidenceBytes, keyed: true });
   private sequence = 0;
 
   constructor(private readonly slot: LogSlot = {}) {}
