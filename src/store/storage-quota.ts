@@ -73,9 +73,7 @@ export function journalEntryBytes(e: Omit<StoredJournalEntry, 'id'>): number {
   return recordTextBytes(JOURNAL_ENTRY_ALLOWANCE, [e.method, e.path, e.requestBody, e.answerRef ?? e.responseBody, e.fault, e.requestId, e.idempotencyKey, ...e.warnings]);
 }
 
-export function answerTextBytes(text: string): number {
-  return textBytes(text);
-}
+export const answerTextBytes = textBytes;
 
 export function evidenceBytes(s: SeenRequest): number {
   return recordTextBytes(EVIDENCE_ALLOWANCE, [s.ref, s.method, s.path, s.fault, s.idempotencyKey, s.merchantRefNo, s.bodyDigest, s.paymentId, s.paymentStatus]);
