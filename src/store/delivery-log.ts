@@ -1,7 +1,7 @@
 // Claimed under a lease, so whichever instance is alive sends each delivery and its retries, also after the one that started them died.
-import { ByteTally, deliveryBytes } from './storage-quota.js';
-import type { StorageRoom, TrimmablePart } from './storage-room.js';
-import { deliveryRecords, type LogLines, type LogRecord } from './file-records.js';
+import { MerchantLists } from './merchant-lists.js';
+import { deliveryBytes } from './storage-quota.js';
+import { deliveryRecords, type LogRecord, type LogSlot } from './file-records.js';
 export interface DeliveryAttempt {
   readonly at: number;
   readonly status: number | null;
@@ -108,71 +108,36 @@ export interface DeliveryLog {
   clear(payeeId: string): Promise<void>;
 }
 
-export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
-  private readonly byMerchant = new Map<string, Delivery[]>();
-  readonly bytes = new ByteTally();
+export class MemoryDeliveryLog implements DeliveryLog {
   private readonly pending = new Map<string, { delivery: Delivery; leaseUntil: number }>();
-  private room: StorageRoom | undefined;
+  /** Trimmed deliveries are gone, pending ones included: work stays bounded too. */
+  readonly kept = new MerchantLists<string, Delivery>({ cap: DELIVERY_LOG_CAP, bytesOf: deliveryBytes, keyed: true, dropped: (_payeeId, d) => void this.pending.delete(d.id) });
 
-  constructor(private readonly log?: LogLines) {}
-
-  keepWithin(room: StorageRoom): void {
-    this.room = room;
-  }
-
-  /** Pending ones too: a trimmed delivery is gone. */
-  trimOldest(payeeId: string, bytes: number): number {
-    const log = this.byMerchant.get(payeeId);
-    let freed = 0;
-    while (log && log.length > 0 && freed < bytes) freed += this.dropOldest(log);
-    this.bytes.add(payeeId, -freed);
-    return freed;
-  }
-
-  /** Only once their change is stored, so none is sent for a change that failed. */
-  add(deliveries: readonly Delivery[]): void {
-    for (const d of deliveries) {
-      let log = this.byMerchant.get(d.payeeId);
-      if (!log) this.byMerchant.set(d.payeeId, (log = []));
-      log.unshift(d);
-      this.bytes.add(d.payeeId, deliveryBytes(d));
-      if (d.state === 'pending') this.pending.set(d.id, { delivery: d, leaseUntil: 0 });
-      // Trimmed deliveries are gone, pending ones included: work stays bounded too.
-      while (log.length > DELIVERY_LOG_CAP) this.bytes.add(d.payeeId, -this.dropOldest(log));
-      this.room?.kept(d.payeeId);
-    }
-  }
+  constructor(private readonly slot: LogSlot = {}) {}
 
   async record(deliveries: readonly Delivery[]): Promise<void> {
-    this.log?.write(...deliveryRecords(deliveries));
-    this.add(deliveries);
+    this.slot.log?.write(...deliveryRecords(deliveries));
+    for (const d of deliveries) this.put(d);
   }
 
-  /** A line may replace a delivery by id (an attempt, a resend). */
+  /** Only once its change is stored, so none is sent for a change that failed; it may replace one by id (an attempt, a resend). */
   put(d: Delivery): void {
-    if (!this.replace(d)) return this.add([d]);
     if (d.state === 'pending') this.pending.set(d.id, { delivery: d, leaseUntil: 0 });
     else this.pending.delete(d.id);
-  }
-
-  /** Answers its bytes. */
-  private dropOldest(log: Delivery[]): number {
-    const trimmed = log.pop()!;
-    this.pending.delete(trimmed.id);
-    return deliveryBytes(trimmed);
+    this.kept.put(d.payeeId, d.id, d);
   }
 
   /** Oldest first: adding them in this order rebuilds the log. */
   *records(): Generator<LogRecord> {
-    for (const log of this.byMerchant.values()) for (let i = log.length - 1; i >= 0; i--) yield { t: 'delivery', v: log[i]! };
+    for (const payeeId of this.kept.merchants()) for (const [, v] of this.kept.oldestFirst(payeeId)) yield { t: 'delivery', v };
   }
 
   async list(payeeId: string, limit: number): Promise<readonly Delivery[]> {
-    return (this.byMerchant.get(payeeId) ?? []).slice(0, limit);
+    return this.kept.newestFirst(payeeId).slice(0, limit);
   }
 
   async get(payeeId: string, id: string): Promise<Delivery | undefined> {
-    return this.find(payeeId, id);
+    return this.kept.get(payeeId, id);
   }
 
   async claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces = ANY_MERCHANT): Promise<readonly Delivery[]> {
@@ -192,22 +157,22 @@ export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
     if (!held) return; // erased or trimmed while it was being sent
     const updated: Delivery = { ...held.delivery, attempts: [...held.delivery.attempts, attempt], ...next };
     this.put(updated);
-    this.log?.record({ t: 'delivery', v: updated });
+    this.slot.log?.record({ t: 'delivery', v: updated });
   }
 
   async resend(payeeId: string, id: string, now: number): Promise<Delivery | 'pending' | undefined> {
-    const current = this.find(payeeId, id);
+    const current = this.kept.get(payeeId, id);
     if (!current) return undefined;
     if (current.state === 'pending') return 'pending';
     const again: Delivery = { ...current, state: 'pending', attempt: 0, nextAttemptAt: now };
-    this.log?.write({ t: 'delivery', v: again });
+    this.slot.log?.write({ t: 'delivery', v: again });
     this.put(again);
     return again;
   }
 
   async advanceHeld(payeeId: string, ms: number, writtenBy: number, now: number): Promise<readonly number[]> {
-    const moved = (this.byMerchant.get(payeeId) ?? []).filter((d) => isHeld(d, now, writtenBy)).map((d) => released(d, ms, now));
-    if (moved.length > 0) this.log?.write(...deliveryRecords(moved));
+    const moved = this.kept.newestFirst(payeeId).filter((d) => isHeld(d, now, writtenBy)).map((d) => released(d, ms, now));
+    if (moved.length > 0) this.slot.log?.write(...deliveryRecords(moved));
     for (const d of moved) {
       const held = this.pending.get(d.id);
       // Not one erased, trimmed or claimed since: a claimed one's attempt decides what comes next.
@@ -217,21 +182,12 @@ export class MemoryDeliveryLog implements DeliveryLog, TrimmablePart {
   }
 
   async clear(payeeId: string): Promise<void> {
-    for (const d of this.byMerchant.get(payeeId) ?? []) this.pending.delete(d.id);
-    this.byMerchant.delete(payeeId);
-    this.bytes.clear(payeeId);
+    this.erase(payeeId);
   }
 
-  private find(payeeId: string, id: string): Delivery | undefined {
-    return this.byMerchant.get(payeeId)?.find((d) => d.id === id);
-  }
-
-  private replace(d: Delivery): boolean {
-    const log = this.byMerchant.get(d.payeeId);
-    const at = log?.findIndex((x) => x.id === d.id) ?? -1;
-    if (at < 0) return false;
-    this.bytes.add(d.payeeId, deliveryBytes(d) - deliveryBytes(log![at]!));
-    log![at] = d;
-    return true;
+  /** Answers how many went. */
+  erase(payeeId: string): number {
+    for (const [id] of this.kept.oldestFirst(payeeId)) this.pending.delete(id);
+    return this.kept.clear(payeeId);
   }
 }

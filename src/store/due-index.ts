@@ -8,10 +8,6 @@ class DueHeap {
   private ids: (string | undefined)[] = [];
   private count = 0;
 
-  get size(): number {
-    return this.count;
-  }
-
   push(at: number, id: string): void {
     if (this.count === this.ats.length) this.resize(this.ats.length * 2);
     const ats = this.ats;

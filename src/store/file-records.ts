@@ -36,6 +36,11 @@ export interface LogLines {
   record(r: LogRecord, options?: { now?: boolean; lost?: () => void }): void;
 }
 
+/** Where a part finds the log its changes go to: named by the file store once it exists, so each part is made once. */
+export interface LogSlot {
+  log?: LogLines;
+}
+
 export function deliveryRecords(deliveries: readonly Delivery[]): LogRecord[] {
   return deliveries.map((v) => ({ t: 'delivery', v }));
 }

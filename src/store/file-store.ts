@@ -5,10 +5,6 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { errorFields, loggerOr, type Logger } from '../logger.js';
 import { DataDirProbe, diskProblem } from './data-dir-probe.js';
 import { AppendLog, DEFAULT_SNAPSHOT_AFTER_BYTES, replaceFile, type FsyncPolicy } from './file-log.js';
-import { MemoryDeliveryLog } from './delivery-log.js';
-import { MemoryIdempotencyKeys } from './idempotency-keys.js';
-import { MemoryJournalLog } from './journal-log.js';
-import { MemoryReadinessLog } from './readiness-log.js';
 import { FORMAT, line, type LogLines, type LogRecord } from './file-records.js';
 import { readStore } from './file-start.js';
 import { MemoryStore } from './memory-store.js';
@@ -29,10 +25,6 @@ export interface FileStoreOptions {
 
 export class FileStore extends MemoryStore implements LogLines {
   override readonly kind = 'file' as const;
-  override readonly journal = new MemoryJournalLog(this);
-  override readonly deliveries = new MemoryDeliveryLog(this);
-  override readonly idempotency = new MemoryIdempotencyKeys(this);
-  override readonly readiness = new MemoryReadinessLog(this);
   /** Close waits for it, so a stop never cuts a snapshot short. */
   private snapshotRun: Promise<void> | null = null;
   private readonly log: AppendLog;
@@ -41,8 +33,6 @@ export class FileStore extends MemoryStore implements LogLines {
   private readonly snapshotAfter: number;
   /** The log names it, so a start never applies a log to the wrong snapshot. */
   private snapshotGeneration = 0;
-  /** Replayed changes (a reset's journal clear) must not be written again. */
-  private replaying = false;
   /** After a failed snapshot, the next waits until the log grew as much again. */
   private nextSnapshotAt: number;
   private closed = false;
@@ -51,12 +41,11 @@ export class FileStore extends MemoryStore implements LogLines {
 
   constructor(private readonly options: FileStoreOptions) {
     super(options.limits);
-    // Made again over the parts that write to the log, which exist only now.
-    this.room = this.roomFor(options.limits);
     this.logger = loggerOr(options.logger);
     this.log = new AppendLog(`${options.dataFile}.log`, options.fsync ?? 'second', this.logger);
     this.probe = new DataDirProbe(options.dataFile, options.clock ?? (() => performance.now()));
     this.nextSnapshotAt = this.snapshotAfter = options.snapshotAfterBytes ?? DEFAULT_SNAPSHOT_AFTER_BYTES;
+    this.slot.log = this;
   }
 
   get snapshotting(): Promise<void> | null {
@@ -70,10 +59,8 @@ export class FileStore extends MemoryStore implements LogLines {
   override async open(): Promise<void> {
     const { dataFile } = this.options;
     mkdirSync(path.dirname(dataFile), { recursive: true });
-    // A start that throws leaves the store unusable: replaying stays on, nothing is written.
-    this.replaying = true;
+    // Replayed before the log opens, so a replayed change cannot be written again, and a start that throws leaves the store refusing writes.
     const started = readStore(dataFile, this.log.file, this.options.repair === true, this.logger, (r) => this.apply(r));
-    this.replaying = false;
     this.snapshotGeneration = started.generation;
     if (started.logBytes !== null) return this.log.open(started.logBytes);
     // The new snapshot holds the whole old log: a start before the log restarts must skip all of it.
@@ -102,8 +89,7 @@ export class FileStore extends MemoryStore implements LogLines {
     await super.close();
   }
 
-  override write(...records: LogRecord[]): void {
-    if (this.replaying) return;
+  write(...records: LogRecord[]): void {
     const change = records.map((r) => line(r)).join('');
     try {
       this.append(change);
@@ -179,19 +165,18 @@ export class FileStore extends MemoryStore implements LogLines {
   }
 
   private apply(r: LogRecord): void {
-    const parts = [this.journal, this.deliveries, this.idempotency, this.readiness];
     switch (r.t) {
       case 'merchant': return this.applyMerchant(r.v);
       case 'payment': return this.applyPayment(this.withSharedPayee(r.v));
       // A reset clears the parts as the live store does; journal-clear is the journal's own clear.
-      case 'reset': return void (this.applyReset(r.payeeId), parts.forEach((part) => void part.clear(r.payeeId)));
+      case 'reset': return void (this.applyReset(r.payeeId), this.clearParts(r.payeeId));
       case 'prune': return void this.applyPrune(r.payeeId, r.createdBefore);
-      case 'merchant-delete': return void (this.applyMerchantDelete(r.payeeId), parts.forEach((part) => void part.clear(r.payeeId)));
+      case 'merchant-delete': return void (this.applyMerchantDelete(r.payeeId), this.clearParts(r.payeeId));
       case 'journal': return this.journal.restore(r.payeeId, r.v);
       case 'delivery': return this.deliveries.put(r.v);
       case 'key': return this.idempotency.restore(r.payeeId, r.v);
-      case 'seen': return this.readiness.restore(r);
-      case 'journal-clear': return void this.journal.clear(r.payeeId);
+      case 'seen': return this.readiness.restore(r.payeeId, r.id, r.v);
+      case 'journal-clear': return void this.journal.erase(r.payeeId);
     }
   }
 }

@@ -1,7 +1,7 @@
 // Bounded per merchant, so no merchant's traffic grows the store without end.
-import { answerTextBytes, ByteTally, journalEntryBytes } from './storage-quota.js';
-import type { StorageRoom, TrimmablePart } from './storage-room.js';
-import type { LogLines, LogRecord } from './file-records.js';
+import { MerchantLists } from './merchant-lists.js';
+import { answerTextBytes, journalEntryBytes } from './storage-quota.js';
+import type { LogRecord, LogSlot } from './file-records.js';
 export interface JournalEntry {
   /** Per merchant from 1, never shared: another merchant's traffic would show as gaps. */
   readonly id: number;
@@ -60,111 +60,65 @@ interface KeptAnswer {
   carried: boolean;
 }
 
-/** A ring: keeping an entry at the cap costs no shift of the others. */
-class Ring {
-  private readonly items: (JournalEntry | undefined)[] = new Array(JOURNAL_CAP);
-  private readonly sizes: number[] = [];
-  readonly answers = new Map<string, KeptAnswer>();
-  private next = 0;
-  size = 0;
-  lastId = 0;
-
-  /** Answers the bytes that went, so the tally follows. */
-  push(entry: JournalEntry, bytes: number): number {
-    if (entry.id > this.lastId) this.lastId = entry.id;
-    const freed = this.size === JOURNAL_CAP ? this.dropOldest() : 0;
-    this.sizes[this.next] = bytes;
-    this.items[this.next] = entry;
-    this.next = (this.next + 1) % JOURNAL_CAP;
-    this.size++;
-    return freed;
-  }
-
-  dropOldest(): number {
-    if (this.size === 0) return 0;
-    const at = (this.next - this.size + JOURNAL_CAP) % JOURNAL_CAP;
-    let freed = this.sizes[at] ?? 0;
-    const ref = this.items[at]?.answerRef;
-    if (ref !== undefined) freed += this.release(ref);
-    this.items[at] = undefined;
-    this.size--;
-    return freed;
-  }
-
-  private release(ref: string): number {
-    const kept = this.answers.get(ref);
-    if (!kept || --kept.refs > 0) return 0;
-    this.answers.delete(ref);
-    return answerTextBytes(kept.text);
-  }
-
-  *newestFirst(): Generator<JournalEntry> {
-    for (let i = 1; i <= this.size; i++) yield this.items[(this.next - i + JOURNAL_CAP) % JOURNAL_CAP]!;
-  }
-
-  *oldestFirst(): Generator<JournalEntry> {
-    for (let i = this.size; i >= 1; i--) yield this.items[(this.next - i + JOURNAL_CAP) % JOURNAL_CAP]!;
-  }
+/** What a merchant's entries share: kept apart from the entries, which the bounded lists hold. */
+interface MerchantAnswers {
+  readonly answers: Map<string, KeptAnswer>;
+  lastId: number;
 }
 
-interface KeptEntry {
-  readonly entry: JournalEntry;
-  readonly carriesAnswer: boolean;
-}
+export class MemoryJournalLog implements JournalLog {
+  private readonly byMerchant = new Map<string, MerchantAnswers>();
+  /** All but the newest trimmed, so a merchant always sees its last request. */
+  readonly entries = new MerchantLists<number, JournalEntry>({
+    cap: JOURNAL_CAP,
+    bytesOf: journalEntryBytes,
+    keepsNewest: 1,
+    dropped: (payeeId, e) => (e.answerRef === undefined ? 0 : this.release(payeeId, e.answerRef)),
+  });
 
-export class MemoryJournalLog implements JournalLog, TrimmablePart {
-  private readonly byMerchant = new Map<string, Ring>();
-  readonly bytes = new ByteTally();
-  private room: StorageRoom | undefined;
-
-  constructor(private readonly log?: LogLines) {}
-
-  keepWithin(room: StorageRoom): void {
-    this.room = room;
-  }
-
-  /** All but the newest, so a merchant always sees its last request. */
-  trimOldest(payeeId: string, bytes: number): number {
-    const ring = this.byMerchant.get(payeeId);
-    let freed = 0;
-    while (ring && ring.size > 1 && freed < bytes) freed += ring.dropOldest();
-    this.bytes.add(payeeId, -freed);
-    return freed;
-  }
+  constructor(private readonly slot: LogSlot = {}) {}
 
   /** Without an answer text already written, so a polling loop does not write the same text each time. */
   async append(payeeId: string, entry: NewJournalEntry): Promise<void> {
-    const ring = this.ring(payeeId);
-    const { entry: kept, carriesAnswer } = this.push(payeeId, ring, ring.lastId + 1, entry);
-    if (!this.log) return;
+    const [kept, carriesAnswer] = this.push(payeeId, this.merchant(payeeId).lastId + 1, entry);
+    const log = this.slot.log;
+    if (!log) return;
     const { answerRef, responseBody } = kept;
     // A lost line takes the text with it: the next entry that refers to it carries it again.
     const lost = carriesAnswer && answerRef !== undefined && responseBody !== null ? () => this.unwritten(payeeId, answerRef, responseBody) : undefined;
-    this.log.record({ t: 'journal', payeeId, v: carriesAnswer ? kept : withoutAnswer(kept) }, { lost });
+    log.record({ t: 'journal', payeeId, v: carriesAnswer ? kept : withoutAnswer(kept) }, { lost });
   }
 
   /** Under the id it had, so ids a client saw stay the same after a restart. */
   restore(payeeId: string, entry: StoredJournalEntry): void {
-    this.push(payeeId, this.ring(payeeId), entry.id, entry);
+    this.push(payeeId, entry.id, entry);
   }
 
-  private ring(payeeId: string): Ring {
-    let ring = this.byMerchant.get(payeeId);
-    if (!ring) this.byMerchant.set(payeeId, (ring = new Ring()));
-    return ring;
+  private merchant(payeeId: string): MerchantAnswers {
+    let merchant = this.byMerchant.get(payeeId);
+    if (!merchant) this.byMerchant.set(payeeId, (merchant = { answers: new Map(), lastId: 0 }));
+    return merchant;
   }
 
-  private push(payeeId: string, ring: Ring, id: number, e: NewJournalEntry | StoredJournalEntry): KeptEntry {
-    const answer = refer(ring.answers, e.answerRef, e.responseBody);
+  private push(payeeId: string, id: number, e: NewJournalEntry | StoredJournalEntry): [entry: JournalEntry, carriesAnswer: boolean] {
+    const merchant = this.merchant(payeeId);
+    const answer = refer(merchant.answers, e.answerRef, e.responseBody);
     // The kept string itself, not an equal copy, so memory holds the text once.
     const entry: JournalEntry = answer ? { id, ...e, responseBody: answer.text } : ownAnswer(id, e);
-    const first = answer?.refs === 1;
-    const bytes = journalEntryBytes(entry);
-    this.bytes.add(payeeId, bytes + (first ? answerTextBytes(answer.text) : 0) - ring.push(entry, bytes));
+    if (id > merchant.lastId) merchant.lastId = id;
+    if (answer?.refs === 1) this.entries.bytes.add(payeeId, answerTextBytes(answer.text));
     const carries = answer === undefined || !answer.carried;
     if (answer) answer.carried = true;
-    this.room?.kept(payeeId);
-    return { entry, carriesAnswer: carries };
+    this.entries.put(payeeId, id, entry);
+    return [entry, carries];
+  }
+
+  private release(payeeId: string, ref: string): number {
+    const answers = this.byMerchant.get(payeeId)?.answers;
+    const kept = answers?.get(ref);
+    if (!kept || --kept.refs > 0) return 0;
+    answers?.delete(ref);
+    return answerTextBytes(kept.text);
   }
 
   /** A failed write lost the line that carried the text: the next entry that refers to it must carry it. */
@@ -175,9 +129,9 @@ export class MemoryJournalLog implements JournalLog, TrimmablePart {
 
   /** In the order that rebuilds the journal: an answer text goes with the first entry that refers to it. */
   *records(): Generator<LogRecord> {
-    for (const [payeeId, ring] of this.byMerchant) {
+    for (const payeeId of this.entries.merchants()) {
       const written = new Set<string>();
-      for (const v of ring.oldestFirst()) {
+      for (const [, v] of this.entries.oldestFirst(payeeId)) {
         const ref = v.answerRef;
         yield { t: 'journal', payeeId, v: ref !== undefined && written.has(ref) ? withoutAnswer(v) : v };
         if (ref !== undefined) written.add(ref);
@@ -186,28 +140,18 @@ export class MemoryJournalLog implements JournalLog, TrimmablePart {
   }
 
   async list(payeeId: string, filter: JournalFilter): Promise<JournalEntry[]> {
-    const out: JournalEntry[] = [];
-    const ring = this.byMerchant.get(payeeId);
-    if (!ring) return out;
-    for (const e of ring.newestFirst()) {
-      if (!journalEntryMatches(e, filter)) continue;
-      out.push(e);
-      if (out.length >= filter.limit) break;
-    }
-    return out;
+    return this.entries.newestFirst(payeeId).filter((e) => journalEntryMatches(e, filter)).slice(0, filter.limit);
   }
 
   async clear(payeeId: string): Promise<number> {
-    this.log?.write({ t: 'journal-clear', payeeId });
+    this.slot.log?.write({ t: 'journal-clear', payeeId });
     return this.erase(payeeId);
   }
 
   /** Memory only: for a change whose own line (a reset, a deletion) clears the journal on replay. */
   erase(payeeId: string): number {
-    const size = this.byMerchant.get(payeeId)?.size ?? 0;
     this.byMerchant.delete(payeeId);
-    this.bytes.clear(payeeId);
-    return size;
+    return this.entries.clear(payeeId);
   }
 }
 

@@ -7,7 +7,7 @@ import type { Payment } from '../domain/payment.js';
 import { nextDueAt } from '../domain/transitions.js';
 import { DueIndex } from './due-index.js';
 import { ByteTally, recordBytes } from './storage-quota.js';
-import type { InsertResult, KeyedPayment, MerchantChange, PaymentPage, PaymentQuery } from './store.js';
+import type { InsertResult, KeyedPayment, PaymentPage, PaymentQuery } from './store.js';
 
 export class MemoryIndex {
   private readonly merchants = new Map<string, Merchant>();
@@ -215,16 +215,6 @@ export class MemoryIndex {
 /** Changes to one merchant never interleave, so none is lost. */
 export class MerchantQueues {
   private readonly tails = new Map<string, Promise<unknown>>();
-
-  run<T>(payeeId: string, read: () => Promise<Merchant | undefined>, change: MerchantChange<T>, save: (m: Merchant) => Promise<void>): Promise<{ readonly result: T } | undefined> {
-    return this.exclusive(payeeId, async () => {
-      const current = await read();
-      if (!current) return undefined;
-      const [next, result] = change(current);
-      if (next) await save(next);
-      return { result };
-    });
-  }
 
   /** A deletion runs between the changes queued before and after it. */
   exclusive<T>(payeeId: string, task: () => Promise<T>): Promise<T> {

@@ -1,16 +1,16 @@
-// The file store is this store with each change written first (`write`), so both answer every read the same way.
+// The file store is this store with each change written first (to the log it names in `slot`), so both answer every read the same way.
 import { afterReset } from '../domain/merchant.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import { MemoryDeliveryLog } from './delivery-log.js';
 import type { Delivery } from './delivery-log.js';
 import { MemoryIdempotencyKeys } from './idempotency-keys.js';
-import { JOURNAL_CAP, MemoryJournalLog } from './journal-log.js';
+import { MemoryJournalLog } from './journal-log.js';
 import { MemoryIndex, MerchantQueues } from './memory-index.js';
 import { MemoryRateWindows } from './rate-windows.js';
 import { MemoryReadinessLog } from './readiness-log.js';
 import { deliveryRecords } from './file-records.js';
-import type { LogRecord } from './file-records.js';
+import type { LogSlot } from './file-records.js';
 import type { InsertResult, MerchantChange, MerchantErasure, Store } from './store.js';
 import { recordBytes, storageRefusal } from './storage-quota.js';
 import { StorageRoom } from './storage-room.js';
@@ -18,27 +18,22 @@ import type { StorageLimits, StorageUsage } from './storage-quota.js';
 
 export class MemoryStore extends MemoryIndex implements Store {
   readonly kind: Store['kind'] = 'memory';
-  readonly journal = new MemoryJournalLog();
+  /** A durable store names its log here: each change is written there before it is made, so a throw leaves memory unchanged. */
+  protected readonly slot: LogSlot = {};
+  readonly journal = new MemoryJournalLog(this.slot);
   readonly rateWindows = new MemoryRateWindows();
-  readonly deliveries = new MemoryDeliveryLog();
-  readonly idempotency = new MemoryIdempotencyKeys();
-  readonly readiness = new MemoryReadinessLog();
+  readonly deliveries = new MemoryDeliveryLog(this.slot);
+  readonly idempotency = new MemoryIdempotencyKeys(this.slot);
+  readonly readiness = new MemoryReadinessLog(this.slot);
   protected readonly queues = new MerchantQueues();
   private shut = false;
-  protected room: StorageRoom;
+  private readonly room: StorageRoom;
 
   constructor(limits?: StorageLimits) {
     super();
-    this.room = this.roomFor(limits);
+    const [journal, readiness, deliveries] = [this.journal.entries, this.readiness.kept, this.deliveries.kept];
+    this.room = new StorageRoom(this.paymentBytes, [journal.bytes, deliveries.bytes, this.idempotency.kept.bytes, readiness.bytes], [journal, readiness, deliveries], limits);
   }
-
-  /** The file store makes it again once its own parts exist. */
-  protected roomFor(limits: StorageLimits | undefined): StorageRoom {
-    return new StorageRoom(this.paymentBytes, [this.journal.bytes, this.deliveries.bytes, this.idempotency.bytes, this.readiness.bytes], [this.journal, this.readiness, this.deliveries], limits);
-  }
-
-  /** A durable store writes the change here before it is made; a throw leaves memory unchanged. */
-  protected write(..._records: LogRecord[]): void {}
 
   async open(): Promise<void> {}
   async close(): Promise<void> {
@@ -50,12 +45,18 @@ export class MemoryStore extends MemoryIndex implements Store {
   }
 
   async saveMerchant(merchant: Merchant): Promise<void> {
-    this.write({ t: 'merchant', v: merchant });
+    this.slot.log?.write({ t: 'merchant', v: merchant });
     this.applyMerchant(merchant);
   }
 
   updateMerchant<T>(payeeId: string, change: MerchantChange<T>): Promise<{ readonly result: T } | undefined> {
-    return this.queues.run(payeeId, () => this.merchant(payeeId), change, (m) => this.saveMerchant(m));
+    return this.queues.exclusive(payeeId, async () => {
+      const current = await this.merchant(payeeId);
+      if (!current) return undefined;
+      const [next, result] = change(current);
+      if (next) await this.saveMerchant(next);
+      return { result };
+    });
   }
 
   async insertPayment(payment: Payment, outbox: readonly Delivery[] = [], limits?: StorageLimits): Promise<InsertResult> {
@@ -77,9 +78,9 @@ export class MemoryStore extends MemoryIndex implements Store {
 
   /** One write for the change and its deliveries: both or neither. */
   private writePayment(payment: Payment, outbox: readonly Delivery[], bytes?: number): void {
-    this.write({ t: 'payment', v: payment }, ...deliveryRecords(outbox));
+    this.slot.log?.write({ t: 'payment', v: payment }, ...deliveryRecords(outbox));
     this.applyPayment(payment, bytes);
-    this.deliveries.add(outbox);
+    for (const d of outbox) this.deliveries.put(d);
   }
 
   async storageUsage(payeeId: string): Promise<StorageUsage> {
@@ -91,16 +92,16 @@ export class MemoryStore extends MemoryIndex implements Store {
     return this.queues.exclusive(payeeId, async () => {
       const current = await this.merchant(payeeId);
       const fresh = current ? afterReset(current) : null;
-      this.write({ t: 'reset', payeeId }, ...(fresh ? [{ t: 'merchant', v: fresh } as const] : []));
+      this.slot.log?.write({ t: 'reset', payeeId }, ...(fresh ? [{ t: 'merchant', v: fresh } as const] : []));
       const erased = this.applyReset(payeeId);
-      await this.clearParts(payeeId);
+      this.clearParts(payeeId);
       if (fresh) this.applyMerchant(fresh);
       return erased;
     });
   }
 
   async prunePayments(payeeId: string, createdBefore: number): Promise<number> {
-    this.write({ t: 'prune', payeeId, createdBefore });
+    this.slot.log?.write({ t: 'prune', payeeId, createdBefore });
     return this.applyPrune(payeeId, createdBefore);
   }
 
@@ -108,21 +109,17 @@ export class MemoryStore extends MemoryIndex implements Store {
   deleteMerchant(payeeId: string): Promise<MerchantErasure | undefined> {
     return this.queues.exclusive(payeeId, async () => {
       if (!(await this.merchant(payeeId))) return undefined;
-      // Counted before they are erased.
-      const journalEntries = (await this.journal.list(payeeId, { limit: JOURNAL_CAP })).length;
-      const deliveries = (await this.deliveries.list(payeeId, Number.MAX_SAFE_INTEGER)).length;
-      this.write({ t: 'merchant-delete', payeeId });
+      this.slot.log?.write({ t: 'merchant-delete', payeeId });
       const payments = this.applyMerchantDelete(payeeId);
-      await this.clearParts(payeeId);
-      return { payments, journalEntries, deliveries };
+      return { payments, ...this.clearParts(payeeId) };
     });
   }
 
-  /** Memory only: the reset's or deletion's one line clears the parts on replay, so a second write could fail after memory changed. */
-  private async clearParts(payeeId: string): Promise<void> {
-    this.journal.erase(payeeId);
-    await this.deliveries.clear(payeeId);
-    await this.idempotency.clear(payeeId);
-    await this.readiness.clear(payeeId);
+  /** Memory only (the reset's or deletion's one line clears them on replay, so no second write can fail after memory changed), and in one turn, as a replay needs. */
+  protected clearParts(payeeId: string): Omit<MerchantErasure, 'payments'> {
+    const erased = { journalEntries: this.journal.erase(payeeId), deliveries: this.deliveries.erase(payeeId) };
+    void this.idempotency.clear(payeeId);
+    void this.readiness.clear(payeeId);
+    return erased;
   }
 }

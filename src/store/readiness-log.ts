@@ -1,8 +1,8 @@
 // SPEC 16: the report's evidence is kept beyond the journal's bound; a polling run keeps only its first and last read.
 import type { SeenRequest } from '../domain/readiness.js';
-import { ByteTally, evidenceBytes } from './storage-quota.js';
-import type { StorageRoom, TrimmablePart } from './storage-room.js';
-import type { LogLines, LogRecord } from './file-records.js';
+import { MerchantLists } from './merchant-lists.js';
+import { evidenceBytes } from './storage-quota.js';
+import type { LogRecord, LogSlot } from './file-records.js';
 
 /** Measured ~400 bytes an entry on disk and in memory: under 1 MB a merchant at the cap. */
 export const READINESS_CAP = 2_000;
@@ -41,101 +41,40 @@ export function collapseRepeats<T extends { readonly repeat: string | null }>(ro
   return [...kept.values()].slice(-READINESS_CAP);
 }
 
-/** A Map keeps insertion order, so the oldest go first. */
-class MerchantEvidence {
-  readonly kept = new Map<number, SeenRequest>();
-  private readonly sizes = new Map<number, number>();
-  readonly runs = new RepeatRuns();
-
-  constructor(
-    private readonly payeeId: string,
-    private readonly bytes: ByteTally,
-  ) {}
-
-  put(id: number, seen: SeenRequest, replaced: number | null): void {
-    if (replaced !== null) this.remove(replaced);
-    const size = evidenceBytes(seen);
-    this.bytes.add(this.payeeId, size - (this.sizes.get(id) ?? 0));
-    this.kept.set(id, seen);
-    this.sizes.set(id, size);
-    if (this.kept.size > READINESS_CAP) this.remove(this.kept.keys().next().value!);
-  }
-
-  dropOldest(): number {
-    const oldest = this.kept.keys().next();
-    if (oldest.done) return 0;
-    const size = this.sizes.get(oldest.value) ?? 0;
-    this.remove(oldest.value);
-    return size;
-  }
-
-  private remove(id: number): void {
-    const size = this.sizes.get(id);
-    if (size === undefined) return;
-    this.kept.delete(id);
-    this.sizes.delete(id);
-    this.bytes.add(this.payeeId, -size);
-  }
-}
-
-interface EvidenceRow {
-  readonly payeeId: string;
-  readonly id: number;
-  readonly v: SeenRequest;
-}
-
-export class MemoryReadinessLog implements ReadinessLog, TrimmablePart {
-  private readonly byMerchant = new Map<string, MerchantEvidence>();
-  readonly bytes = new ByteTally();
+export class MemoryReadinessLog implements ReadinessLog {
+  private readonly runs = new Map<string, RepeatRuns>();
+  readonly kept = new MerchantLists<number, SeenRequest>({ cap: READINESS_CAP, bytesOf: evidenceBytes, keyed: true });
   private sequence = 0;
-  private room: StorageRoom | undefined;
 
-  constructor(private readonly log?: LogLines) {}
-
-  keepWithin(room: StorageRoom): void {
-    this.room = room;
-  }
-
-  trimOldest(payeeId: string, bytes: number): number {
-    const merchant = this.byMerchant.get(payeeId);
-    let freed = 0;
-    while (merchant && merchant.kept.size > 0 && freed < bytes) freed += merchant.dropOldest();
-    return freed;
-  }
+  constructor(private readonly slot: LogSlot = {}) {}
 
   /** A polling loop's replacing reads are not written: the next snapshot holds the newest. */
   async add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void> {
-    const merchant = this.merchant(payeeId);
+    let runs = this.runs.get(payeeId);
+    if (!runs) this.runs.set(payeeId, (runs = new RepeatRuns()));
     const id = ++this.sequence;
-    const replaced = merchant.runs.next(id, repeat);
-    merchant.put(id, seen, replaced);
-    this.room?.kept(payeeId);
-    if (replaced === null) this.log?.record({ t: 'seen', payeeId, id, v: seen });
+    const replaced = runs.next(id, repeat);
+    if (replaced !== null) this.kept.remove(payeeId, replaced);
+    this.kept.put(payeeId, id, seen);
+    if (replaced === null) this.slot.log?.record({ t: 'seen', payeeId, id, v: seen });
   }
 
-  restore(row: EvidenceRow): void {
-    this.merchant(row.payeeId).put(row.id, row.v, null);
-    if (row.id > this.sequence) this.sequence = row.id;
-    this.room?.kept(row.payeeId);
+  restore(payeeId: string, id: number, seen: SeenRequest): void {
+    this.kept.put(payeeId, id, seen);
+    if (id > this.sequence) this.sequence = id;
   }
 
   /** Oldest first: restoring them in this order rebuilds the log. */
   *records(): Generator<LogRecord> {
-    for (const [payeeId, merchant] of this.byMerchant) for (const [id, v] of merchant.kept) yield { t: 'seen', payeeId, id, v };
+    for (const payeeId of this.kept.merchants()) for (const [id, v] of this.kept.oldestFirst(payeeId)) yield { t: 'seen', payeeId, id, v };
   }
 
   async list(payeeId: string): Promise<readonly SeenRequest[]> {
-    return [...(this.byMerchant.get(payeeId)?.kept.values() ?? [])];
+    return [...this.kept.oldestFirst(payeeId)].map(([, v]) => v);
   }
 
   async clear(payeeId: string): Promise<void> {
-    this.byMerchant.delete(payeeId);
-    this.bytes.clear(payeeId);
-  }
-
-  private merchant(payeeId: string): MerchantEvidence {
-    let merchant = this.byMerchant.get(payeeId);
-    if (!merchant) this.byMerchant.set(payeeId, (merchant = new MerchantEvidence(payeeId, this.bytes)));
-    return merchant;
+    this.runs.delete(payeeId);
+    this.kept.clear(payeeId);
   }
 }

@@ -70,14 +70,10 @@ function recordTextBytes(allowance: number, texts: readonly (string | null | und
 
 /** An entry that refers to a kept answer text counts the reference: the text counts once (answerTextBytes). */
 export function journalEntryBytes(e: Omit<StoredJournalEntry, 'id'>): number {
-  let bytes = recordTextBytes(JOURNAL_ENTRY_ALLOWANCE, [e.method, e.path, e.requestBody, e.answerRef ?? e.responseBody, e.fault, e.requestId, e.idempotencyKey]);
-  for (const warning of e.warnings) bytes += textBytes(warning);
-  return bytes;
+  return recordTextBytes(JOURNAL_ENTRY_ALLOWANCE, [e.method, e.path, e.requestBody, e.answerRef ?? e.responseBody, e.fault, e.requestId, e.idempotencyKey, ...e.warnings]);
 }
 
-export function answerTextBytes(text: string): number {
-  return textBytes(text);
-}
+export const answerTextBytes = textBytes;
 
 export function evidenceBytes(s: SeenRequest): number {
   return recordTextBytes(EVIDENCE_ALLOWANCE, [s.ref, s.method, s.path, s.fault, s.idempotencyKey, s.merchantRefNo, s.bodyDigest, s.paymentId, s.paymentStatus]);
