@@ -72,11 +72,6 @@ export class PostgresConnection {
     }
   }
 
-  /** Rejects, saying why, while the database is known to be away or does not answer. */
-  async ready(): Promise<void> {
-    await this.run((sql) => sql`SELECT 1`);
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -1,26 +1,34 @@
 /** A turn's status reads in one statement (SPEC 20); a document is sent only when this instance's copy is stale (xmin, version), so a poll parses none. */
+import type postgres from 'postgres';
 import { apiKeyHash } from '../domain/ids.js';
 import type { Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import { cannotBeStored, keep } from './postgres-connection.js';
-import type { Run } from './postgres-connection.js';
+import type { Run, Sql } from './postgres-connection.js';
+import { paymentOf } from './postgres-payments.js';
 import { heldBytes, PAYMENTS, paymentSums } from './postgres-storage.js';
 import type { KeyedPayment } from './store.js';
 
-interface Row {
-  payee_id: string;
-  merchant_xmin: string;
-  merchant: string | null;
-  payment_version: number | null;
-  payment: string | null;
-}
+/** A copy's version, as a value or as a column of the statement's list of reads. */
+type Value = string | number | null | postgres.Fragment;
 
 interface MerchantRow {
   payee_id: string;
   merchant_xmin: string;
   merchant: string | null;
-  payment_count: number | null;
-  parts: number | null;
+}
+
+interface Row extends MerchantRow {
+  payment_version: number | null;
+  payment: string | null;
+}
+
+/** The key's merchant (its document only when the copy's payee and xmin are not current) and, for a status read, the payment's likewise by version. */
+function columns(sql: Sql, payee: Value, xmin: Value, version?: Value) {
+  const merchant = sql`k.payee_id, m.xmin::text AS merchant_xmin,
+    CASE WHEN k.payee_id = ${payee} AND m.xmin::text = ${xmin} THEN NULL ELSE m.doc END AS merchant`;
+  if (version === undefined) return merchant;
+  return sql`${merchant}, p.version AS payment_version, CASE WHEN p.version = ${version} THEN NULL ELSE p.doc END AS payment`;
 }
 
 /** A key's merchant, with (when asked) how many payments it holds and its other records' bytes, summed now. */
@@ -51,10 +59,7 @@ export class PostgresKeyedReads {
   /** This turn's status reads, sent together at its end. */
   private turnReads: TurnRead[] = [];
 
-  constructor(
-    private readonly run: Run,
-    private readonly paymentOf: (doc: string) => Payment,
-  ) {}
+  constructor(private readonly run: Run) {}
 
   /** Read in one statement with the other status reads of this event-loop turn. */
   read(apiKey: string, paymentId: string): Promise<KeyedPayment | undefined> {
@@ -90,10 +95,7 @@ export class PostgresKeyedReads {
 
   private readOne({ hash, id }: TurnRead, { merchant, payment }: Copies) {
     return this.run(async (sql) => sql<(Row & { n: number })[]>`
-      SELECT 1 AS n, k.payee_id, m.xmin::text AS merchant_xmin,
-        CASE WHEN k.payee_id = ${merchant?.payeeId ?? null} AND m.xmin::text = ${merchant?.xmin ?? null} THEN NULL ELSE m.doc END AS merchant,
-        p.version AS payment_version,
-        CASE WHEN p.version = ${payment?.version ?? null} THEN NULL ELSE p.doc END AS payment
+      SELECT 1 AS n, ${columns(sql, merchant?.payeeId ?? null, merchant?.xmin ?? null, payment?.version ?? null)}
       FROM payreq_merchant_keys k JOIN payreq_merchants m USING (payee_id)
       LEFT JOIN payreq_payments p ON p.id = ${id} AND p.payee_id = k.payee_id
       WHERE k.key_hash = ${hash}`);
@@ -101,10 +103,7 @@ export class PostgresKeyedReads {
 
   private readMany(reads: readonly TurnRead[], copies: readonly Copies[]) {
     return this.run(async (sql) => sql<(Row & { n: string })[]>`
-      SELECT q.n, k.payee_id, m.xmin::text AS merchant_xmin,
-        CASE WHEN k.payee_id = q.copy_payee AND m.xmin::text = q.copy_xmin THEN NULL ELSE m.doc END AS merchant,
-        p.version AS payment_version,
-        CASE WHEN p.version = q.copy_version THEN NULL ELSE p.doc END AS payment
+      SELECT q.n, ${columns(sql, sql`q.copy_payee`, sql`q.copy_xmin`, sql`q.copy_version`)}
       FROM unnest(${reads.map((r) => r.hash)}::text[], ${reads.map((r) => r.id)}::text[], ${copies.map((c) => c.merchant?.payeeId ?? null)}::text[],
                   ${copies.map((c) => c.merchant?.xmin ?? null)}::text[], ${copies.map((c) => c.payment?.version ?? null)}::int[])
            WITH ORDINALITY AS q(hash, id, copy_payee, copy_xmin, copy_version, n)
@@ -121,10 +120,8 @@ export class PostgresKeyedReads {
       // Separate statements, not one with "CASE WHEN $n": PostgreSQL could plan that one afresh on every call.
       const count = want.count ? sql`${paymentSums(sql, sql`k.payee_id`).count}::float8` : sql`NULL::float8`;
       const sum = want.parts ? sql`${heldBytes(sql, sql`WHERE payee_id = k.payee_id`, [PAYMENTS])}::float8` : sql`NULL::float8`;
-      const [row] = await sql<MerchantRow[]>`
-        SELECT k.payee_id, m.xmin::text AS merchant_xmin,
-          CASE WHEN k.payee_id = ${merchant?.payeeId ?? null} AND m.xmin::text = ${merchant?.xmin ?? null} THEN NULL ELSE m.doc END AS merchant,
-          ${count} AS payment_count, ${sum} AS parts
+      const [row] = await sql<(MerchantRow & { payment_count: number | null; parts: number | null })[]>`
+        SELECT ${columns(sql, merchant?.payeeId ?? null, merchant?.xmin ?? null)}, ${count} AS payment_count, ${sum} AS parts
         FROM payreq_merchant_keys k JOIN payreq_merchants m USING (payee_id)
         WHERE k.key_hash = ${hash}`;
       if (!row) {
@@ -136,7 +133,7 @@ export class PostgresKeyedReads {
     });
   }
 
-  private merchantOf(hash: string, row: Row | MerchantRow, copy: Merchant | undefined): Merchant {
+  private merchantOf(hash: string, row: MerchantRow, copy: Merchant | undefined): Merchant {
     if (row.merchant === null) return copy!;
     const merchant = JSON.parse(row.merchant) as Merchant;
     keep(this.merchants, hash, { payeeId: row.payee_id, xmin: row.merchant_xmin, merchant });
@@ -146,7 +143,7 @@ export class PostgresKeyedReads {
   private paymentOfRow(row: Row, copy: Payment | undefined): Payment | undefined {
     if (row.payment_version === null) return undefined;
     if (row.payment === null) return copy!;
-    const payment = this.paymentOf(row.payment);
+    const payment = paymentOf(row.payment);
     keep(this.payments, payment.id, payment);
     return payment;
   }

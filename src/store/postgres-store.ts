@@ -82,7 +82,7 @@ export class PostgresStore implements Store {
     this.deliveries = new PostgresDeliveryLog(this, this.trims, room.written);
     this.idempotency = new PostgresIdempotencyKeys(this, this.trims);
     this.readiness = new PostgresReadinessLog(this, writer);
-    this.keyedReads = new PostgresKeyedReads((query) => this.run(query), paymentOf);
+    this.keyedReads = new PostgresKeyedReads((query) => this.run(query));
   }
 
   run<T>(query: (sql: postgres.Sql) => Promise<T>): Promise<T> {
@@ -98,8 +98,9 @@ export class PostgresStore implements Store {
     return this.connection.close();
   }
 
-  ready(): Promise<void> {
-    return this.connection.ready();
+  /** Rejects, saying why, while the database is known to be away or does not answer. */
+  async ready(): Promise<void> {
+    await this.run((sql) => sql`SELECT 1`);
   }
 
   /** With the merchant's payment count (for the cap) and, every few seconds, its other records' bytes (for its quota): one round trip. */
@@ -150,18 +151,15 @@ export class PostgresStore implements Store {
   }
 
   payment(payeeId: string, paymentId: string): Promise<Payment | undefined> {
-    if (cannotBeStored(paymentId)) return Promise.resolve(undefined);
-    return this.one((sql) => sql`SELECT doc FROM payreq_payments WHERE id = ${paymentId} AND payee_id = ${payeeId}`);
+    return this.one(paymentId, (sql) => sql`id = ${paymentId} AND payee_id = ${payeeId}`);
   }
 
   paymentByRef(payeeId: string, merchantRefNo: string): Promise<Payment | undefined> {
-    if (cannotBeStored(merchantRefNo)) return Promise.resolve(undefined);
-    return this.one((sql) => sql`SELECT doc FROM payreq_payments WHERE payee_id = ${payeeId} AND merchant_ref_no = ${merchantRefNo}`);
+    return this.one(merchantRefNo, (sql) => sql`payee_id = ${payeeId} AND merchant_ref_no = ${merchantRefNo}`);
   }
 
   paymentByToken(token: string): Promise<Payment | undefined> {
-    if (cannotBeStored(token)) return Promise.resolve(undefined);
-    return this.one((sql) => sql`SELECT doc FROM payreq_payments WHERE token = ${token}`);
+    return this.one(token, (sql) => sql`token = ${token}`);
   }
 
   async insertPayment(payment: Payment, outbox: readonly Delivery[] = [], limits?: StorageLimits): Promise<InsertResult> {
@@ -319,10 +317,12 @@ export class PostgresStore implements Store {
       SELECT count(*)::int AS n FROM gone`)[0]!.n;
   }
 
-  private one(query: (sql: postgres.Sql) => Promise<readonly { doc: string }[]>): Promise<Payment | undefined> {
+  /** The payment `which` selects; a `key` PostgreSQL text cannot hold selects none. */
+  private one(key: string, which: (sql: postgres.Sql) => postgres.Fragment): Promise<Payment | undefined> {
+    if (cannotBeStored(key)) return Promise.resolve(undefined);
     return this.run(async (sql) => {
-      const [row] = await query(sql);
-      return row ? (paymentOf(row.doc)) : undefined;
+      const [row] = await sql<{ doc: string }[]>`SELECT doc FROM payreq_payments WHERE ${which(sql)}`;
+      return row ? paymentOf(row.doc) : undefined;
     });
   }
 }
