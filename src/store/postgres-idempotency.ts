@@ -18,14 +18,6 @@ function trimIdempotency(sql: postgres.Sql, payeeId: string): Promise<unknown> {
       ) k WHERE n > ${IDEMPOTENCY_KEYS_PER_MERCHANT} OR chars > ${IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT})`;
 }
 
-interface KeyRow {
-  fingerprint: string;
-  created_at: string;
-  lease_until: string;
-  code: number | null;
-  body: string | null;
-}
-
 export class PostgresIdempotencyKeys implements IdempotencyKeys {
   private readonly trims: TrimCounter;
 
@@ -47,20 +39,13 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
           WHERE k.created_at <= ${now - IDEMPOTENCY_TTL_MS} OR (k.code IS NULL AND k.lease_until <= ${realNow})
         RETURNING 1`;
       if (claimed.count === 1) return { kind: 'started' } as const;
-      const [row] = await sql<KeyRow[]>`SELECT fingerprint, created_at, lease_until, code, body FROM payreq_idempotency WHERE payee_id = ${payeeId} AND key = ${key}`;
+      const [kept] = await sql<Parameters<typeof judgeKept>[0][]>`
+        SELECT fingerprint, created_at::float8 AS "createdAt", lease_until::float8 AS "leaseUntil",
+               CASE WHEN code IS NOT NULL AND body IS NOT NULL THEN json_build_object('code', code, 'body', body) END AS answer
+          FROM payreq_idempotency WHERE payee_id = ${payeeId} AND key = ${key}`;
       // Gone between the two statements (a reset): the retry runs as new.
-      if (!row) return { kind: 'in_progress' } as const;
-      const judged = judgeKept(
-        {
-          fingerprint: row.fingerprint,
-          createdAt: Number(row.created_at),
-          leaseUntil: Number(row.lease_until),
-          answer: row.code === null || row.body === null ? null : { code: row.code, body: row.body },
-        },
-        fingerprint,
-        now,
-        realNow,
-      );
+      if (!kept) return { kind: 'in_progress' } as const;
+      const judged = judgeKept(kept, fingerprint, now, realNow);
       // Claimable a moment ago but taken by another instance since: wait like any claim in progress.
       return judged === 'claim' ? ({ kind: 'in_progress' } as const) : judged;
     });

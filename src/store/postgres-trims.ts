@@ -33,8 +33,6 @@ export class PostgresTrims {
   private readonly timer: NodeJS.Timeout;
   private running: Promise<void> | null = null;
   private parts = 0;
-  /** A trim fell due by bytes: runs follow each other at once, not a second apart, until none is due. */
-  private urgent = false;
   private kicked = false;
   private stopped = false;
 
@@ -69,16 +67,14 @@ export class PostgresTrims {
     };
   }
 
-  /** Runs due trims on the next turn, and again after each run while any is due. */
+  /** A trim fell due by bytes: runs follow each other at once, not a second apart, until none is due. */
   private soon(): void {
-    this.urgent = true;
     if (this.kicked || this.stopped) return;
     this.kicked = true;
     setImmediate(() => {
       void this.runDue(TRIMS_PER_RUN).then(() => {
         this.kicked = false;
-        if (this.due.size > 0 && this.urgent) this.soon();
-        else this.urgent = false;
+        if (this.due.size > 0) this.soon();
       });
     });
   }
