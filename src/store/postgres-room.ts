@@ -4,7 +4,7 @@ import type { Sql } from './postgres-connection.js';
 import { allowance, fairShare } from './storage-quota.js';
 import type { StorageLimits } from './storage-quota.js';
 import { trimJournal } from './postgres-journal.js';
-import { heldBytes, heldByMerchant, ROW_BYTES } from './postgres-storage.js';
+import { heldBytes, heldByMerchant, PARTS } from './postgres-storage.js';
 import type { PostgresStorage } from './postgres-storage.js';
 import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 
@@ -15,14 +15,6 @@ const ROOM_TRIM_EVERY_BYTES = 32 * 1024;
 export function roomTrimSlack(limits: StorageLimits): number {
   return Math.max(1, Math.min(ROOM_TRIM_EVERY_BYTES, Math.floor(limits.merchantBytes / 16)));
 }
-
-/** The parts trimmed, oldest rows first, in this order: the journal first, the deliveries last (they may still be sent). */
-const PARTS = [
-  // The journal keeps its newest entry whatever it costs: a merchant always sees its last request.
-  { table: 'payreq_journal', key: 'id', order: 'entry_id', bytes: ROW_BYTES.journal, keep: 1 },
-  { table: 'payreq_readiness', key: 'id', order: 'id', bytes: ROW_BYTES.readiness, keep: 0 },
-  { table: 'payreq_deliveries', key: 'id', order: 'seq', bytes: ROW_BYTES.deliveries, keep: 0 },
-] as const;
 
 /** How much sooner than the budget the background trims take the sandbox as full: a share of the budget. */
 const FULL_EARLY = 0.1;
@@ -108,11 +100,11 @@ async function trimJournalTo(sql: Sql, payeeId: string, allowed: number): Promis
     WITH other AS (
       SELECT ${heldBytes(sql, sql`WHERE payee_id = ${payeeId}`, ['payreq_journal'])} AS bytes
     ), newest AS (
-      SELECT id, ${sql.unsafe(ROW_BYTES.journal)} AS b, sum(${sql.unsafe(ROW_BYTES.journal)}) OVER (ORDER BY entry_id DESC) AS upto
+      SELECT id, ${sql.unsafe(PARTS[0].bytes)} AS b, sum(${sql.unsafe(PARTS[0].bytes)}) OVER (ORDER BY entry_id DESC) AS upto
         FROM payreq_journal WHERE payee_id = ${payeeId}
     ), gone AS (
       DELETE FROM payreq_journal WHERE payee_id = ${payeeId} AND id IN (SELECT id FROM newest, other WHERE newest.upto > ${allowed}::bigint - other.bytes AND newest.upto > newest.b)
-      RETURNING ${sql.unsafe(ROW_BYTES.journal)} AS b
+      RETURNING ${sql.unsafe(PARTS[0].bytes)} AS b
     )
     SELECT (SELECT coalesce(sum(b), 0) FROM gone)::bigint AS gone,
            ((SELECT bytes FROM other) + (SELECT coalesce(sum(b), 0) FROM newest) - (SELECT coalesce(sum(b), 0) FROM gone))::bigint AS left`;

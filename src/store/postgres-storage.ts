@@ -3,14 +3,6 @@ import type postgres from 'postgres';
 import { keep } from './postgres-connection.js';
 import type { Run, Sql } from './postgres-connection.js';
 
-/** What a row counts (storage-quota.ts), in SQL: the sums and the trims (postgres-room.ts) read the same, so a trim stops where the quota counts. */
-export const ROW_BYTES = {
-  journal: 'coalesce(bytes, octet_length(entry))',
-  readiness: 'coalesce(bytes, octet_length(entry))',
-  deliveries: 'coalesce(bytes, octet_length(doc) + octet_length(attempts::text))',
-  idempotency: 'octet_length(key) + octet_length(fingerprint) + coalesce(octet_length(body), 0)',
-} as const;
-
 /** Rows a merchant's payments are counted in: its concurrent creates lock different rows, so their commits reach the disk together. */
 export const PAYMENT_SLOTS = 16;
 
@@ -33,14 +25,20 @@ export function countPayments(sql: Sql, payeeId: string, slot: number, bytes: po
 /** How long a sum of a merchant's other records, or of the sandbox's records, serves. */
 const USAGE_TTL_MS = 5_000;
 
-/** Every table a merchant's records are in, with what a row counts: the quota, the trims and the sweep all sum this one list, so they agree. */
+/** The parts trimmed by bytes (postgres-room.ts), oldest rows first, in this order: the journal first, the deliveries last (they may still be sent). */
+export const PARTS = [
+  // The journal keeps its newest entry whatever it costs: a merchant always sees its last request.
+  { table: 'payreq_journal', bytes: 'coalesce(bytes, octet_length(entry))', key: 'id', order: 'entry_id', keep: 1 },
+  { table: 'payreq_readiness', bytes: 'coalesce(bytes, octet_length(entry))', key: 'id', order: 'id', keep: 0 },
+  { table: 'payreq_deliveries', bytes: 'coalesce(bytes, octet_length(doc) + octet_length(attempts::text))', key: 'id', order: 'seq', keep: 0 },
+] as const;
+
+/** Every table a merchant's records are in, with what a row counts (storage-quota.ts): the quota, the trims and the sweep all sum this one list, so they agree. */
 const HELD = [
   { table: 'payreq_payment_counts', bytes: 'payment_bytes' },
-  { table: 'payreq_journal', bytes: ROW_BYTES.journal },
+  ...PARTS,
   { table: 'payreq_answers', bytes: 'bytes' },
-  { table: 'payreq_deliveries', bytes: ROW_BYTES.deliveries },
-  { table: 'payreq_idempotency', bytes: ROW_BYTES.idempotency },
-  { table: 'payreq_readiness', bytes: ROW_BYTES.readiness },
+  { table: 'payreq_idempotency', bytes: 'octet_length(key) + octet_length(fingerprint) + coalesce(octet_length(body), 0)' },
 ] as const;
 type HeldTable = (typeof HELD)[number]['table'];
 /** Payments, which a merchant's other records are summed without. */
