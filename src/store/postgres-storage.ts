@@ -66,10 +66,12 @@ interface Known {
   readonly at: number;
 }
 
+type SandboxKnown = Known & { readonly holders: Set<string> };
+
 export class PostgresStorage {
   private readonly parts = new Map<string, Known>();
-  private sandbox: (Known & { readonly holders: Set<string> }) | null = null;
-  private counting: Promise<void> | null = null;
+  private sandbox: SandboxKnown | null = null;
+  private counting: Promise<SandboxKnown> | null = null;
   /** Bytes this instance added (and deleted) in all: what it wrote while a count ran is added to that count. */
   private drift = 0;
   /** The row this instance's next payment change counts in: in turn, so its concurrent changes of one merchant take different rows; from a random one, so instances differ. */
@@ -115,20 +117,21 @@ export class PostgresStorage {
 
   /** The sandbox's records and holders, from a count at most USAGE_TTL_MS old plus what this instance wrote since. */
   async sandboxUsage(): Promise<{ readonly bytes: number; readonly holders: number }> {
-    if (!this.sandbox || Date.now() - this.sandbox.at > USAGE_TTL_MS) {
+    let known = this.sandbox;
+    if (!known || Date.now() - known.at > USAGE_TTL_MS) {
       const counting = (this.counting ??= this.count().finally(() => (this.counting = null)));
-      // A count under way does not hold up those that know an older one: they go on with it.
-      if (!this.sandbox) await counting;
+      // A count under way does not hold up those that know an older one: they go on with it (a recount meanwhile does not take it away).
+      known ??= await counting;
     }
-    return { bytes: this.sandbox!.bytes, holders: this.sandbox!.holders.size };
+    return { bytes: known.bytes, holders: known.holders.size };
   }
 
   /** Sums the sandbox's records and lists their merchants: one count at once, however many ask. */
-  private async count(): Promise<void> {
+  private async count(): Promise<SandboxKnown> {
     const before = this.drift;
     const held = await this.run((sql) => sql<{ payee_id: string; bytes: string }[]>`${heldByMerchant(sql)}`);
     const bytes = held.reduce((sum, row) => sum + Number(row.bytes), 0);
-    this.sandbox = { bytes: bytes + (this.drift - before), holders: new Set(held.map((row) => row.payee_id)), at: Date.now() };
+    return (this.sandbox = { bytes: bytes + (this.drift - before), holders: new Set(held.map((row) => row.payee_id)), at: Date.now() });
   }
 
   /** This instance wrote `bytes` of records of the merchant: counted in the sandbox's total and its holders until the next count. */
