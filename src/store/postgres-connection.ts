@@ -65,7 +65,7 @@ export class PostgresConnection {
       if (missed) this.noteLate();
       const unavailable = connectionFailure(err, this.shownUrl);
       // An error from a pool already replaced (its queued calls rejected) says nothing of the new one.
-      if (unavailable && !(err instanceof StoreUnavailableError) && sql === this.sql) this.markDown(unavailable.code);
+      if (unavailable && sql === this.sql) this.markDown(unavailable.code);
       throw unavailable?.error ?? err;
     } finally {
       clearTimeout(deadline);
@@ -150,7 +150,6 @@ const CONNECTION_ERRORS = new Set([
 
 /** The StoreUnavailableError for a connection failure (and its code), or undefined for any other error. */
 function connectionFailure(err: unknown, shownUrl: string): { error: StoreUnavailableError; code: string } | undefined {
-  if (err instanceof StoreUnavailableError) return { error: err, code: 'deadline' };
   if (!(err instanceof Error)) return undefined;
   const code = (err as { code?: unknown }).code;
   if (typeof code !== 'string') return undefined;
