@@ -3,10 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
 import { ANY_MERCHANT, DELIVERY_LOG_CAP, LISTENER_ONLY } from './delivery-log.js';
 import type { Delivery, DeliveryAttempt, DeliveryLog, DeliveryState, MerchantPlaces } from './delivery-log.js';
-import { cannotBeStored } from './postgres-connection.js';
-import type { Run, Sql } from './postgres-connection.js';
-import { keepNewest } from './postgres-trims.js';
-import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
+import { cannotBeStored, type Run, type Sql } from './postgres-connection.js';
+import { keepNewest, type PostgresTrims, type TrimCounter } from './postgres-trims.js';
 import { attemptBytes, deliveryBytes } from './storage-quota.js';
 
 /** The largest PostgreSQL integer: a limit per merchant of "none". */

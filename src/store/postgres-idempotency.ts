@@ -1,7 +1,7 @@
 /** Idempotency keys of the PostgreSQL store: a retry may reach any instance, so the claim is a row. */
 import type { IdempotencyBegin, IdempotencyKeys } from './idempotency-keys.js';
-import type postgres from 'postgres';
 import { IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT, IDEMPOTENCY_KEYS_PER_MERCHANT, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, judgeKept } from './idempotency-keys.js';
+import type postgres from 'postgres';
 import type { Run } from './postgres-connection.js';
 import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 

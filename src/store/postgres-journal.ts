@@ -1,11 +1,9 @@
 /** The journal on PostgreSQL: an answer text is kept once per merchant in payreq_answers (many polls share it), joined back in when read. */
 import type postgres from 'postgres';
-import type { JournalEntry, JournalFilter, JournalLog, NewJournalEntry } from './journal-log.js';
-import { JOURNAL_CAP, journalEntryMatches } from './journal-log.js';
+import { JOURNAL_CAP, type JournalEntry, journalEntryMatches, type JournalFilter, type JournalLog, type NewJournalEntry } from './journal-log.js';
 import type { Run } from './postgres-connection.js';
 import { JOURNAL_ID_LOCK } from './postgres-schema.js';
-import { keepNewest } from './postgres-trims.js';
-import type { TrimCounter } from './postgres-trims.js';
+import { keepNewest, type TrimCounter } from './postgres-trims.js';
 import type { PostgresTurnWriter } from './postgres-turn.js';
 import { answerTextBytes, journalEntryBytes } from './storage-quota.js';
 

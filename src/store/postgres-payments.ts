@@ -1,7 +1,6 @@
 /** The payment table's queries that need no store state: a page of a merchant's payments, who has due work, and a payment as a row and back. */
 import type postgres from 'postgres';
-import { isLive, isOpen, withMetadataText } from '../domain/payment.js';
-import type { Payment } from '../domain/payment.js';
+import { isLive, isOpen, type Payment, withMetadataText } from '../domain/payment.js';
 import { nextDueAt } from '../domain/transitions.js';
 import type { Sql } from './postgres-connection.js';
 import type { PaymentPage, PaymentQuery } from './store.js';

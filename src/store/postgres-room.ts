@@ -1,11 +1,9 @@
 /** The storage rule's trims by bytes on PostgreSQL (storage-room.ts for the in-process stores), in the background like every trim. */
 import type postgres from 'postgres';
 import type { Sql } from './postgres-connection.js';
-import { allowance, fairShare } from './storage-quota.js';
-import type { StorageLimits } from './storage-quota.js';
+import { allowance, fairShare, type StorageLimits } from './storage-quota.js';
 import { trimJournal } from './postgres-journal.js';
-import { heldBytes, heldByMerchant, PARTS } from './postgres-storage.js';
-import type { PostgresStorage } from './postgres-storage.js';
+import { heldByMerchant, heldBytes, PARTS, type PostgresStorage } from './postgres-storage.js';
 import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 
 /** At most this many bytes of journal, evidence and deliveries written by this instance make a merchant's trim by bytes due. */

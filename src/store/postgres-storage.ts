@@ -1,7 +1,6 @@
 /** Stored bytes on PostgreSQL (storage-quota.ts): payments counted by each change's statement, so no create scans them; other records summed every few seconds. */
 import type postgres from 'postgres';
-import { keep } from './postgres-connection.js';
-import type { Run, Sql } from './postgres-connection.js';
+import { keep, type Run, type Sql } from './postgres-connection.js';
 
 /** Rows a merchant's payments are counted in: its concurrent creates lock different rows, so their commits reach the disk together. */
 export const PAYMENT_SLOTS = 16;

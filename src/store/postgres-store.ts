@@ -1,9 +1,7 @@
 /** The shared store: every instance on one database is one sandbox, so all a merchant sees lives there, and a 2xx means committed. */
 import postgres from 'postgres';
-import { loggerOr } from '../logger.js';
-import type { Logger } from '../logger.js';
-import { afterReset } from '../domain/merchant.js';
-import type { Merchant } from '../domain/merchant.js';
+import { type Logger, loggerOr } from '../logger.js';
+import { afterReset, type Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import type { Delivery } from './delivery-log.js';
 import type { JournalLog } from './journal-log.js';
@@ -13,22 +11,18 @@ import { PostgresKeyedReads } from './postgres-keyed-read.js';
 import { JOURNAL_TRIM_EVERY, PostgresJournalLog, trimJournal } from './postgres-journal.js';
 import { PostgresRateWindows } from './postgres-rate-windows.js';
 import { EVIDENCE_TRIM_EVERY, PostgresReadinessLog, trimEvidence } from './postgres-readiness.js';
-import { PostgresTrims } from './postgres-trims.js';
+import { PostgresTrims, type TrimCounter } from './postgres-trims.js';
 import { PostgresRoom } from './postgres-room.js';
-import type { TrimCounter } from './postgres-trims.js';
 import { PostgresTurnWriter } from './postgres-turn.js';
 import { migrate } from './postgres-schema.js';
 import type { RateWindows } from './rate-windows.js';
 import type { InsertResult, KeyedPayment, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
-import { PostgresConnection } from './postgres-connection.js';
-import { cannotBeStored, keep } from './postgres-connection.js';
-import type { Sql } from './postgres-connection.js';
+import { cannotBeStored, keep, PostgresConnection, type Sql } from './postgres-connection.js';
 import { eraseRecords, writeMerchant } from './postgres-merchants.js';
 import { due, listPayments, merchantsWithDueWork, paymentOf, paymentRow } from './postgres-payments.js';
 import { redactedUrl } from './unavailable.js';
 import { countPayments, paymentSums, PostgresStorage } from './postgres-storage.js';
-import { passesBudget, paymentRoom, textBytes } from './storage-quota.js';
-import type { StorageLimits, StorageRefusal, StorageUsage } from './storage-quota.js';
+import { passesBudget, paymentRoom, type StorageLimits, type StorageRefusal, type StorageUsage, textBytes } from './storage-quota.js';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// URL. */

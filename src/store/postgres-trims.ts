@@ -1,7 +1,6 @@
 /** The bounded tables' trims, run by a timer, never on a request's statement (SPEC 20); reads apply the caps, so a trim bounds tables, not what is seen. */
 import type postgres from 'postgres';
-import { errorFields } from '../logger.js';
-import type { Logger } from '../logger.js';
+import { errorFields, type Logger } from '../logger.js';
 import type { Run, Sql } from './postgres-connection.js';
 import { StoreUnavailableError } from './unavailable.js';
 
