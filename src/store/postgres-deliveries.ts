@@ -10,9 +10,6 @@ import { attemptBytes, deliveryBytes } from './storage-quota.js';
 /** The largest PostgreSQL integer: a limit per merchant of "none". */
 const MAX_INT4 = 2_147_483_647;
 
-/** A merchant's deliveries are trimmed to the cap after this many of this instance (postgres-trims.ts). */
-const DELIVERY_TRIM_EVERY = 50;
-
 /** The oldest beyond the cap go, pending ones too: work stays bounded with the log. */
 const trimDeliveries = (sql: postgres.Sql, payeeId: string) => keepNewest(sql, 'payreq_deliveries', 'seq', payeeId, DELIVERY_LOG_CAP);
 
@@ -45,7 +42,7 @@ export class PostgresDeliveryLog implements DeliveryLog {
     /** Told of the bytes written, for the trims by bytes (postgres-room.ts). */
     private readonly bytes?: Pick<TrimCounter, 'note'>,
   ) {
-    this.trims = trims.counter(DELIVERY_TRIM_EVERY, trimDeliveries);
+    this.trims = trims.counter(trimDeliveries);
   }
 
   /** Writes new deliveries inside the transaction of the change that caused them. */

@@ -5,9 +5,6 @@ import type postgres from 'postgres';
 import type { Run } from './postgres-connection.js';
 import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 
-/** A merchant's keys are trimmed after this many claims or answers of this instance (postgres-trims.ts). */
-const IDEMPOTENCY_TRIM_EVERY = 50;
-
 /** Deletes the oldest keys beyond either bound, counted from the newest, as the in-process keys drop them. */
 function trimIdempotency(sql: postgres.Sql, payeeId: string): Promise<unknown> {
   return sql`
@@ -25,7 +22,7 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
     private readonly store: { run: Run },
     trims: PostgresTrims,
   ) {
-    this.trims = trims.counter(IDEMPOTENCY_TRIM_EVERY, trimIdempotency);
+    this.trims = trims.counter(trimIdempotency);
   }
 
   async begin(payeeId: string, key: string, fingerprint: string, now: number, realNow: number): Promise<IdempotencyBegin> {

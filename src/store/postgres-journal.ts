@@ -7,9 +7,6 @@ import { keepNewest, type TrimCounter } from './postgres-trims.js';
 import type { PostgresTurnWriter } from './postgres-turn.js';
 import { answerTextBytes, journalEntryBytes } from './storage-quota.js';
 
-/** A merchant's journal is trimmed to the cap after this many appends of this instance (postgres-trims.ts). */
-export const JOURNAL_TRIM_EVERY = 50;
-
 /** Texts no entry refers to go under the merchant's journal lock, which a turn writing one holds (postgres-turn.ts): never one still referred to. */
 export async function trimJournal(sql: postgres.Sql, payeeId: string): Promise<void> {
   await keepNewest(sql, 'payreq_journal', 'entry_id', payeeId, JOURNAL_CAP);

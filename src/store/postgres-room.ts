@@ -31,7 +31,7 @@ export class PostgresRoom {
     /** Without limits, nothing is trimmed by bytes. */
     private readonly limits: StorageLimits | undefined,
   ) {
-    const counter = trims.counter(Number.POSITIVE_INFINITY, (sql, payeeId) => this.trim(sql, payeeId), limits ? roomTrimSlack(limits) : Number.POSITIVE_INFINITY);
+    const counter = trims.counter((sql, payeeId) => this.trim(sql, payeeId), Number.POSITIVE_INFINITY, limits ? roomTrimSlack(limits) : Number.POSITIVE_INFINITY);
     this.written = {
       note: (payeeId, rows, bytes = 0) => {
         if (!this.limits) return;

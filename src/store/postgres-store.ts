@@ -8,9 +8,9 @@ import type { JournalLog } from './journal-log.js';
 import { PostgresDeliveryLog } from './postgres-deliveries.js';
 import { PostgresIdempotencyKeys } from './postgres-idempotency.js';
 import { PostgresKeyedReads } from './postgres-keyed-read.js';
-import { JOURNAL_TRIM_EVERY, PostgresJournalLog, trimJournal } from './postgres-journal.js';
+import { PostgresJournalLog, trimJournal } from './postgres-journal.js';
 import { PostgresRateWindows } from './postgres-rate-windows.js';
-import { EVIDENCE_TRIM_EVERY, PostgresReadinessLog, trimEvidence } from './postgres-readiness.js';
+import { PostgresReadinessLog, trimEvidence } from './postgres-readiness.js';
 import { PostgresTrims, type TrimCounter } from './postgres-trims.js';
 import { PostgresRoom } from './postgres-room.js';
 import { PostgresTurnWriter } from './postgres-turn.js';
@@ -65,10 +65,10 @@ export class PostgresStore implements Store {
     this.trims = new PostgresTrims((query) => this.run(query), logger);
     this.storage = new PostgresStorage((query) => this.run(query));
     const room = new PostgresRoom(this.storage, this.trims, options.limits);
-    this.journalTrims = this.trims.counter(JOURNAL_TRIM_EVERY, trimJournal);
+    this.journalTrims = this.trims.counter(trimJournal);
     const writer = new PostgresTurnWriter((query) => this.run(query), {
       journal: this.journalTrims,
-      evidence: this.trims.counter(EVIDENCE_TRIM_EVERY, trimEvidence),
+      evidence: this.trims.counter(trimEvidence),
       bytes: room.written,
     });
     this.journal = new PostgresJournalLog(this, writer, this.journalTrims);

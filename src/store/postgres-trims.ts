@@ -7,6 +7,8 @@ import { StoreUnavailableError } from './unavailable.js';
 /** How often due trims run, and how many at most per run. */
 const TRIM_RUN_EVERY_MS = 1_000;
 export const TRIMS_PER_RUN = 16;
+/** A merchant's part (journal, evidence, deliveries, idempotency keys) is trimmed after this many rows of this instance. */
+export const TRIM_EVERY = 50;
 /** Trims run at once, each on its own connection. */
 const TRIMS_AT_ONCE = 4;
 
@@ -43,8 +45,8 @@ export class PostgresTrims {
     this.timer.unref();
   }
 
-  /** A part's trim is due for a merchant after `every` rows this instance added, or at once after `everyBytes` bytes. */
-  counter(every: number, trim: Trim, everyBytes = Number.POSITIVE_INFINITY): TrimCounter {
+  /** A part's trim is due for a merchant after `every` rows this instance added (an answer may count for several), or at once after `everyBytes` bytes. */
+  counter(trim: Trim, every = TRIM_EVERY, everyBytes = Number.POSITIVE_INFINITY): TrimCounter {
     const part = this.parts++;
     const added = new Map<string, { rows: number; bytes: number }>();
     const due = (payeeId: string) => {
