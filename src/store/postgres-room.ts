@@ -50,13 +50,14 @@ export class PostgresRoom {
     const allowed = allowance({ merchantBytes: 1, sandboxBytes: sandbox.bytes + early, holders: sandbox.holders }, this.limits);
     // While the sandbox is full, a little under the share, so that the next entry does not make the trim due again.
     const under = allowed < this.limits.merchantBytes ? Math.min(roomTrimSlack(this.limits) * 2, Math.floor(allowed / 8)) : 0;
-    const { gone, left } = await byIndexScans(sql, (tx) => trimJournalTo(tx, payeeId, allowed - under));
-    let freed = gone;
+    const mine = heldBytes(sql, sql`WHERE payee_id = ${payeeId}`);
+    const journal = await byIndexScans(sql, (tx) => deleteOldest(tx, PARTS[0], payeeId, sql`${mine} - ${allowed - under}`));
+    let freed = journal.gone;
     for (const part of PARTS.slice(1)) {
-      // What is left is known exactly: the journal trim's count less what each part gave back since (a cached sum may be seconds old).
-      const over = left - (freed - gone) - allowed;
+      // What is left is known exactly: the excess the journal's statement summed less what each part gave back since (a cached sum may be seconds old).
+      const over = journal.over - under - freed;
       if (over <= 0) break;
-      freed += await deleteOldest(sql, part, payeeId, over);
+      freed += (await deleteOldest(sql, part, payeeId, over)).gone;
     }
     if (freed > 0) this.storage.added(-freed);
     // The sweep sums every table: at most once a second, and only while the sandbox is over its budget.
@@ -75,7 +76,7 @@ export class PostgresRoom {
       let excess = Number(row.bytes) - share;
       for (const part of PARTS) {
         if (excess <= 0) break;
-        const gone = await deleteOldest(sql, part, row.payee_id, excess);
+        const { gone } = await deleteOldest(sql, part, row.payee_id, excess);
         if (gone > 0 && part.table === 'payreq_journal') await trimJournal(sql, row.payee_id);
         excess -= gone;
         this.storage.added(-gone);
@@ -92,34 +93,17 @@ function byIndexScans<T>(sql: postgres.Sql, query: (tx: Sql) => Promise<T>): Pro
   }) as Promise<T>;
 }
 
-/** Deletes the oldest journal entries but the newest past `allowed` less the merchant's other records; answers the bytes gone and held after. */
-async function trimJournalTo(sql: Sql, payeeId: string, allowed: number): Promise<{ gone: number; left: number }> {
-  const [row] = await sql<{ gone: string; left: string }[]>`
-    WITH other AS (
-      SELECT ${heldBytes(sql, sql`WHERE payee_id = ${payeeId}`, ['payreq_journal'])} AS bytes
-    ), newest AS (
-      SELECT id, ${sql.unsafe(PARTS[0].bytes)} AS b, sum(${sql.unsafe(PARTS[0].bytes)}) OVER (ORDER BY entry_id DESC) AS upto
-        FROM payreq_journal WHERE payee_id = ${payeeId}
-    ), gone AS (
-      DELETE FROM payreq_journal WHERE payee_id = ${payeeId} AND id IN (SELECT id FROM newest, other WHERE newest.upto > ${allowed}::bigint - other.bytes AND newest.upto > newest.b)
-      RETURNING ${sql.unsafe(PARTS[0].bytes)} AS b
-    )
-    SELECT (SELECT coalesce(sum(b), 0) FROM gone)::bigint AS gone,
-           ((SELECT bytes FROM other) + (SELECT coalesce(sum(b), 0) FROM newest) - (SELECT coalesce(sum(b), 0) FROM gone))::bigint AS left`;
-  return { gone: Number(row?.gone ?? 0), left: Number(row?.left ?? 0) };
-}
-
-/** Deletes the merchant's oldest rows of `part` until at least `bytes` went (or none is left); answers the bytes that went. */
-async function deleteOldest(sql: postgres.Sql, part: (typeof PARTS)[number], payeeId: string, bytes: number): Promise<number> {
-  const [row] = await sql<{ gone: string }[]>`
-    WITH oldest AS (
+/** Deletes the merchant's oldest rows of `part` until at least `over` bytes went (or none is left); answers the bytes that went and `over` as the statement summed it. */
+async function deleteOldest(sql: Sql, part: (typeof PARTS)[number], payeeId: string, over: number | postgres.Fragment): Promise<{ gone: number; over: number }> {
+  const [row] = await sql<{ gone: string; over: string }[]>`
+    WITH excess AS (SELECT ${over}::numeric AS bytes), oldest AS (
       SELECT ${sql(part.key)} AS k, sum(${sql.unsafe(part.bytes)}) OVER (ORDER BY ${sql(part.order)}) - ${sql.unsafe(part.bytes)} AS before,
              row_number() OVER (ORDER BY ${sql(part.order)} DESC) AS newer
         FROM ${sql(part.table)} WHERE payee_id = ${payeeId}
     ), gone AS (
-      DELETE FROM ${sql(part.table)} WHERE payee_id = ${payeeId} AND ${sql(part.key)} IN (SELECT k FROM oldest WHERE before < ${bytes} AND newer > ${part.keep})
+      DELETE FROM ${sql(part.table)} WHERE payee_id = ${payeeId} AND ${sql(part.key)} IN (SELECT k FROM oldest, excess WHERE before < excess.bytes AND newer > ${part.keep})
       RETURNING ${sql.unsafe(part.bytes)} AS b
     )
-    SELECT coalesce(sum(b), 0)::bigint AS gone FROM gone`;
-  return Number(row?.gone ?? 0);
+    SELECT coalesce(sum(b), 0)::bigint AS gone, (SELECT bytes FROM excess) AS over FROM gone`;
+  return { gone: Number(row?.gone ?? 0), over: Number(row?.over ?? 0) };
 }
