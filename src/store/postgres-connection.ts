@@ -1,4 +1,5 @@
 /** The PostgreSQL pool: while the database is away calls fail at once (nothing sent), not queued through postgres.js's back-off of up to 20 s. */
+import { setTimeout as delay } from 'node:timers/promises';
 import postgres from 'postgres';
 import type { Logger } from '../logger.js';
 import { StoreUnavailableError } from './unavailable.js';
@@ -29,7 +30,6 @@ export class PostgresConnection {
   private downReason = '';
   /** When a call first went unanswered past the deadline, while none has been answered since (a silent database is not marked down). */
   private lateSince: number | null = null;
-  private probe: NodeJS.Timeout | null = null;
   private closed = false;
 
   constructor(
@@ -75,7 +75,6 @@ export class PostgresConnection {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.probe) clearInterval(this.probe);
     await this.sql.end({ timeout: 5 });
   }
 
@@ -95,8 +94,7 @@ export class PostgresConnection {
     this.downSince = Date.now();
     this.downReason = reason;
     this.logger.error({ database: this.shownUrl, reason }, 'store: the database cannot be reached; answering 503 and trying again every second');
-    this.probe = setInterval(() => void this.tryAgain(), PROBE_EVERY_MS);
-    this.probe.unref();
+    void this.tryAgain();
   }
 
   /** One line when calls start to go unanswered, not one per call (the HTTP layer logs none). */
@@ -111,29 +109,22 @@ export class PostgresConnection {
     this.lateSince = null;
   }
 
-  private probing = false;
-
+  /** A second after the outage starts, and after each probe that failed, a one-connection pool of its own asks again. */
   private async tryAgain(): Promise<void> {
-    if (this.probing || this.closed) return;
-    this.probing = true;
-    const probe = this.pool(1);
-    try {
-      await probe`SELECT 1`;
-    } catch {
-      return; // still away
-    } finally {
-      this.probing = false;
+    for (let answered = false; !answered; ) {
+      await delay(PROBE_EVERY_MS, undefined, { ref: false });
+      if (this.closed) return;
+      const probe = this.pool(1);
+      answered = await probe`SELECT 1`.then(() => true, () => false);
       await probe.end({ timeout: 0 }).catch(() => undefined);
     }
-    if (this.closed || this.downSince === null) return;
+    if (this.closed) return;
     // The old pool may sit in a long back-off: a fresh one serves from now on.
     const old = this.sql;
     this.sql = this.pool();
     void old.end({ timeout: 0 }).catch(() => undefined);
-    this.logger.warn({ database: this.shownUrl, down_s: Math.round((Date.now() - this.downSince) / 1000) }, 'store: the database is reachable again');
+    this.logger.warn({ database: this.shownUrl, down_s: Math.round((Date.now() - this.downSince!) / 1000) }, 'store: the database is reachable again');
     this.downSince = null;
-    if (this.probe) clearInterval(this.probe);
-    this.probe = null;
   }
 }
 
