@@ -30,13 +30,6 @@ function columns(sql: Sql, payee: Value, xmin: Value, version?: Value) {
   return sql`${merchant}, p.version AS payment_version, CASE WHEN p.version = ${version} THEN NULL ELSE p.doc END AS payment`;
 }
 
-/** A key's merchant, with (when asked) how many payments it holds and its other records' bytes, summed now. */
-export interface KeyedMerchant {
-  readonly merchant: Merchant;
-  readonly paymentCount: number | null;
-  readonly partsBytes: number | null;
-}
-
 /** A status read waiting for the end of its turn. */
 interface TurnRead {
   readonly hash: string;
@@ -110,8 +103,8 @@ export class PostgresKeyedReads {
       LEFT JOIN payreq_payments p ON p.id = q.id AND p.payee_id = k.payee_id`);
   }
 
-  /** The key's merchant, with its payment count and other records' bytes when `wants` (given its last known payee) asks: one round trip. */
-  merchant(apiKey: string, wants: (payeeId: string | undefined) => { count: boolean; parts: boolean }): Promise<KeyedMerchant | undefined> {
+  /** The key's merchant, with its payment count and other records' bytes summed now when `wants` (given its last known payee) asks (else null): one round trip. */
+  merchant(apiKey: string, wants: (payeeId: string | undefined) => { count: boolean; parts: boolean }) {
     const hash = apiKeyHash(apiKey);
     const merchant = this.merchants.get(hash);
     const want = wants(merchant?.payeeId);
@@ -127,8 +120,7 @@ export class PostgresKeyedReads {
         this.merchants.delete(hash);
         return undefined;
       }
-      const paymentCount = want.count ? (row.payment_count ?? 0) : null;
-      return { merchant: this.merchantOf(hash, row, merchant?.merchant), paymentCount, partsBytes: row.parts };
+      return { merchant: this.merchantOf(hash, row, merchant?.merchant), paymentCount: row.payment_count, partsBytes: row.parts };
     });
   }
 

@@ -12,13 +12,6 @@ interface Rows {
   readonly counted: { readonly payeeId: string; readonly part: TrimCounter; readonly bytes: number }[];
 }
 
-/** An answer text journal entries refer to, kept once per merchant: its name, its text and the bytes it counts. */
-export interface AnswerText {
-  readonly ref: string;
-  readonly text: string;
-  readonly bytes: number;
-}
-
 export class PostgresTurnWriter {
   private turn: (Rows & { readonly written: Promise<void> }) | null = null;
 
@@ -28,8 +21,8 @@ export class PostgresTurnWriter {
     private readonly trims: { readonly journal: TrimCounter; readonly evidence: TrimCounter; readonly bytes?: Pick<TrimCounter, 'note'> },
   ) {}
 
-  /** Adds a journal entry (JSON text, of `bytes`; with the answer text it refers to, if any) to this turn's write; resolves once it is written. */
-  journal(payeeId: string, entry: string, bytes: number, answer?: AnswerText): Promise<void> {
+  /** Adds a journal entry (JSON text, of `bytes`; with the answer text it refers to, if any, kept once per merchant and name) to this turn's write; resolves once it is written. */
+  journal(payeeId: string, entry: string, bytes: number, answer?: { readonly ref: string; readonly text: string; readonly bytes: number }): Promise<void> {
     const turn = this.current();
     const payee = JSON.stringify(payeeId);
     if (answer === undefined) turn.journal.push(`{"p":${payee},${field('e', entry)},"b":${bytes}}`);
