@@ -59,10 +59,17 @@ export class PostgresConnection {
     });
     try {
       const result = await Promise.race([query(sql), late]);
-      if (this.lateSince !== null) this.answersAgain();
+      if (this.lateSince !== null) {
+        this.logger.warn({ database: this.shownUrl, silent_s: Math.round((Date.now() - this.lateSince) / 1000) }, 'store: the database answers again');
+        this.lateSince = null;
+      }
       return result;
     } catch (err) {
-      if (missed) this.noteLate();
+      // One line when calls start to go unanswered, not one per call (the HTTP layer logs none).
+      if (missed && this.lateSince === null) {
+        this.lateSince = Date.now();
+        this.logger.error({ database: this.shownUrl, deadline_s: CALL_DEADLINE_MS / 1000 }, 'store: the database does not answer in time; answering 503 for the calls it leaves unanswered');
+      }
       const unavailable = connectionFailure(err, this.shownUrl);
       // An error from a pool already replaced (its queued calls rejected) says nothing of the new one.
       if (unavailable && sql === this.sql) this.markDown(unavailable.code);
@@ -95,18 +102,6 @@ export class PostgresConnection {
     this.downReason = reason;
     this.logger.error({ database: this.shownUrl, reason }, 'store: the database cannot be reached; answering 503 and trying again every second');
     void this.tryAgain();
-  }
-
-  /** One line when calls start to go unanswered, not one per call (the HTTP layer logs none). */
-  private noteLate(): void {
-    if (this.lateSince !== null) return;
-    this.lateSince = Date.now();
-    this.logger.error({ database: this.shownUrl, deadline_s: CALL_DEADLINE_MS / 1000 }, 'store: the database does not answer in time; answering 503 for the calls it leaves unanswered');
-  }
-
-  private answersAgain(): void {
-    this.logger.warn({ database: this.shownUrl, silent_s: Math.round((Date.now() - this.lateSince!) / 1000) }, 'store: the database answers again');
-    this.lateSince = null;
   }
 
   /** A second after the outage starts, and after each probe that failed, a one-connection pool of its own asks again. */

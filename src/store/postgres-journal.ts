@@ -55,11 +55,9 @@ export class PostgresJournalLog implements JournalLog {
   /** The answer texts only its entries referred to go with the merchant's next trim, in the background. */
   clear(payeeId: string): Promise<number> {
     return this.store.run(async (sql) => {
-      const [row] = await sql<{ n: number }[]>`
-        WITH gone AS (DELETE FROM payreq_journal WHERE payee_id = ${payeeId} RETURNING id)
-        SELECT least(count(*), ${JOURNAL_CAP})::int AS n FROM gone`;
+      const { count } = await sql`DELETE FROM payreq_journal WHERE payee_id = ${payeeId}`;
       this.trims.due(payeeId);
-      return row?.n ?? 0;
+      return Math.min(count, JOURNAL_CAP);
     });
   }
 }

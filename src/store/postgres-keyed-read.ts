@@ -38,15 +38,15 @@ interface TurnRead {
   readonly reject: (err: unknown) => void;
 }
 
-/** The copies a read sends the versions of, so that the statement sends documents only when they are not current. */
-interface Copies {
-  readonly merchant: { readonly payeeId: string; readonly xmin: string; readonly merchant: Merchant } | undefined;
-  readonly payment: Payment | undefined;
-}
+/** A merchant as this instance last read it, with the row version (xmin) it was read at. */
+type MerchantCopy = { readonly payeeId: string; readonly xmin: string; readonly merchant: Merchant };
+
+/** At the turn's end, with the copies whose versions the statement sends, so that it sends documents only when they are not current. */
+type CopiedRead = TurnRead & { readonly merchant: MerchantCopy | undefined; readonly payment: Payment | undefined };
 
 export class PostgresKeyedReads {
-  /** Per key hash, its merchant as last read and the row version (xmin) it was read at. */
-  private readonly merchants = new Map<string, { readonly payeeId: string; readonly xmin: string; readonly merchant: Merchant }>();
+  /** Per key hash. */
+  private readonly merchants = new Map<string, MerchantCopy>();
   private readonly payments = new Map<string, Payment>();
   /** This turn's status reads, sent together at its end. */
   private turnReads: TurnRead[] = [];
@@ -65,10 +65,9 @@ export class PostgresKeyedReads {
   }
 
   private readTurn(): void {
-    const reads = this.turnReads.splice(0);
-    const copies = reads.map((r) => ({ merchant: this.merchants.get(r.hash), payment: r.id === null ? undefined : this.payments.get(r.id) }));
+    const reads = this.turnReads.splice(0).map((r) => ({ ...r, merchant: this.merchants.get(r.hash), payment: r.id === null ? undefined : this.payments.get(r.id) }));
     // One read alone takes the plain statement: unnest's costs more to the database when it has nothing to share.
-    const statement = reads.length === 1 ? this.readOne(reads[0]!, copies[0]!) : this.readMany(reads, copies);
+    const statement = reads.length === 1 ? this.readOne(reads[0]!) : this.readMany(reads);
     statement.then(
       (rows) => {
         const byRead = new Map(rows.map((row) => [Number(row.n) - 1, row]));
@@ -78,14 +77,14 @@ export class PostgresKeyedReads {
             this.merchants.delete(r.hash);
             return r.resolve(undefined);
           }
-          r.resolve({ merchant: this.merchantOf(r.hash, row, copies[n]!.merchant?.merchant), payment: this.paymentOfRow(row, copies[n]!.payment) });
+          r.resolve({ merchant: this.merchantOf(r.hash, row, r.merchant?.merchant), payment: this.paymentOfRow(row, r.payment) });
         });
       },
       (err: unknown) => reads.forEach((r) => r.reject(err)),
     );
   }
 
-  private readOne({ hash, id }: TurnRead, { merchant, payment }: Copies) {
+  private readOne({ hash, id, merchant, payment }: CopiedRead) {
     return this.run(async (sql) => sql<(Row & { n: number })[]>`
       SELECT 1 AS n, ${columns(sql, merchant?.payeeId ?? null, merchant?.xmin ?? null, payment?.version ?? null)}
       FROM payreq_merchant_keys k JOIN payreq_merchants m USING (payee_id)
@@ -93,11 +92,11 @@ export class PostgresKeyedReads {
       WHERE k.key_hash = ${hash}`);
   }
 
-  private readMany(reads: readonly TurnRead[], copies: readonly Copies[]) {
+  private readMany(reads: readonly CopiedRead[]) {
     return this.run(async (sql) => sql<(Row & { n: string })[]>`
       SELECT q.n, ${columns(sql, sql`q.copy_payee`, sql`q.copy_xmin`, sql`q.copy_version`)}
-      FROM unnest(${reads.map((r) => r.hash)}::text[], ${reads.map((r) => r.id)}::text[], ${copies.map((c) => c.merchant?.payeeId ?? null)}::text[],
-                  ${copies.map((c) => c.merchant?.xmin ?? null)}::text[], ${copies.map((c) => c.payment?.version ?? null)}::int[])
+      FROM unnest(${reads.map((r) => r.hash)}::text[], ${reads.map((r) => r.id)}::text[], ${reads.map((r) => r.merchant?.payeeId ?? null)}::text[],
+                  ${reads.map((r) => r.merchant?.xmin ?? null)}::text[], ${reads.map((r) => r.payment?.version ?? null)}::int[])
            WITH ORDINALITY AS q(hash, id, copy_payee, copy_xmin, copy_version, n)
       JOIN payreq_merchant_keys k ON k.key_hash = q.hash JOIN payreq_merchants m USING (payee_id)
       LEFT JOIN payreq_payments p ON p.id = q.id AND p.payee_id = k.payee_id`);
