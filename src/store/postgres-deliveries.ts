@@ -1,6 +1,5 @@
 /** Webhook deliveries of the PostgreSQL store: written in the transaction of their change, claimed under a lease. */
 import { randomUUID } from 'node:crypto';
-import type postgres from 'postgres';
 import { ANY_MERCHANT, DELIVERY_LOG_CAP, LISTENER_ONLY } from './delivery-log.js';
 import type { Delivery, DeliveryAttempt, DeliveryLog, DeliveryState, MerchantPlaces } from './delivery-log.js';
 import { cannotBeStored, type Run, type Sql } from './postgres-connection.js';
@@ -11,7 +10,7 @@ import { attemptBytes, deliveryBytes } from './storage-quota.js';
 const MAX_INT4 = 2_147_483_647;
 
 /** The oldest beyond the cap go, pending ones too: work stays bounded with the log. */
-const trimDeliveries = (sql: postgres.Sql, payeeId: string) => keepNewest(sql, 'payreq_deliveries', 'seq', payeeId, DELIVERY_LOG_CAP);
+const trimDeliveries = (sql: Sql, payeeId: string) => keepNewest(sql, 'payreq_deliveries', 'seq', payeeId, DELIVERY_LOG_CAP);
 
 interface DeliveryRow {
   id: string;

@@ -1,12 +1,11 @@
 /** Idempotency keys of the PostgreSQL store: a retry may reach any instance, so the claim is a row. */
 import type { IdempotencyBegin, IdempotencyKeys } from './idempotency-keys.js';
 import { IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT, IDEMPOTENCY_KEYS_PER_MERCHANT, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, judgeKept } from './idempotency-keys.js';
-import type postgres from 'postgres';
-import type { Run } from './postgres-connection.js';
+import type { Run, Sql } from './postgres-connection.js';
 import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 
 /** Deletes the oldest keys beyond either bound, counted from the newest, as the in-process keys drop them. */
-function trimIdempotency(sql: postgres.Sql, payeeId: string): Promise<unknown> {
+function trimIdempotency(sql: Sql, payeeId: string): Promise<unknown> {
   return sql`
     DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId} AND seq IN (
       SELECT seq FROM (
