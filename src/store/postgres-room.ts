@@ -22,8 +22,7 @@ const SWEEP_EVERY_MS = 1_000;
 
 export class PostgresRoom {
   private sweptAt = 0;
-  /** Told of the bytes of journal, evidence and deliveries written: they count toward the sandbox's total at once, and a trim falls due. */
-  readonly written: Pick<TrimCounter, 'note'>;
+  private readonly counter: TrimCounter;
 
   constructor(
     private readonly storage: PostgresStorage,
@@ -31,14 +30,14 @@ export class PostgresRoom {
     /** Without limits, nothing is trimmed by bytes. */
     private readonly limits: StorageLimits | undefined,
   ) {
-    const counter = trims.counter((sql, payeeId) => this.trim(sql, payeeId), Number.POSITIVE_INFINITY, limits ? roomTrimSlack(limits) : Number.POSITIVE_INFINITY);
-    this.written = {
-      note: (payeeId, rows, bytes = 0) => {
-        if (!this.limits) return;
-        this.storage.wrote(payeeId, bytes);
-        counter.note(payeeId, rows, bytes);
-      },
-    };
+    this.counter = trims.counter((sql, payeeId) => this.trim(sql, payeeId), Number.POSITIVE_INFINITY, limits ? roomTrimSlack(limits) : Number.POSITIVE_INFINITY);
+  }
+
+  /** Told of the bytes of journal, evidence and deliveries written: they count toward the sandbox's total at once, and a trim falls due. */
+  note(payeeId: string, rows?: number, bytes = 0): void {
+    if (!this.limits) return;
+    this.storage.wrote(payeeId, bytes);
+    this.counter.note(payeeId, rows, bytes);
   }
 
   /** Deletes the merchant's oldest journal entries, evidence and deliveries past its allowance. */

@@ -69,11 +69,11 @@ export class PostgresStore implements Store {
     const writer = new PostgresTurnWriter((query) => this.run(query), {
       journal: this.journalTrims,
       evidence: this.trims.counter(trimEvidence),
-      bytes: room.written,
+      bytes: room,
     });
     this.journal = new PostgresJournalLog(this, writer, this.journalTrims);
     this.rateWindows = new PostgresRateWindows(this);
-    this.deliveries = new PostgresDeliveryLog(this, this.trims, room.written);
+    this.deliveries = new PostgresDeliveryLog(this, this.trims, room);
     this.idempotency = new PostgresIdempotencyKeys(this, this.trims);
     this.readiness = new PostgresReadinessLog(this, writer);
     this.keyedReads = new PostgresKeyedReads((query) => this.run(query));
