@@ -1,4 +1,5 @@
 /** The PostgreSQL pool: while the database is away calls fail at once (nothing sent), not queued through postgres.js's back-off of up to 20 s. */
+import { setTimeout as delay } from 'node:timers/promises';
 import postgres from 'postgres';
 import type { Logger } from '../logger.js';
 import { StoreUnavailableError } from './unavailable.js';
@@ -29,7 +30,6 @@ export class PostgresConnection {
   private downReason = '';
   /** When a call first went unanswered past the deadline, while none has been answered since (a silent database is not marked down). */
   private lateSince: number | null = null;
-  private probe: NodeJS.Timeout | null = null;
   private closed = false;
 
   constructor(
@@ -59,28 +59,29 @@ export class PostgresConnection {
     });
     try {
       const result = await Promise.race([query(sql), late]);
-      if (this.lateSince !== null) this.answersAgain();
+      if (this.lateSince !== null) {
+        this.logger.warn({ database: this.shownUrl, silent_s: Math.round((Date.now() - this.lateSince) / 1000) }, 'store: the database answers again');
+        this.lateSince = null;
+      }
       return result;
     } catch (err) {
-      if (missed) this.noteLate();
+      // One line when calls start to go unanswered, not one per call (the HTTP layer logs none).
+      if (missed && this.lateSince === null) {
+        this.lateSince = Date.now();
+        this.logger.error({ database: this.shownUrl, deadline_s: CALL_DEADLINE_MS / 1000 }, 'store: the database does not answer in time; answering 503 for the calls it leaves unanswered');
+      }
       const unavailable = connectionFailure(err, this.shownUrl);
       // An error from a pool already replaced (its queued calls rejected) says nothing of the new one.
-      if (unavailable && !(err instanceof StoreUnavailableError) && sql === this.sql) this.markDown(unavailable.code);
+      if (unavailable && sql === this.sql) this.markDown(unavailable.code);
       throw unavailable?.error ?? err;
     } finally {
       clearTimeout(deadline);
     }
   }
 
-  /** Rejects, saying why, while the database is known to be away or does not answer. */
-  async ready(): Promise<void> {
-    await this.run((sql) => sql`SELECT 1`);
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.probe) clearInterval(this.probe);
     await this.sql.end({ timeout: 5 });
   }
 
@@ -100,45 +101,25 @@ export class PostgresConnection {
     this.downSince = Date.now();
     this.downReason = reason;
     this.logger.error({ database: this.shownUrl, reason }, 'store: the database cannot be reached; answering 503 and trying again every second');
-    this.probe = setInterval(() => void this.tryAgain(), PROBE_EVERY_MS);
-    this.probe.unref();
+    void this.tryAgain();
   }
 
-  /** One line when calls start to go unanswered, not one per call (the HTTP layer logs none). */
-  private noteLate(): void {
-    if (this.lateSince !== null) return;
-    this.lateSince = Date.now();
-    this.logger.error({ database: this.shownUrl, deadline_s: CALL_DEADLINE_MS / 1000 }, 'store: the database does not answer in time; answering 503 for the calls it leaves unanswered');
-  }
-
-  private answersAgain(): void {
-    this.logger.warn({ database: this.shownUrl, silent_s: Math.round((Date.now() - this.lateSince!) / 1000) }, 'store: the database answers again');
-    this.lateSince = null;
-  }
-
-  private probing = false;
-
+  /** A second after the outage starts, and after each probe that failed, a one-connection pool of its own asks again. */
   private async tryAgain(): Promise<void> {
-    if (this.probing || this.closed) return;
-    this.probing = true;
-    const probe = this.pool(1);
-    try {
-      await probe`SELECT 1`;
-    } catch {
-      return; // still away
-    } finally {
-      this.probing = false;
+    for (let answered = false; !answered; ) {
+      await delay(PROBE_EVERY_MS, undefined, { ref: false });
+      if (this.closed) return;
+      const probe = this.pool(1);
+      answered = await probe`SELECT 1`.then(() => true, () => false);
       await probe.end({ timeout: 0 }).catch(() => undefined);
     }
-    if (this.closed || this.downSince === null) return;
+    if (this.closed) return;
     // The old pool may sit in a long back-off: a fresh one serves from now on.
     const old = this.sql;
     this.sql = this.pool();
     void old.end({ timeout: 0 }).catch(() => undefined);
-    this.logger.warn({ database: this.shownUrl, down_s: Math.round((Date.now() - this.downSince) / 1000) }, 'store: the database is reachable again');
+    this.logger.warn({ database: this.shownUrl, down_s: Math.round((Date.now() - this.downSince!) / 1000) }, 'store: the database is reachable again');
     this.downSince = null;
-    if (this.probe) clearInterval(this.probe);
-    this.probe = null;
   }
 }
 
@@ -155,7 +136,6 @@ const CONNECTION_ERRORS = new Set([
 
 /** The StoreUnavailableError for a connection failure (and its code), or undefined for any other error. */
 function connectionFailure(err: unknown, shownUrl: string): { error: StoreUnavailableError; code: string } | undefined {
-  if (err instanceof StoreUnavailableError) return { error: err, code: 'deadline' };
   if (!(err instanceof Error)) return undefined;
   const code = (err as { code?: unknown }).code;
   if (typeof code !== 'string') return undefined;

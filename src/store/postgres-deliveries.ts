@@ -1,22 +1,16 @@
 /** Webhook deliveries of the PostgreSQL store: written in the transaction of their change, claimed under a lease. */
 import { randomUUID } from 'node:crypto';
-import type postgres from 'postgres';
 import { ANY_MERCHANT, DELIVERY_LOG_CAP, LISTENER_ONLY } from './delivery-log.js';
 import type { Delivery, DeliveryAttempt, DeliveryLog, DeliveryState, MerchantPlaces } from './delivery-log.js';
-import { cannotBeStored } from './postgres-connection.js';
-import type { Run, Sql } from './postgres-connection.js';
-import { keepNewest } from './postgres-trims.js';
-import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
+import { cannotBeStored, type Run, type Sql } from './postgres-connection.js';
+import { keepNewest, type PostgresTrims, type TrimCounter } from './postgres-trims.js';
 import { attemptBytes, deliveryBytes } from './storage-quota.js';
 
 /** The largest PostgreSQL integer: a limit per merchant of "none". */
 const MAX_INT4 = 2_147_483_647;
 
-/** A merchant's deliveries are trimmed to the cap after this many of this instance (postgres-trims.ts). */
-const DELIVERY_TRIM_EVERY = 50;
-
 /** The oldest beyond the cap go, pending ones too: work stays bounded with the log. */
-const trimDeliveries = (sql: postgres.Sql, payeeId: string) => keepNewest(sql, 'payreq_deliveries', 'seq', payeeId, DELIVERY_LOG_CAP);
+const trimDeliveries = (sql: Sql, payeeId: string) => keepNewest(sql, 'payreq_deliveries', 'seq', payeeId, DELIVERY_LOG_CAP);
 
 interface DeliveryRow {
   id: string;
@@ -30,11 +24,9 @@ interface DeliveryRow {
 /** The columns a DeliveryRow is read from. */
 const COLUMNS = 'id, doc, state, attempts, attempt, next_attempt_at';
 
-/** The parts of a delivery that never change, kept as one document. */
-type DeliveryDoc = Pick<Delivery, 'id' | 'payeeId' | 'eventId' | 'eventType' | 'paymentId' | 'url' | 'body' | 'createdAt' | 'heldGapMs'>;
-
+/** The row's document holds the parts of a delivery that never change. */
 function deliveryOf(row: DeliveryRow): Delivery {
-  const doc = JSON.parse(row.doc) as DeliveryDoc;
+  const doc = JSON.parse(row.doc) as Omit<Delivery, 'state' | 'attempts' | 'attempt' | 'nextAttemptAt'>;
   return { ...doc, state: row.state, attempts: row.attempts, attempt: row.attempt, nextAttemptAt: row.next_attempt_at === null ? null : Number(row.next_attempt_at) };
 }
 
@@ -49,19 +41,16 @@ export class PostgresDeliveryLog implements DeliveryLog {
     /** Told of the bytes written, for the trims by bytes (postgres-room.ts). */
     private readonly bytes?: Pick<TrimCounter, 'note'>,
   ) {
-    this.trims = trims.counter(DELIVERY_TRIM_EVERY, trimDeliveries);
+    this.trims = trims.counter(trimDeliveries);
   }
 
   /** Writes new deliveries inside the transaction of the change that caused them. */
   async insert(tx: Sql, deliveries: readonly Delivery[]): Promise<void> {
     for (const d of deliveries) {
-      const doc: DeliveryDoc = {
-        id: d.id, payeeId: d.payeeId, eventId: d.eventId, eventType: d.eventType, paymentId: d.paymentId, url: d.url, body: d.body, createdAt: d.createdAt,
-        ...(d.heldGapMs === undefined ? {} : { heldGapMs: d.heldGapMs }),
-      };
+      const { state, attempts, attempt, nextAttemptAt, ...doc } = d;
       await tx`
         INSERT INTO payreq_deliveries (id, payee_id, doc, state, attempts, attempt, next_attempt_at, bytes)
-        VALUES (${d.id}, ${d.payeeId}, ${JSON.stringify(doc)}, ${d.state}, ${JSON.stringify(d.attempts)}::text::jsonb, ${d.attempt}, ${d.nextAttemptAt}, ${deliveryBytes(d)})`;
+        VALUES (${d.id}, ${d.payeeId}, ${JSON.stringify(doc)}, ${state}, ${JSON.stringify(attempts)}::text::jsonb, ${attempt}, ${nextAttemptAt}, ${deliveryBytes(d)})`;
     }
     // Counted when written: a change that is rolled back only makes the trim come sooner.
     const payeeId = deliveries[0]?.payeeId;
@@ -164,14 +153,10 @@ export class PostgresDeliveryLog implements DeliveryLog {
     if (attempts.length === 0) return Promise.resolve([]);
     const ids = attempts.map((a) => a.deliveryId);
     const numbers = attempts.map((a) => a.attempt);
-    return this.store.run(async (sql) =>
-      (
-        await sql<{ delivery_id: string; attempt: number; payee_id: string; answer: string }[]>`
-          DELETE FROM payreq_listener_answers
-           WHERE (delivery_id, attempt) IN (SELECT * FROM unnest(${ids}::text[], ${numbers}::int[]))
-          RETURNING delivery_id, attempt, payee_id, answer`
-      ).map((row) => ({ deliveryId: row.delivery_id, attempt: row.attempt, payeeId: row.payee_id, answer: row.answer })),
-    );
+    return this.store.run((sql) => sql<{ deliveryId: string; attempt: number; payeeId: string; answer: string }[]>`
+      DELETE FROM payreq_listener_answers
+       WHERE (delivery_id, attempt) IN (SELECT * FROM unnest(${ids}::text[], ${numbers}::int[]))
+      RETURNING delivery_id AS "deliveryId", attempt, payee_id AS "payeeId", answer`);
   }
 
   async recordAttempt(id: string, attempt: DeliveryAttempt, next: { readonly state: DeliveryState; readonly attempt: number; readonly nextAttemptAt: number | null }): Promise<void> {

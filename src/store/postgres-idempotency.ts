@@ -1,29 +1,17 @@
 /** Idempotency keys of the PostgreSQL store: a retry may reach any instance, so the claim is a row. */
 import type { IdempotencyBegin, IdempotencyKeys } from './idempotency-keys.js';
-import type postgres from 'postgres';
 import { IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT, IDEMPOTENCY_KEYS_PER_MERCHANT, IDEMPOTENCY_LEASE_MS, IDEMPOTENCY_TTL_MS, judgeKept } from './idempotency-keys.js';
-import type { Run } from './postgres-connection.js';
+import type { Run, Sql } from './postgres-connection.js';
 import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 
-/** A merchant's keys are trimmed after this many claims or answers of this instance (postgres-trims.ts). */
-const IDEMPOTENCY_TRIM_EVERY = 50;
-
 /** Deletes the oldest keys beyond either bound, counted from the newest, as the in-process keys drop them. */
-function trimIdempotency(sql: postgres.Sql, payeeId: string): Promise<unknown> {
+function trimIdempotency(sql: Sql, payeeId: string): Promise<unknown> {
   return sql`
     DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId} AND seq IN (
       SELECT seq FROM (
         SELECT seq, row_number() OVER newest AS n, sum(coalesce(length(body), 0)) OVER newest AS chars
         FROM payreq_idempotency WHERE payee_id = ${payeeId} WINDOW newest AS (ORDER BY seq DESC)
       ) k WHERE n > ${IDEMPOTENCY_KEYS_PER_MERCHANT} OR chars > ${IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT})`;
-}
-
-interface KeyRow {
-  fingerprint: string;
-  created_at: string;
-  lease_until: string;
-  code: number | null;
-  body: string | null;
 }
 
 export class PostgresIdempotencyKeys implements IdempotencyKeys {
@@ -33,7 +21,7 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
     private readonly store: { run: Run },
     trims: PostgresTrims,
   ) {
-    this.trims = trims.counter(IDEMPOTENCY_TRIM_EVERY, trimIdempotency);
+    this.trims = trims.counter(trimIdempotency);
   }
 
   async begin(payeeId: string, key: string, fingerprint: string, now: number, realNow: number): Promise<IdempotencyBegin> {
@@ -47,20 +35,13 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
           WHERE k.created_at <= ${now - IDEMPOTENCY_TTL_MS} OR (k.code IS NULL AND k.lease_until <= ${realNow})
         RETURNING 1`;
       if (claimed.count === 1) return { kind: 'started' } as const;
-      const [row] = await sql<KeyRow[]>`SELECT fingerprint, created_at, lease_until, code, body FROM payreq_idempotency WHERE payee_id = ${payeeId} AND key = ${key}`;
+      const [kept] = await sql<Parameters<typeof judgeKept>[0][]>`
+        SELECT fingerprint, created_at::float8 AS "createdAt", lease_until::float8 AS "leaseUntil",
+               CASE WHEN code IS NOT NULL AND body IS NOT NULL THEN json_build_object('code', code, 'body', body) END AS answer
+          FROM payreq_idempotency WHERE payee_id = ${payeeId} AND key = ${key}`;
       // Gone between the two statements (a reset): the retry runs as new.
-      if (!row) return { kind: 'in_progress' } as const;
-      const judged = judgeKept(
-        {
-          fingerprint: row.fingerprint,
-          createdAt: Number(row.created_at),
-          leaseUntil: Number(row.lease_until),
-          answer: row.code === null || row.body === null ? null : { code: row.code, body: row.body },
-        },
-        fingerprint,
-        now,
-        realNow,
-      );
+      if (!kept) return { kind: 'in_progress' } as const;
+      const judged = judgeKept(kept, fingerprint, now, realNow);
       // Claimable a moment ago but taken by another instance since: wait like any claim in progress.
       return judged === 'claim' ? ({ kind: 'in_progress' } as const) : judged;
     });

@@ -1,16 +1,11 @@
 /** The journal on PostgreSQL: an answer text is kept once per merchant in payreq_answers (many polls share it), joined back in when read. */
 import type postgres from 'postgres';
-import type { JournalEntry, JournalFilter, JournalLog, NewJournalEntry } from './journal-log.js';
-import { JOURNAL_CAP, journalEntryMatches } from './journal-log.js';
+import { JOURNAL_CAP, type JournalEntry, journalEntryMatches, type JournalFilter, type JournalLog, type NewJournalEntry } from './journal-log.js';
 import type { Run } from './postgres-connection.js';
 import { JOURNAL_ID_LOCK } from './postgres-schema.js';
-import { keepNewest } from './postgres-trims.js';
-import type { TrimCounter } from './postgres-trims.js';
+import { keepNewest, type TrimCounter } from './postgres-trims.js';
 import type { PostgresTurnWriter } from './postgres-turn.js';
 import { answerTextBytes, journalEntryBytes } from './storage-quota.js';
-
-/** A merchant's journal is trimmed to the cap after this many appends of this instance (postgres-trims.ts). */
-export const JOURNAL_TRIM_EVERY = 50;
 
 /** Texts no entry refers to go under the merchant's journal lock, which a turn writing one holds (postgres-turn.ts): never one still referred to. */
 export async function trimJournal(sql: postgres.Sql, payeeId: string): Promise<void> {
@@ -60,11 +55,9 @@ export class PostgresJournalLog implements JournalLog {
   /** The answer texts only its entries referred to go with the merchant's next trim, in the background. */
   clear(payeeId: string): Promise<number> {
     return this.store.run(async (sql) => {
-      const [row] = await sql<{ n: number }[]>`
-        WITH gone AS (DELETE FROM payreq_journal WHERE payee_id = ${payeeId} RETURNING id)
-        SELECT least(count(*), ${JOURNAL_CAP})::int AS n FROM gone`;
+      const { count } = await sql`DELETE FROM payreq_journal WHERE payee_id = ${payeeId}`;
       this.trims.due(payeeId);
-      return row?.n ?? 0;
+      return Math.min(count, JOURNAL_CAP);
     });
   }
 }

@@ -1,20 +1,16 @@
 /** The payment table's queries that need no store state: a page of a merchant's payments, who has due work, and a payment as a row and back. */
 import type postgres from 'postgres';
-import { isLive, isOpen, withMetadataText } from '../domain/payment.js';
-import type { Payment } from '../domain/payment.js';
+import { isLive, isOpen, type Payment, withMetadataText } from '../domain/payment.js';
 import { nextDueAt } from '../domain/transitions.js';
 import type { Sql } from './postgres-connection.js';
 import type { PaymentPage, PaymentQuery } from './store.js';
 
 export async function listPayments(sql: Sql, payeeId: string, query: PaymentQuery): Promise<PaymentPage> {
-  const status = query.status ?? null;
-  const ref = query.merchantRefNo ?? null;
-  const search = query.search ?? null;
+  const { status = null, merchantRefNo: ref = null, search = null, after = null } = query;
   // domain/payment-search.ts's rule in SQL: the id exactly, else a part of the reference or the payer.
   const part = search === null ? null : '%' + search.replace(/[\\%_]/g, (ch) => '\\' + ch) + '%';
   // A search JSON writes verbatim is in the document's text if in the payer: that cheap test spares parsing each document (~300 ms at 10,000).
   const verbatim = search !== null && !/["\\\u0000-\u001f\ud800-\udfff]/.test(search);
-  const after = query.after ?? null;
   const where = sql`payee_id = ${payeeId} AND (${status}::text IS NULL OR status = ${status}) AND (${ref}::text IS NULL OR merchant_ref_no = ${ref})
     AND (${search}::text IS NULL OR id = ${search} OR merchant_ref_no ILIKE ${part}
       OR ((${!verbatim}::boolean OR doc ILIKE ${part}) AND ((doc::jsonb->'payer'->>'id') ILIKE ${part} OR (doc::jsonb->'payer'->>'name') ILIKE ${part})))`;

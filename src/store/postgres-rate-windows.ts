@@ -1,7 +1,6 @@
 /** Rate-limit windows on PostgreSQL: one row per key, shared, so a limit of N holds across every instance together. */
 import type { Run } from './postgres-connection.js';
-import { secondsUntilLeaves } from './rate-windows.js';
-import type { RateWindows } from './rate-windows.js';
+import { type RateWindows, secondsUntilLeaves } from './rate-windows.js';
 
 export class PostgresRateWindows implements RateWindows {
   constructor(private readonly store: { run: Run }) {}

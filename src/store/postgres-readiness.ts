@@ -4,12 +4,8 @@ import type { SeenRequest } from '../domain/readiness.js';
 import type { Run } from './postgres-connection.js';
 import { keepNewest } from './postgres-trims.js';
 import type { PostgresTurnWriter } from './postgres-turn.js';
-import { collapseRepeats, READINESS_CAP } from './readiness-log.js';
-import type { ReadinessLog } from './readiness-log.js';
+import { collapseRepeats, READINESS_CAP, type ReadinessLog } from './readiness-log.js';
 import { evidenceBytes } from './storage-quota.js';
-
-/** A merchant's evidence is trimmed after this many entries of this instance. */
-export const EVIDENCE_TRIM_EVERY = 50;
 
 /** Deletes what collapseRepeats leaves out: the middle rows of each key's repeats within a run, then all but the newest READINESS_CAP. */
 export function trimEvidence(sql: postgres.Sql, payeeId: string): Promise<unknown> {

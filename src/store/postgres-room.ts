@@ -1,11 +1,9 @@
 /** The storage rule's trims by bytes on PostgreSQL (storage-room.ts for the in-process stores), in the background like every trim. */
 import type postgres from 'postgres';
 import type { Sql } from './postgres-connection.js';
-import { allowance, fairShare } from './storage-quota.js';
-import type { StorageLimits } from './storage-quota.js';
+import { allowance, fairShare, type StorageLimits } from './storage-quota.js';
 import { trimJournal } from './postgres-journal.js';
-import { heldBytes, heldByMerchant, ROW_BYTES } from './postgres-storage.js';
-import type { PostgresStorage } from './postgres-storage.js';
+import { heldByMerchant, heldBytes, PARTS, type PostgresStorage } from './postgres-storage.js';
 import type { PostgresTrims, TrimCounter } from './postgres-trims.js';
 
 /** At most this many bytes of journal, evidence and deliveries written by this instance make a merchant's trim by bytes due. */
@@ -16,14 +14,6 @@ export function roomTrimSlack(limits: StorageLimits): number {
   return Math.max(1, Math.min(ROOM_TRIM_EVERY_BYTES, Math.floor(limits.merchantBytes / 16)));
 }
 
-/** The parts trimmed, oldest rows first, in this order: the journal first, the deliveries last (they may still be sent). */
-const PARTS = [
-  // The journal keeps its newest entry whatever it costs: a merchant always sees its last request.
-  { table: 'payreq_journal', key: 'id', order: 'entry_id', bytes: ROW_BYTES.journal, keep: 1 },
-  { table: 'payreq_readiness', key: 'id', order: 'id', bytes: ROW_BYTES.readiness, keep: 0 },
-  { table: 'payreq_deliveries', key: 'id', order: 'seq', bytes: ROW_BYTES.deliveries, keep: 0 },
-] as const;
-
 /** How much sooner than the budget the background trims take the sandbox as full: a share of the budget. */
 const FULL_EARLY = 0.1;
 
@@ -32,8 +22,7 @@ const SWEEP_EVERY_MS = 1_000;
 
 export class PostgresRoom {
   private sweptAt = 0;
-  /** Told of the bytes of journal, evidence and deliveries written: they count toward the sandbox's total at once, and a trim falls due. */
-  readonly written: Pick<TrimCounter, 'note'>;
+  private readonly counter: TrimCounter;
 
   constructor(
     private readonly storage: PostgresStorage,
@@ -41,14 +30,14 @@ export class PostgresRoom {
     /** Without limits, nothing is trimmed by bytes. */
     private readonly limits: StorageLimits | undefined,
   ) {
-    const counter = trims.counter(Number.POSITIVE_INFINITY, (sql, payeeId) => this.trim(sql, payeeId), limits ? roomTrimSlack(limits) : Number.POSITIVE_INFINITY);
-    this.written = {
-      note: (payeeId, rows, bytes = 0) => {
-        if (!this.limits) return;
-        this.storage.wrote(payeeId, bytes);
-        counter.note(payeeId, rows, bytes);
-      },
-    };
+    this.counter = trims.counter((sql, payeeId) => this.trim(sql, payeeId), Number.POSITIVE_INFINITY, limits ? roomTrimSlack(limits) : Number.POSITIVE_INFINITY);
+  }
+
+  /** Told of the bytes of journal, evidence and deliveries written: they count toward the sandbox's total at once, and a trim falls due. */
+  note(payeeId: string, rows?: number, bytes = 0): void {
+    if (!this.limits) return;
+    this.storage.wrote(payeeId, bytes);
+    this.counter.note(payeeId, rows, bytes);
   }
 
   /** Deletes the merchant's oldest journal entries, evidence and deliveries past its allowance. */
@@ -60,13 +49,17 @@ export class PostgresRoom {
     const allowed = allowance({ merchantBytes: 1, sandboxBytes: sandbox.bytes + early, holders: sandbox.holders }, this.limits);
     // While the sandbox is full, a little under the share, so that the next entry does not make the trim due again.
     const under = allowed < this.limits.merchantBytes ? Math.min(roomTrimSlack(this.limits) * 2, Math.floor(allowed / 8)) : 0;
-    const { gone, left } = await byIndexScans(sql, (tx) => trimJournalTo(tx, payeeId, allowed - under));
-    let freed = gone;
+    const journal = await sql.begin(async (tx) => {
+      // No bitmap scans: an index scan marks trimmed rows' entries dead for later scans, a bitmap scan rereads them until a vacuum (~7 -> ~1 ms).
+      await tx`SET LOCAL enable_bitmapscan = off`;
+      return deleteOldest(tx, PARTS[0], payeeId, tx`${heldBytes(tx, tx`WHERE payee_id = ${payeeId}`)} - ${allowed - under}`);
+    });
+    let freed = journal.gone;
     for (const part of PARTS.slice(1)) {
-      // What is left is known exactly: the journal trim's count less what each part gave back since (a cached sum may be seconds old).
-      const over = left - (freed - gone) - allowed;
+      // What is left is known exactly: the excess the journal's statement summed less what each part gave back since (a cached sum may be seconds old).
+      const over = journal.over - under - freed;
       if (over <= 0) break;
-      freed += await deleteOldest(sql, part, payeeId, over);
+      freed += (await deleteOldest(sql, part, payeeId, over)).gone;
     }
     if (freed > 0) this.storage.added(-freed);
     // The sweep sums every table: at most once a second, and only while the sandbox is over its budget.
@@ -85,7 +78,7 @@ export class PostgresRoom {
       let excess = Number(row.bytes) - share;
       for (const part of PARTS) {
         if (excess <= 0) break;
-        const gone = await deleteOldest(sql, part, row.payee_id, excess);
+        const { gone } = await deleteOldest(sql, part, row.payee_id, excess);
         if (gone > 0 && part.table === 'payreq_journal') await trimJournal(sql, row.payee_id);
         excess -= gone;
         this.storage.added(-gone);
@@ -94,42 +87,17 @@ export class PostgresRoom {
   }
 }
 
-/** No bitmap scans: an index scan marks trimmed rows' entries dead for later scans, a bitmap scan rereads them until a vacuum (~7 -> ~1 ms). */
-function byIndexScans<T>(sql: postgres.Sql, query: (tx: Sql) => Promise<T>): Promise<T> {
-  return sql.begin(async (tx) => {
-    await tx`SET LOCAL enable_bitmapscan = off`;
-    return query(tx);
-  }) as Promise<T>;
-}
-
-/** Deletes the oldest journal entries but the newest past `allowed` less the merchant's other records; answers the bytes gone and held after. */
-async function trimJournalTo(sql: Sql, payeeId: string, allowed: number): Promise<{ gone: number; left: number }> {
-  const [row] = await sql<{ gone: string; left: string }[]>`
-    WITH other AS (
-      SELECT ${heldBytes(sql, sql`WHERE payee_id = ${payeeId}`, ['payreq_journal'])} AS bytes
-    ), newest AS (
-      SELECT id, ${sql.unsafe(ROW_BYTES.journal)} AS b, sum(${sql.unsafe(ROW_BYTES.journal)}) OVER (ORDER BY entry_id DESC) AS upto
-        FROM payreq_journal WHERE payee_id = ${payeeId}
-    ), gone AS (
-      DELETE FROM payreq_journal WHERE payee_id = ${payeeId} AND id IN (SELECT id FROM newest, other WHERE newest.upto > ${allowed}::bigint - other.bytes AND newest.upto > newest.b)
-      RETURNING ${sql.unsafe(ROW_BYTES.journal)} AS b
-    )
-    SELECT (SELECT coalesce(sum(b), 0) FROM gone)::bigint AS gone,
-           ((SELECT bytes FROM other) + (SELECT coalesce(sum(b), 0) FROM newest) - (SELECT coalesce(sum(b), 0) FROM gone))::bigint AS left`;
-  return { gone: Number(row?.gone ?? 0), left: Number(row?.left ?? 0) };
-}
-
-/** Deletes the merchant's oldest rows of `part` until at least `bytes` went (or none is left); answers the bytes that went. */
-async function deleteOldest(sql: postgres.Sql, part: (typeof PARTS)[number], payeeId: string, bytes: number): Promise<number> {
-  const [row] = await sql<{ gone: string }[]>`
-    WITH oldest AS (
+/** Deletes the merchant's oldest rows of `part` until at least `over` bytes went (or none is left); answers the bytes that went and `over` as the statement summed it. */
+async function deleteOldest(sql: Sql, part: (typeof PARTS)[number], payeeId: string, over: number | postgres.Fragment): Promise<{ gone: number; over: number }> {
+  const [row] = await sql<{ gone: string; over: string }[]>`
+    WITH excess AS (SELECT ${over}::numeric AS bytes), oldest AS (
       SELECT ${sql(part.key)} AS k, sum(${sql.unsafe(part.bytes)}) OVER (ORDER BY ${sql(part.order)}) - ${sql.unsafe(part.bytes)} AS before,
              row_number() OVER (ORDER BY ${sql(part.order)} DESC) AS newer
         FROM ${sql(part.table)} WHERE payee_id = ${payeeId}
     ), gone AS (
-      DELETE FROM ${sql(part.table)} WHERE payee_id = ${payeeId} AND ${sql(part.key)} IN (SELECT k FROM oldest WHERE before < ${bytes} AND newer > ${part.keep})
+      DELETE FROM ${sql(part.table)} WHERE payee_id = ${payeeId} AND ${sql(part.key)} IN (SELECT k FROM oldest, excess WHERE before < excess.bytes AND newer > ${part.keep})
       RETURNING ${sql.unsafe(part.bytes)} AS b
     )
-    SELECT coalesce(sum(b), 0)::bigint AS gone FROM gone`;
-  return Number(row?.gone ?? 0);
+    SELECT coalesce(sum(b), 0)::bigint AS gone, (SELECT bytes FROM excess) AS over FROM gone`;
+  return { gone: Number(row?.gone ?? 0), over: Number(row?.over ?? 0) };
 }

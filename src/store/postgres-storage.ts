@@ -1,15 +1,6 @@
 /** Stored bytes on PostgreSQL (storage-quota.ts): payments counted by each change's statement, so no create scans them; other records summed every few seconds. */
 import type postgres from 'postgres';
-import { keep } from './postgres-connection.js';
-import type { Run, Sql } from './postgres-connection.js';
-
-/** What a row counts (storage-quota.ts), in SQL: the sums and the trims (postgres-room.ts) read the same, so a trim stops where the quota counts. */
-export const ROW_BYTES = {
-  journal: 'coalesce(bytes, octet_length(entry))',
-  readiness: 'coalesce(bytes, octet_length(entry))',
-  deliveries: 'coalesce(bytes, octet_length(doc) + octet_length(attempts::text))',
-  idempotency: 'octet_length(key) + octet_length(fingerprint) + coalesce(octet_length(body), 0)',
-} as const;
+import { keep, type Run, type Sql } from './postgres-connection.js';
 
 /** Rows a merchant's payments are counted in: its concurrent creates lock different rows, so their commits reach the disk together. */
 export const PAYMENT_SLOTS = 16;
@@ -33,14 +24,20 @@ export function countPayments(sql: Sql, payeeId: string, slot: number, bytes: po
 /** How long a sum of a merchant's other records, or of the sandbox's records, serves. */
 const USAGE_TTL_MS = 5_000;
 
-/** Every table a merchant's records are in, with what a row counts: the quota, the trims and the sweep all sum this one list, so they agree. */
+/** The parts trimmed by bytes (postgres-room.ts), oldest rows first, in this order: the journal first, the deliveries last (they may still be sent). */
+export const PARTS = [
+  // The journal keeps its newest entry whatever it costs: a merchant always sees its last request.
+  { table: 'payreq_journal', bytes: 'coalesce(bytes, octet_length(entry))', key: 'id', order: 'entry_id', keep: 1 },
+  { table: 'payreq_readiness', bytes: 'coalesce(bytes, octet_length(entry))', key: 'id', order: 'id', keep: 0 },
+  { table: 'payreq_deliveries', bytes: 'coalesce(bytes, octet_length(doc) + octet_length(attempts::text))', key: 'id', order: 'seq', keep: 0 },
+] as const;
+
+/** Every table a merchant's records are in, with what a row counts (storage-quota.ts): the quota, the trims and the sweep all sum this one list, so they agree. */
 const HELD = [
   { table: 'payreq_payment_counts', bytes: 'payment_bytes' },
-  { table: 'payreq_journal', bytes: ROW_BYTES.journal },
+  ...PARTS,
   { table: 'payreq_answers', bytes: 'bytes' },
-  { table: 'payreq_deliveries', bytes: ROW_BYTES.deliveries },
-  { table: 'payreq_idempotency', bytes: ROW_BYTES.idempotency },
-  { table: 'payreq_readiness', bytes: ROW_BYTES.readiness },
+  { table: 'payreq_idempotency', bytes: 'octet_length(key) + octet_length(fingerprint) + coalesce(octet_length(body), 0)' },
 ] as const;
 type HeldTable = (typeof HELD)[number]['table'];
 /** Payments, which a merchant's other records are summed without. */
@@ -68,10 +65,12 @@ interface Known {
   readonly at: number;
 }
 
+type SandboxKnown = Known & { readonly holders: Set<string> };
+
 export class PostgresStorage {
   private readonly parts = new Map<string, Known>();
-  private sandbox: (Known & { readonly holders: Set<string> }) | null = null;
-  private counting: Promise<void> | null = null;
+  private sandbox: SandboxKnown | null = null;
+  private counting: Promise<SandboxKnown> | null = null;
   /** Bytes this instance added (and deleted) in all: what it wrote while a count ran is added to that count. */
   private drift = 0;
   /** The row this instance's next payment change counts in: in turn, so its concurrent changes of one merchant take different rows; from a random one, so instances differ. */
@@ -117,20 +116,21 @@ export class PostgresStorage {
 
   /** The sandbox's records and holders, from a count at most USAGE_TTL_MS old plus what this instance wrote since. */
   async sandboxUsage(): Promise<{ readonly bytes: number; readonly holders: number }> {
-    if (!this.sandbox || Date.now() - this.sandbox.at > USAGE_TTL_MS) {
+    let known = this.sandbox;
+    if (!known || Date.now() - known.at > USAGE_TTL_MS) {
       const counting = (this.counting ??= this.count().finally(() => (this.counting = null)));
-      // A count under way does not hold up those that know an older one: they go on with it.
-      if (!this.sandbox) await counting;
+      // A count under way does not hold up those that know an older one: they go on with it (a recount meanwhile does not take it away).
+      known ??= await counting;
     }
-    return { bytes: this.sandbox!.bytes, holders: this.sandbox!.holders.size };
+    return { bytes: known.bytes, holders: known.holders.size };
   }
 
   /** Sums the sandbox's records and lists their merchants: one count at once, however many ask. */
-  private async count(): Promise<void> {
+  private async count(): Promise<SandboxKnown> {
     const before = this.drift;
     const held = await this.run((sql) => sql<{ payee_id: string; bytes: string }[]>`${heldByMerchant(sql)}`);
     const bytes = held.reduce((sum, row) => sum + Number(row.bytes), 0);
-    this.sandbox = { bytes: bytes + (this.drift - before), holders: new Set(held.map((row) => row.payee_id)), at: Date.now() };
+    return (this.sandbox = { bytes: bytes + (this.drift - before), holders: new Set(held.map((row) => row.payee_id)), at: Date.now() });
   }
 
   /** This instance wrote `bytes` of records of the merchant: counted in the sandbox's total and its holders until the next count. */

@@ -1,34 +1,28 @@
 /** The shared store: every instance on one database is one sandbox, so all a merchant sees lives there, and a 2xx means committed. */
 import postgres from 'postgres';
-import { loggerOr } from '../logger.js';
-import type { Logger } from '../logger.js';
-import { afterReset } from '../domain/merchant.js';
-import type { Merchant } from '../domain/merchant.js';
+import { type Logger, loggerOr } from '../logger.js';
+import { afterReset, type Merchant } from '../domain/merchant.js';
 import type { Payment } from '../domain/payment.js';
 import type { Delivery } from './delivery-log.js';
 import type { JournalLog } from './journal-log.js';
 import { PostgresDeliveryLog } from './postgres-deliveries.js';
 import { PostgresIdempotencyKeys } from './postgres-idempotency.js';
 import { PostgresKeyedReads } from './postgres-keyed-read.js';
-import { JOURNAL_TRIM_EVERY, PostgresJournalLog, trimJournal } from './postgres-journal.js';
+import { PostgresJournalLog, trimJournal } from './postgres-journal.js';
 import { PostgresRateWindows } from './postgres-rate-windows.js';
-import { EVIDENCE_TRIM_EVERY, PostgresReadinessLog, trimEvidence } from './postgres-readiness.js';
-import { PostgresTrims } from './postgres-trims.js';
+import { PostgresReadinessLog, trimEvidence } from './postgres-readiness.js';
+import { PostgresTrims, type TrimCounter } from './postgres-trims.js';
 import { PostgresRoom } from './postgres-room.js';
-import type { TrimCounter } from './postgres-trims.js';
 import { PostgresTurnWriter } from './postgres-turn.js';
 import { migrate } from './postgres-schema.js';
 import type { RateWindows } from './rate-windows.js';
 import type { InsertResult, KeyedPayment, MerchantChange, MerchantErasure, PaymentPage, PaymentQuery, Store } from './store.js';
-import { PostgresConnection } from './postgres-connection.js';
-import { cannotBeStored, keep } from './postgres-connection.js';
-import type { Sql } from './postgres-connection.js';
+import { cannotBeStored, keep, PostgresConnection, type Sql } from './postgres-connection.js';
 import { eraseRecords, writeMerchant } from './postgres-merchants.js';
 import { due, listPayments, merchantsWithDueWork, paymentOf, paymentRow } from './postgres-payments.js';
 import { redactedUrl } from './unavailable.js';
 import { countPayments, paymentSums, PostgresStorage } from './postgres-storage.js';
-import { passesBudget, paymentRoom, textBytes } from './storage-quota.js';
-import type { StorageLimits, StorageRefusal, StorageUsage } from './storage-quota.js';
+import { passesBudget, paymentRoom, type StorageLimits, type StorageRefusal, type StorageUsage, textBytes } from './storage-quota.js';
 
 export interface PostgresStoreOptions {
   /** postgres:// or postgresql:// URL. */
@@ -71,18 +65,18 @@ export class PostgresStore implements Store {
     this.trims = new PostgresTrims((query) => this.run(query), logger);
     this.storage = new PostgresStorage((query) => this.run(query));
     const room = new PostgresRoom(this.storage, this.trims, options.limits);
-    this.journalTrims = this.trims.counter(JOURNAL_TRIM_EVERY, trimJournal);
+    this.journalTrims = this.trims.counter(trimJournal);
     const writer = new PostgresTurnWriter((query) => this.run(query), {
       journal: this.journalTrims,
-      evidence: this.trims.counter(EVIDENCE_TRIM_EVERY, trimEvidence),
-      bytes: room.written,
+      evidence: this.trims.counter(trimEvidence),
+      bytes: room,
     });
     this.journal = new PostgresJournalLog(this, writer, this.journalTrims);
     this.rateWindows = new PostgresRateWindows(this);
-    this.deliveries = new PostgresDeliveryLog(this, this.trims, room.written);
+    this.deliveries = new PostgresDeliveryLog(this, this.trims, room);
     this.idempotency = new PostgresIdempotencyKeys(this, this.trims);
     this.readiness = new PostgresReadinessLog(this, writer);
-    this.keyedReads = new PostgresKeyedReads((query) => this.run(query), paymentOf);
+    this.keyedReads = new PostgresKeyedReads((query) => this.run(query));
   }
 
   run<T>(query: (sql: postgres.Sql) => Promise<T>): Promise<T> {
@@ -98,8 +92,9 @@ export class PostgresStore implements Store {
     return this.connection.close();
   }
 
-  ready(): Promise<void> {
-    return this.connection.ready();
+  /** Rejects, saying why, while the database is known to be away or does not answer. */
+  async ready(): Promise<void> {
+    await this.run((sql) => sql`SELECT 1`);
   }
 
   /** With the merchant's payment count (for the cap) and, every few seconds, its other records' bytes (for its quota): one round trip. */
@@ -150,18 +145,15 @@ export class PostgresStore implements Store {
   }
 
   payment(payeeId: string, paymentId: string): Promise<Payment | undefined> {
-    if (cannotBeStored(paymentId)) return Promise.resolve(undefined);
-    return this.one((sql) => sql`SELECT doc FROM payreq_payments WHERE id = ${paymentId} AND payee_id = ${payeeId}`);
+    return this.one(paymentId, (sql) => sql`id = ${paymentId} AND payee_id = ${payeeId}`);
   }
 
   paymentByRef(payeeId: string, merchantRefNo: string): Promise<Payment | undefined> {
-    if (cannotBeStored(merchantRefNo)) return Promise.resolve(undefined);
-    return this.one((sql) => sql`SELECT doc FROM payreq_payments WHERE payee_id = ${payeeId} AND merchant_ref_no = ${merchantRefNo}`);
+    return this.one(merchantRefNo, (sql) => sql`payee_id = ${payeeId} AND merchant_ref_no = ${merchantRefNo}`);
   }
 
   paymentByToken(token: string): Promise<Payment | undefined> {
-    if (cannotBeStored(token)) return Promise.resolve(undefined);
-    return this.one((sql) => sql`SELECT doc FROM payreq_payments WHERE token = ${token}`);
+    return this.one(token, (sql) => sql`token = ${token}`);
   }
 
   async insertPayment(payment: Payment, outbox: readonly Delivery[] = [], limits?: StorageLimits): Promise<InsertResult> {
@@ -319,10 +311,12 @@ export class PostgresStore implements Store {
       SELECT count(*)::int AS n FROM gone`)[0]!.n;
   }
 
-  private one(query: (sql: postgres.Sql) => Promise<readonly { doc: string }[]>): Promise<Payment | undefined> {
+  /** The payment `which` selects; a `key` PostgreSQL text cannot hold selects none. */
+  private one(key: string, which: (sql: postgres.Sql) => postgres.Fragment): Promise<Payment | undefined> {
+    if (cannotBeStored(key)) return Promise.resolve(undefined);
     return this.run(async (sql) => {
-      const [row] = await query(sql);
-      return row ? (paymentOf(row.doc)) : undefined;
+      const [row] = await sql<{ doc: string }[]>`SELECT doc FROM payreq_payments WHERE ${which(sql)}`;
+      return row ? paymentOf(row.doc) : undefined;
     });
   }
 }

@@ -1,13 +1,14 @@
 /** The bounded tables' trims, run by a timer, never on a request's statement (SPEC 20); reads apply the caps, so a trim bounds tables, not what is seen. */
 import type postgres from 'postgres';
-import { errorFields } from '../logger.js';
-import type { Logger } from '../logger.js';
+import { errorFields, type Logger } from '../logger.js';
 import type { Run, Sql } from './postgres-connection.js';
 import { StoreUnavailableError } from './unavailable.js';
 
 /** How often due trims run, and how many at most per run. */
 const TRIM_RUN_EVERY_MS = 1_000;
 export const TRIMS_PER_RUN = 16;
+/** A merchant's part (journal, evidence, deliveries, idempotency keys) is trimmed after this many rows of this instance. */
+export const TRIM_EVERY = 50;
 /** Trims run at once, each on its own connection. */
 const TRIMS_AT_ONCE = 4;
 
@@ -33,8 +34,6 @@ export class PostgresTrims {
   private readonly timer: NodeJS.Timeout;
   private running: Promise<void> | null = null;
   private parts = 0;
-  /** A trim fell due by bytes: runs follow each other at once, not a second apart, until none is due. */
-  private urgent = false;
   private kicked = false;
   private stopped = false;
 
@@ -46,8 +45,8 @@ export class PostgresTrims {
     this.timer.unref();
   }
 
-  /** A part's trim is due for a merchant after `every` rows this instance added, or at once after `everyBytes` bytes. */
-  counter(every: number, trim: Trim, everyBytes = Number.POSITIVE_INFINITY): TrimCounter {
+  /** A part's trim is due for a merchant after `every` rows this instance added (an answer may count for several), or at once after `everyBytes` bytes. */
+  counter(trim: Trim, every = TRIM_EVERY, everyBytes = Number.POSITIVE_INFINITY): TrimCounter {
     const part = this.parts++;
     const added = new Map<string, { rows: number; bytes: number }>();
     const due = (payeeId: string) => {
@@ -69,16 +68,14 @@ export class PostgresTrims {
     };
   }
 
-  /** Runs due trims on the next turn, and again after each run while any is due. */
+  /** A trim fell due by bytes: runs follow each other at once, not a second apart, until none is due. */
   private soon(): void {
-    this.urgent = true;
     if (this.kicked || this.stopped) return;
     this.kicked = true;
     setImmediate(() => {
       void this.runDue(TRIMS_PER_RUN).then(() => {
         this.kicked = false;
-        if (this.due.size > 0 && this.urgent) this.soon();
-        else this.urgent = false;
+        if (this.due.size > 0) this.soon();
       });
     });
   }

@@ -16,7 +16,7 @@ import { IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT, IDEMPOTENCY_KEYS_PER_MERCHANT } 
 import { JOURNAL_CAP } from '../../src/store/journal-log.js';
 import type { NewJournalEntry } from '../../src/store/journal-log.js';
 import { MemoryStore } from '../../src/store/memory-store.js';
-import { JOURNAL_TRIM_EVERY } from '../../src/store/postgres-journal.js';
+import { TRIM_EVERY } from '../../src/store/postgres-trims.js';
 import { PostgresStore } from '../../src/store/postgres-store.js';
 import { roomTrimSlack } from '../../src/store/postgres-room.js';
 import { READINESS_CAP } from '../../src/store/readiness-log.js';
@@ -170,8 +170,8 @@ describe.each(KINDS)('the store parts contract: %s', (_kind, make) => {
     expect(await used(store)).toBe(bytesOf([statusRead(5, 2), ...plain]) + answerTextBytes(statusText(2)));
     expect((await store.journal.list('M1', { limit: JOURNAL_CAP })).at(-1)!.responseBody).toBe(statusText(2));
     expect(await answerRows(store)).toBeOneOf([undefined, 1]);
-    // PostgreSQL trims a merchant's journal after every JOURNAL_TRIM_EVERY appends: enough of them to make its trim due.
-    const more = Array.from({ length: JOURNAL_TRIM_EVERY }, (_, i) => entry(9_000 + i));
+    // PostgreSQL trims a merchant's journal after every TRIM_EVERY appends: enough of them to make its trim due.
+    const more = Array.from({ length: TRIM_EVERY }, (_, i) => entry(9_000 + i));
     for (const e of more) await store.journal.append('M1', e);
     await settled(store);
     expect(await used(store)).toBe(bytesOf([...plain, ...more].slice(-JOURNAL_CAP)));

@@ -128,7 +128,7 @@ describe('PostgreSQL: the lean path', () => {
     const trimmed: string[] = [];
     const trims = new PostgresTrims(async (query) => query(undefined as never), capturedLog().log);
     try {
-      const counter = trims.counter(2, async (_sql, payeeId) => trimmed.push(payeeId));
+      const counter = trims.counter(async (_sql, payeeId) => trimmed.push(payeeId), 2);
       for (let i = 0; i < TRIMS_PER_RUN + 4; i++) counter.note(`M${i}`, 2);
       counter.note('M0', 1); // below its count: not due again
       await until(() => (trimmed.length > 0 ? true : undefined), 'the first timer run');
@@ -144,9 +144,9 @@ describe('PostgreSQL: the lean path', () => {
     const captured = capturedLog();
     const trims = new PostgresTrims(async (query) => query(undefined as never), captured.log);
     try {
-      const counter = trims.counter(1, async (_sql, payeeId) => {
+      const counter = trims.counter(async (_sql, payeeId) => {
         throw payeeId === 'M1' ? Object.assign(new Error('relation "journal" does not exist'), { code: '42P01' }) : new StoreUnavailableError('the database cannot be reached (ECONNREFUSED)', false);
-      });
+      }, 1);
       counter.note('M1');
       counter.note('M2');
       await trims.runAll();
