@@ -220,10 +220,6 @@ export class WebhookService {
     return again;
   }
 
-  clear(payeeId: string): Promise<void> {
-    return this.log.clear(payeeId);
-  }
-
   close(): void {
     this.sender.close();
     this.upkeep.close();

@@ -104,8 +104,6 @@ export interface DeliveryLog {
   resend(payeeId: string, id: string, now: number): Promise<Delivery | 'pending' | undefined>;
   /** The drill holds in sandbox seconds, so a clock advance must release held deliveries early too. */
   advanceHeld(payeeId: string, ms: number, writtenBy: number, now: number): Promise<readonly number[]>;
-  /** Pending ones too: none is sent after a reset. */
-  clear(payeeId: string): Promise<void>;
 }
 
 export class MemoryDeliveryLog implements DeliveryLog {
@@ -181,11 +179,7 @@ export class MemoryDeliveryLog implements DeliveryLog {
     return moved.map((d) => d.nextAttemptAt!);
   }
 
-  async clear(payeeId: string): Promise<void> {
-    this.erase(payeeId);
-  }
-
-  /** Answers how many went. */
+  /** Pending ones too, so none is sent after a reset; answers how many went. */
   erase(payeeId: string): number {
     for (const [id] of this.kept.oldestFirst(payeeId)) this.pending.delete(id);
     return this.kept.clear(payeeId);

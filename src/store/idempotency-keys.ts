@@ -19,7 +19,6 @@ export interface IdempotencyKeys {
   finish(payeeId: string, key: string, code: number, body: string): Promise<void>;
   /** Nothing was committed, so the retry must run. */
   forget(payeeId: string, key: string): Promise<void>;
-  clear(payeeId: string): Promise<void>;
 }
 
 /** On the merchant's clock, so a clock advance expires keys as time would. */
@@ -117,7 +116,7 @@ export class MemoryIdempotencyKeys implements IdempotencyKeys {
     if (this.kept.get(payeeId, key)?.answer === null) this.kept.remove(payeeId, key);
   }
 
-  async clear(payeeId: string): Promise<void> {
+  erase(payeeId: string): void {
     this.kept.clear(payeeId);
   }
 

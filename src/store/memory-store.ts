@@ -118,8 +118,8 @@ export class MemoryStore extends MemoryIndex implements Store {
   /** Memory only (the reset's or deletion's one line clears them on replay, so no second write can fail after memory changed), and in one turn, as a replay needs. */
   protected clearParts(payeeId: string): Omit<MerchantErasure, 'payments'> {
     const erased = { journalEntries: this.journal.erase(payeeId), deliveries: this.deliveries.erase(payeeId) };
-    void this.idempotency.clear(payeeId);
-    void this.readiness.clear(payeeId);
+    this.idempotency.erase(payeeId);
+    this.readiness.erase(payeeId);
     return erased;
   }
 }

@@ -198,8 +198,4 @@ export class PostgresDeliveryLog implements DeliveryLog {
       return moved.map((row) => Number(row.next_attempt_at));
     });
   }
-
-  async clear(payeeId: string): Promise<void> {
-    await this.store.run((sql) => sql`DELETE FROM payreq_deliveries WHERE payee_id = ${payeeId}`);
-  }
 }

@@ -58,8 +58,4 @@ export class PostgresIdempotencyKeys implements IdempotencyKeys {
   async forget(payeeId: string, key: string): Promise<void> {
     await this.store.run((sql) => sql`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId} AND key = ${key} AND code IS NULL`);
   }
-
-  async clear(payeeId: string): Promise<void> {
-    await this.store.run((sql) => sql`DELETE FROM payreq_idempotency WHERE payee_id = ${payeeId}`);
-  }
 }

@@ -41,8 +41,4 @@ export class PostgresReadinessLog implements ReadinessLog {
       return collapseRepeats(rows).map((row) => JSON.parse(row.entry) as SeenRequest);
     });
   }
-
-  async clear(payeeId: string): Promise<void> {
-    await this.store.run((sql) => sql`DELETE FROM payreq_readiness WHERE payee_id = ${payeeId}`);
-  }
 }

@@ -10,7 +10,6 @@ export const READINESS_CAP = 2_000;
 export interface ReadinessLog {
   add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void>;
   list(payeeId: string): Promise<readonly SeenRequest[]>;
-  clear(payeeId: string): Promise<void>;
 }
 
 /** Bounded: a run of more keys than the cap starts over. */
@@ -73,7 +72,7 @@ export class MemoryReadinessLog implements ReadinessLog {
     return [...this.kept.oldestFirst(payeeId)].map(([, v]) => v);
   }
 
-  async clear(payeeId: string): Promise<void> {
+  erase(payeeId: string): void {
     this.runs.delete(payeeId);
     this.kept.clear(payeeId);
   }
