@@ -68,18 +68,17 @@ export class MemoryIdempotencyKeys implements IdempotencyKeys {
 
   constructor(private readonly slot: LogSlot = {}) {}
 
-  /** A claim is never written: after a restart nobody runs it, so its retry must run. */
+  /**
+   * A claim is never written: after a restart nobody runs it, so its retry must run. An expired key
+   * is claimed afresh, and others stay until a bound pushes them out, as on PostgreSQL: dropped here
+   * without a line, a restart would bring them back.
+   */
   async begin(payeeId: string, key: string, fingerprint: string, now: number, realNow: number): Promise<IdempotencyBegin> {
     const digest = digestOf(fingerprint);
     const kept = this.kept.get(payeeId, key);
     if (kept) {
       const verdict = judgeKept(kept, digest, now, realNow);
       if (verdict !== 'claim') return verdict;
-    }
-    // Stops at the first fresh key: keys are kept about in the order of their clock.
-    for (const [old, { createdAt }] of this.kept.oldestFirst(payeeId)) {
-      if (createdAt + IDEMPOTENCY_TTL_MS > now) break;
-      this.kept.remove(payeeId, old);
     }
     this.claim(payeeId, key, { fingerprint: digest, createdAt: now, leaseUntil: realNow + IDEMPOTENCY_LEASE_MS, answer: null });
     return { kind: 'started' };

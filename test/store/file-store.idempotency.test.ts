@@ -128,3 +128,23 @@ describe('FileStore: idempotency keys survive a restart, bounded', () => {
     await second.close();
   });
 });
+
+describe('FileStore: expired keys after a restart', () => {
+  it('a restart holds the keys and the bytes the live store held, once some have expired', async () => {
+    const dataFile = path.join(tempDir(), 's.json');
+    const first = await opened(dataFile);
+    for (let i = 0; i < 20; i++) await answered(first, `old-${i}`, `{"code":200,"description":"${'x'.repeat(2_000)}"}`);
+    // A day later on the merchant's clock: every old key has expired when the next one is claimed.
+    const later = NOW + IDEMPOTENCY_TTL_MS + 1;
+    expect(await first.idempotency.begin(M, 'new-1', 'POST /z {}', later, REAL)).toEqual({ kind: 'started' });
+    await first.idempotency.finish(M, 'new-1', 200, '{"code":200}');
+    const live = await first.storageUsage(M);
+    await crash(first);
+
+    const restarted = await opened(dataFile);
+    expect(await restarted.storageUsage(M)).toEqual(live);
+    // An expired key is claimed afresh however it was kept.
+    expect(await restarted.idempotency.begin(M, 'old-3', 'POST /z {}', later, REAL)).toEqual({ kind: 'started' });
+    await restarted.close();
+  });
+});
