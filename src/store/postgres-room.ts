@@ -22,6 +22,7 @@ const SWEEP_EVERY_MS = 1_000;
 
 export class PostgresRoom {
   private sweptAt = 0;
+  private sweepLater: NodeJS.Timeout | undefined;
   private readonly counter: TrimCounter;
 
   constructor(
@@ -63,10 +64,18 @@ export class PostgresRoom {
     }
     if (freed > 0) this.storage.added(-freed);
     // The sweep sums every table: at most once a second, and only while the sandbox is over its budget.
-    if (sandbox.bytes - freed > this.limits.sandboxBytes && Date.now() - this.sweptAt >= SWEEP_EVERY_MS) {
-      this.sweptAt = Date.now();
-      await this.sweep(sql, sandbox.holders);
+    if (sandbox.bytes - freed <= this.limits.sandboxBytes) return;
+    const wait = this.sweptAt + SWEEP_EVERY_MS - Date.now();
+    // Too soon: the trim falls due again once the sweep may run, as no write may come to make it due.
+    if (wait > 0) {
+      this.sweepLater ??= setTimeout(() => {
+        this.sweepLater = undefined;
+        this.counter.due(payeeId);
+      }, wait).unref();
+      return;
     }
+    this.sweptAt = Date.now();
+    await this.sweep(sql, sandbox.holders);
   }
 
   /** Merchants over their fair share give back, the most over first, while the sandbox holds more than its budget. */

@@ -75,4 +75,39 @@ describe('PostgreSQL: the fair-share sweep', () => {
     };
     expect(await store.storageUsage('M1')).toMatchObject({ sandboxBytes: journalEntryBytes(entry(1)), holders: 1 });
   });
+
+  it('sweeps again a second later when its last trim found the sandbox over its budget but had swept less than a second before', async () => {
+    const url = await freshDatabase();
+    store = new PostgresStore({ url, limits: LIMITS });
+    await store.open();
+    // M1's rows come from another instance (no limits there, so no trims): only this instance's sweep brings M1 down.
+    const other = new PostgresStore({ url });
+    await other.open();
+    const bulk = async (from: number, count: number) => {
+      for (let i = from; i < from + count; i++) await other.journal.append('M1', { ...entry(i), requestBody: 'b'.repeat(4 * 1024) });
+    };
+    const written = async () => {
+      for (let i = 0; i < 2; i++) await store.journal.append('M2', { ...entry(i), requestBody: 'c'.repeat(4 * 1024) });
+      await store.trims.runAll();
+    };
+    try {
+      await bulk(1, 25);
+      // M2 fills the sandbox past its budget: its trim sweeps M1 down to its share.
+      await written();
+      const share = fairShare(LIMITS, 2);
+      expect((await store.storageUsage('M1')).merchantBytes).toBeLessThanOrEqual(share);
+      // M1 grows again through the other instance, and M2's next trim comes within the second: the sweep waits.
+      await bulk(100, 15);
+      (store as unknown as { storage: { recount(): void } }).storage.recount();
+      await written();
+      expect((await store.storageUsage('M1')).merchantBytes).toBeGreaterThan(share);
+      // Nothing more is written: the background trims sweep once the second has passed.
+      await new Promise((r) => setTimeout(r, 1_100));
+      await store.trims.runAll();
+      expect((await store.storageUsage('M1')).merchantBytes).toBeLessThanOrEqual(share);
+    } finally {
+      await other.close();
+    }
+  });
 });
+
