@@ -30,6 +30,8 @@ async function statusOf(id: string): Promise<string> {
   return ((await res.json()) as { payment_status: string }).payment_status;
 }
 
+/** Longer than the dashboard's live reload (every 3 s). */
+const LIVE_RELOADS_MS = 3_500;
 const rows = (page: Page) => page.locator('#payments-body tr[data-payment-id]');
 const rowIds = (page: Page) => rows(page).evaluateAll((trs) => trs.map((tr) => (tr as unknown as { dataset: { paymentId: string } }).dataset.paymentId));
 const pwned = (page: Page) => page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned);
@@ -207,5 +209,10 @@ describe('a page whose cursor went stale', () => {
     await expect.poll(() => desk.locator('#payments-message').textContent()).toContain('no longer has');
     expect(await desk.locator('#payments-page').textContent()).toBe('Page 1');
     expect(await desk.locator('#payments-body').textContent()).toContain('No payments yet');
+    // The live reloads of the newest page leave the why in place until the user moves.
+    await desk.waitForTimeout(LIVE_RELOADS_MS);
+    expect(await desk.locator('#payments-message').textContent()).toContain('no longer has');
+    await desk.locator('#search').press('Enter');
+    await expect.poll(() => desk.locator('#payments-message').textContent()).toBe('');
   });
 });

@@ -26,6 +26,8 @@ let cursors: (string | null)[] = [null];
 let next: string | null = null;
 let shown = '';
 let generation = 0;
+/** Why the list went back to the newest page: shown until the user moves, not cleared by the next live reload. */
+let staleCursorNotice = false;
 let open: (id: string) => void = () => {};
 
 export function statusBadge(p: Pick<SandboxPayment, 'payment_status' | 'settled'>): HTMLSpanElement {
@@ -74,11 +76,12 @@ export async function loadPayments(): Promise<void> {
     if (r.code === 400 && cursor) {
       cursors = [null];
       await loadPayments();
+      staleCursorNotice = true;
     }
     notice(ui.message, r.code, r.body.description);
     return;
   }
-  ui.message.replaceChildren();
+  if (!staleCursorNotice) ui.message.replaceChildren();
   const { payments, total, next_cursor } = r.body;
   next = next_cursor;
   const first = (cursors.length - 1) * PAGE_SIZE;
@@ -97,24 +100,30 @@ export async function loadPayments(): Promise<void> {
 /** The newest page of the current search: new payments appear there. */
 export const onNewestPage = (): boolean => cursors.length === 1;
 
+/** The user moved (a search, a status, another page): what was said of the last page goes. */
+function moved(): void {
+  staleCursorNotice = false;
+  void loadPayments();
+}
+
 export function initPayments(openPayment: (id: string) => void): void {
   open = openPayment;
   ui.form.addEventListener('submit', (ev) => {
     ev.preventDefault();
     cursors = [null];
-    void loadPayments();
+    moved();
   });
   ui.status.addEventListener('change', () => {
     cursors = [null];
-    void loadPayments();
+    moved();
   });
   ui.older.addEventListener('click', () => {
     if (next === null) return;
     cursors.push(next);
-    void loadPayments();
+    moved();
   });
   ui.newer.addEventListener('click', () => {
     if (cursors.length > 1) cursors.pop();
-    void loadPayments();
+    moved();
   });
 }
