@@ -108,7 +108,9 @@ describe('Idempotency-Key on create', () => {
   it('magic amount 900.03 (held after commit): a repeat replays the created payment', async () => {
     const body = createBody({ amount: 900.03 });
     const { held, abort } = heldCreate(each.sandbox, body, withKey(KEY));
-    // Until the first commits (a busy database may take a while), a repeat answers 402 "in progress" and changes nothing.
+    // Sent only once the first has committed: a repeat that arrived first would create, and be held itself.
+    await until(async () => ((await paymentsWithRef(each, body.merchant_ref_no as string)) === 1 ? true : undefined), 'the held create to commit');
+    // Until its answer is kept, a repeat answers 402 "in progress" and changes nothing.
     const again = await until(async () => {
       const repeat = await call(each.sandbox, 'POST', '/openapi/v1/payments/payment', { body, headers: withKey(KEY) });
       return repeat.status === 402 ? undefined : repeat;
