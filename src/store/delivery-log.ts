@@ -131,7 +131,7 @@ export class MemoryDeliveryLog implements DeliveryLog {
   }
 
   async list(payeeId: string, limit: number): Promise<readonly Delivery[]> {
-    return this.kept.newestFirst(payeeId).slice(0, limit);
+    return this.kept.newestFirst(payeeId, limit);
   }
 
   async get(payeeId: string, id: string): Promise<Delivery | undefined> {
@@ -169,7 +169,7 @@ export class MemoryDeliveryLog implements DeliveryLog {
   }
 
   async advanceHeld(payeeId: string, ms: number, writtenBy: number, now: number): Promise<readonly number[]> {
-    const moved = this.kept.newestFirst(payeeId).filter((d) => isHeld(d, now, writtenBy)).map((d) => released(d, ms, now));
+    const moved = this.kept.newestFirst(payeeId, Number.POSITIVE_INFINITY, (d) => isHeld(d, now, writtenBy)).map((d) => released(d, ms, now));
     if (moved.length > 0) this.slot.log?.write(...deliveryRecords(moved));
     for (const d of moved) {
       const held = this.pending.get(d.id);

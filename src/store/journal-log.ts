@@ -140,7 +140,7 @@ export class MemoryJournalLog implements JournalLog {
   }
 
   async list(payeeId: string, filter: JournalFilter): Promise<JournalEntry[]> {
-    return this.entries.newestFirst(payeeId).filter((e) => journalEntryMatches(e, filter)).slice(0, filter.limit);
+    return this.entries.newestFirst(payeeId, filter.limit, (e) => journalEntryMatches(e, filter));
   }
 
   async clear(payeeId: string): Promise<number> {

@@ -76,10 +76,14 @@ export class MerchantLists<K, V> implements TrimmablePart {
     for (let i = list?.head ?? 0; list && i < list.keys.length; i++) if (list.values[i] !== undefined) yield [list.keys[i]!, list.values[i]!];
   }
 
-  newestFirst(payeeId: string): V[] {
+  /** At most `limit` of those `matches` keeps: a short page reads no further than it needs. */
+  newestFirst(payeeId: string, limit = Number.POSITIVE_INFINITY, matches: (value: V) => boolean = () => true): V[] {
     const list = this.byMerchant.get(payeeId);
     const out: V[] = [];
-    for (let i = (list?.keys.length ?? 0) - 1; list && i >= list.head; i--) if (list.values[i] !== undefined) out.push(list.values[i]!);
+    for (let i = (list?.keys.length ?? 0) - 1; list && i >= list.head && out.length < limit; i--) {
+      const value = list.values[i];
+      if (value !== undefined && matches(value)) out.push(value);
+    }
     return out;
   }
 
