@@ -104,6 +104,8 @@ describe('webhooks', () => {
     await desk.locator('#drill-duplicate').fill('0');
     await desk.locator('#drill-reorder').uncheck();
     await desk.locator('#drills-form button[type=submit]').click();
+    // Applied before the reload below, which would cut the request short and leave the drills on for the next tests.
+    await expect.poll(async () => ((await (await fetch(`${server.url}/sandbox/v1/webhook`, { headers: { 'Service-Api-Key': DEMO_KEY } })).json()) as { faults: unknown }).faults).toMatchObject({ duplicate: 0, reorder: false });
 
     // The secret is shown once: a reload shows the URL, never the secret.
     await desk.reload();
