@@ -39,6 +39,8 @@ export class PostgresRoom {
     if (!this.limits) return;
     this.storage.wrote(payeeId, bytes);
     this.counter.note(payeeId, rows, bytes);
+    // Past the budget, any writer's trim sweeps those over their share: small writers' bytes alone might never make one due.
+    if ((this.storage.knownSandboxBytes ?? 0) > this.limits.sandboxBytes) this.counter.due(payeeId);
   }
 
   /** Deletes the merchant's oldest journal entries, evidence and deliveries past its allowance. */

@@ -145,6 +145,11 @@ export class PostgresStorage {
     if (this.sandbox) this.sandbox.bytes += bytes;
   }
 
+  /** The sandbox's total as last summed plus this instance's writes since; undefined before a sum. */
+  get knownSandboxBytes(): number | undefined {
+    return this.sandbox?.bytes;
+  }
+
   /** The sandbox's next check sums afresh: after a refusal, so that a full sandbox is not judged by a stale sum for long. */
   recount(): void {
     this.sandbox = null;

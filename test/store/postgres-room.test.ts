@@ -109,5 +109,25 @@ describe('PostgreSQL: the fair-share sweep', () => {
       await other.close();
     }
   });
+
+  it("sweeps once the sandbox is over its budget, though the write that passed it was too small to make its writer's trim due", async () => {
+    const url = await freshDatabase();
+    store = new PostgresStore({ url, limits: LIMITS });
+    await store.open();
+    // M1's rows come from another instance (no limits there, so no trims).
+    const other = new PostgresStore({ url });
+    await other.open();
+    try {
+      for (let i = 1; i <= 25; i++) await other.journal.append('M1', { ...entry(i), requestBody: 'b'.repeat(4 * 1024) });
+      // This instance sums the sandbox (over its budget), then M2 writes one small entry, far under what makes a trim due by bytes.
+      expect((await store.storageUsage('M2')).sandboxBytes).toBeGreaterThan(LIMITS.sandboxBytes);
+      await store.journal.append('M2', entry(1));
+      await new Promise((r) => setTimeout(r, 1_100));
+      await store.trims.runAll();
+      expect((await store.storageUsage('M1')).merchantBytes).toBeLessThanOrEqual(fairShare(LIMITS, 2));
+    } finally {
+      await other.close();
+    }
+  });
 });
 
