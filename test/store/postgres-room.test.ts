@@ -17,7 +17,25 @@ const statusRead = (i: number): NewJournalEntry => ({
 });
 
 let store: PostgresStore;
-afterEach(() => store.close());
+let other: PostgresStore | undefined;
+afterEach(async () => {
+  await store.close();
+  await other?.close();
+  other = undefined;
+});
+
+/** This instance's store (with the limits), and another on the same database without limits: its rows are never trimmed by it, only swept by this one. */
+async function twoInstances(): Promise<{ bulk: (from: number, count: number) => Promise<void> }> {
+  const url = await freshDatabase();
+  store = new PostgresStore({ url, limits: LIMITS });
+  await store.open();
+  const second = (other = new PostgresStore({ url }));
+  await second.open();
+  const bulk = async (from: number, count: number) => {
+    for (let i = from; i < from + count; i++) await second.journal.append('M1', { ...entry(i), requestBody: 'b'.repeat(4 * 1024) });
+  };
+  return { bulk };
+}
 
 describe('PostgreSQL: the fair-share sweep', () => {
   it("counts a merchant's answer texts and idempotency keys as its quota does, so the sandbox comes back within its budget", async () => {
@@ -77,57 +95,36 @@ describe('PostgreSQL: the fair-share sweep', () => {
   });
 
   it('sweeps again a second later when its last trim found the sandbox over its budget but had swept less than a second before', async () => {
-    const url = await freshDatabase();
-    store = new PostgresStore({ url, limits: LIMITS });
-    await store.open();
-    // M1's rows come from another instance (no limits there, so no trims): only this instance's sweep brings M1 down.
-    const other = new PostgresStore({ url });
-    await other.open();
-    const bulk = async (from: number, count: number) => {
-      for (let i = from; i < from + count; i++) await other.journal.append('M1', { ...entry(i), requestBody: 'b'.repeat(4 * 1024) });
-    };
+    const { bulk } = await twoInstances();
     const written = async () => {
       for (let i = 0; i < 2; i++) await store.journal.append('M2', { ...entry(i), requestBody: 'c'.repeat(4 * 1024) });
       await store.trims.runAll();
     };
-    try {
-      await bulk(1, 25);
-      // M2 fills the sandbox past its budget: its trim sweeps M1 down to its share.
-      await written();
-      const share = fairShare(LIMITS, 2);
-      expect((await store.storageUsage('M1')).merchantBytes).toBeLessThanOrEqual(share);
-      // M1 grows again through the other instance, and M2's next trim comes within the second: the sweep waits.
-      await bulk(100, 15);
-      (store as unknown as { storage: { recount(): void } }).storage.recount();
-      await written();
-      expect((await store.storageUsage('M1')).merchantBytes).toBeGreaterThan(share);
-      // Nothing more is written: the background trims sweep once the second has passed.
-      await new Promise((r) => setTimeout(r, 1_100));
-      await store.trims.runAll();
-      expect((await store.storageUsage('M1')).merchantBytes).toBeLessThanOrEqual(share);
-    } finally {
-      await other.close();
-    }
+    await bulk(1, 25);
+    // M2 fills the sandbox past its budget: its trim sweeps M1 down to its share.
+    await written();
+    const share = fairShare(LIMITS, 2);
+    expect((await store.storageUsage('M1')).merchantBytes).toBeLessThanOrEqual(share);
+    // M1 grows again through the other instance, and M2's next trim comes within the second: the sweep waits.
+    await bulk(100, 15);
+    (store as unknown as { storage: { recount(): void } }).storage.recount();
+    await written();
+    expect((await store.storageUsage('M1')).merchantBytes).toBeGreaterThan(share);
+    // Nothing more is written: the background trims sweep once the second has passed.
+    await new Promise((r) => setTimeout(r, 1_100));
+    await store.trims.runAll();
+    expect((await store.storageUsage('M1')).merchantBytes).toBeLessThanOrEqual(share);
   });
 
   it("sweeps once the sandbox is over its budget, though the write that passed it was too small to make its writer's trim due", async () => {
-    const url = await freshDatabase();
-    store = new PostgresStore({ url, limits: LIMITS });
-    await store.open();
-    // M1's rows come from another instance (no limits there, so no trims).
-    const other = new PostgresStore({ url });
-    await other.open();
-    try {
-      for (let i = 1; i <= 25; i++) await other.journal.append('M1', { ...entry(i), requestBody: 'b'.repeat(4 * 1024) });
-      // This instance sums the sandbox (over its budget), then M2 writes one small entry, far under what makes a trim due by bytes.
-      expect((await store.storageUsage('M2')).sandboxBytes).toBeGreaterThan(LIMITS.sandboxBytes);
-      await store.journal.append('M2', entry(1));
-      await new Promise((r) => setTimeout(r, 1_100));
-      await store.trims.runAll();
-      expect((await store.storageUsage('M1')).merchantBytes).toBeLessThanOrEqual(fairShare(LIMITS, 2));
-    } finally {
-      await other.close();
-    }
+    const { bulk } = await twoInstances();
+    await bulk(1, 25);
+    // This instance sums the sandbox (over its budget), then M2 writes one small entry, far under what makes a trim due by bytes.
+    expect((await store.storageUsage('M2')).sandboxBytes).toBeGreaterThan(LIMITS.sandboxBytes);
+    await store.journal.append('M2', entry(1));
+    await new Promise((r) => setTimeout(r, 1_100));
+    await store.trims.runAll();
+    expect((await store.storageUsage('M1')).merchantBytes).toBeLessThanOrEqual(fairShare(LIMITS, 2));
   });
 });
 
