@@ -43,8 +43,8 @@ export interface PayOptions {
   readonly paidCurrency?: string | undefined;
 }
 
-/** Told of every committed change: the payment as stored, and the events the change added. */
-export type PaymentChangeListener = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]) => void;
+/** Told of every committed change: the payment as stored, the events the change added, and the deliveries stored with it. */
+export type PaymentChangeListener = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[], outbox: readonly Delivery[]) => void;
 
 /** The webhook deliveries a change causes, stored with it (the outbox). */
 export type OutboxWriter = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]) => readonly Delivery[];
@@ -104,9 +104,11 @@ export class PaymentService {
       payment = this.followMagicPayer({ ...payment, payer: this.people.payerFor(input.payer) }, merchant, now);
     }
 
+    let outbox: readonly Delivery[];
     for (let attempt = 0; ; attempt++) {
       const started = performance.now();
-      const result = await this.store.insertPayment(payment, this.outbox(merchant, payment, payment.history), this.config.storage);
+      outbox = this.outbox(merchant, payment, payment.history);
+      const result = await this.store.insertPayment(payment, outbox, this.config.storage);
       this.metrics?.storeWrites.observe({ store: this.store.kind, operation: 'insert' }, (performance.now() - started) / 1000);
       if (result === 'inserted') break;
       if (result === 'merchant_quota' || result === 'fair_share') {
@@ -123,7 +125,7 @@ export class PaymentService {
       if (attempt > 5) throw new Error('could not draw a unique payment code');
       payment = { ...payment, id: newPaymentId(), token: newPaymentToken(), code: newPaymentCode() };
     }
-    this.committed(merchant, payment, payment.history);
+    this.committed(merchant, payment, payment.history, outbox);
     const fault: CommittedFault = faultAfterCommit(input.amountMinor);
     return { payment, fault };
   }
@@ -249,16 +251,17 @@ export class PaymentService {
     // Each transition adds one event and one version, so the new events are the last ones.
     const events = next.history.slice(-(next.version - expectedVersion));
     const started = performance.now();
-    const stored = await this.store.updatePayment(next, expectedVersion, this.outbox(merchant, next, events));
+    const outbox = this.outbox(merchant, next, events);
+    const stored = await this.store.updatePayment(next, expectedVersion, outbox);
     this.metrics?.storeWrites.observe({ store: this.store.kind, operation: 'update' }, (performance.now() - started) / 1000);
     if (!stored) return false;
-    this.committed(merchant, next, events);
+    this.committed(merchant, next, events, outbox);
     return true;
   }
 
   /** After a stored change: tells the listeners what it added. */
-  private committed(merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]): void {
-    for (const listener of this.listeners) listener(merchant, payment, events);
+  private committed(merchant: Merchant, payment: Payment, events: readonly PaymentEvent[], outbox: readonly Delivery[]): void {
+    for (const listener of this.listeners) listener(merchant, payment, events, outbox);
   }
 
   /** PAYER_PAYS pays at once and PAYER_DECLINES fails at once, as the magic payer table says. */

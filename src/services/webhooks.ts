@@ -118,7 +118,8 @@ export class WebhookService {
    * written by the store with the change itself, so a committed change is never without its deliveries.
    */
   readonly deliveriesFor = (merchant: Merchant, payment: Payment, events: readonly PaymentEvent[]): readonly Delivery[] => {
-    const url = outboxUrl(merchant);
+    // Without a URL, a merchant that has used a listener keeps its events for the next one.
+    const url = merchant.webhookUrl || (merchant.listenerSecret ? LISTENER_ONLY : null);
     if (!url || this.sender.closed || events.length === 0) return [];
     const faults = merchant.webhookFaults ?? NO_WEBHOOK_FAULTS;
     const held = faults.delaySeconds > 0;
@@ -201,9 +202,9 @@ export class WebhookService {
     };
   }
 
-  /** The payment listener: a change was committed, its deliveries may be due now (a change that made none wakes nothing). */
-  readonly onPaymentChange = (merchant: Merchant, _payment: Payment, events: readonly PaymentEvent[]): void => {
-    if (events.length > 0 && outboxUrl(merchant)) this.kick();
+  /** The payment listener: a change was committed, its deliveries may be due now (a change that stored none wakes nothing). */
+  readonly onPaymentChange = (_merchant: Merchant, _payment: Payment, _events: readonly PaymentEvent[], outbox: readonly Delivery[]): void => {
+    if (outbox.length > 0) this.kick();
   };
 
   deliveries(payeeId: string, limit: number): Promise<readonly Delivery[]> {
@@ -230,9 +231,4 @@ export class WebhookService {
   kick(): void {
     this.sender.kick();
   }
-}
-
-/** Where a change's deliveries go: without a URL, a merchant that has used a listener keeps its events for the next one. */
-function outboxUrl(merchant: Merchant): string | null {
-  return merchant.webhookUrl || (merchant.listenerSecret ? LISTENER_ONLY : null);
 }
