@@ -193,7 +193,7 @@ function requestLogger(): PinoLogger {
       // Named fields only, never a header or a body; redact is the guard should one ever be added (top level only: ~1 us).
       redact: { paths: ['api_key', 'signing_salt', 'salt', 'sign', 'password', 'authorization'], censor: '***' },
     },
-    // Written asynchronously, a turn's lines at once (a synchronous write per line cost ~20 % of a status GET); what is still held goes out at exit.
+    // A turn's lines in one synchronous write (a write per line cost ~20 % of a status GET), a warning or an error at once; what is still held goes out at exit.
     stdoutByTurn(),
   );
 }
