@@ -85,11 +85,11 @@ export class PostgresConnection {
     await this.sql.end({ timeout: 5 });
   }
 
-  /** `probing`: no array types fetched, the driver's first statement on a connection, which it does not await, so one the database drops is rejected unhandled. */
-  private pool(max = this.maxConnections, probing = false): postgres.Sql {
+  /** No array types fetched: the driver runs that statement on each new connection without awaiting it, so a connection the database drops then rejects it unhandled, which ends the process; lists are sent as JSON. */
+  private pool(max = this.maxConnections): postgres.Sql {
     return postgres(this.url, {
       max,
-      fetch_types: !probing,
+      fetch_types: false,
       connect_timeout: CALL_DEADLINE_MS / 1000,
       idle_timeout: 60,
       onnotice: () => {},
@@ -111,7 +111,7 @@ export class PostgresConnection {
     for (let answered = false; !answered; ) {
       await delay(PROBE_EVERY_MS, undefined, { ref: false });
       if (this.closed) return;
-      const probe = this.pool(1, true);
+      const probe = this.pool(1);
       answered = await probe`SELECT 1`.then(() => true, () => false);
       await probe.end({ timeout: 0 }).catch(() => undefined);
     }

@@ -87,8 +87,6 @@ export class PostgresDeliveryLog implements DeliveryLog {
     if (max <= 0) return Promise.resolve([]);
     const perMerchant = Math.min(places.perMerchant, MAX_INT4);
     const busy = [...places.inFlight].filter(([, n]) => n > 0);
-    const busyIds = busy.map(([payeeId]) => payeeId);
-    const busyCounts = busy.map(([, n]) => n);
     const listening = [...(places.listening ?? [])];
     return this.store.run(async (sql) =>
       (
@@ -99,9 +97,9 @@ export class PostgresDeliveryLog implements DeliveryLog {
                FROM payreq_deliveries d
                JOIN (SELECT id, row_number() OVER (PARTITION BY payee_id ORDER BY next_attempt_at, seq) + COALESCE(flying.n, 0) AS turn
                        FROM payreq_deliveries
-                       LEFT JOIN unnest(${busyIds}::text[], ${busyCounts}::int[]) AS flying(payee_id, n) USING (payee_id)
+                       LEFT JOIN jsonb_to_recordset(${sql.json(busy.map(([payee_id, n]) => ({ payee_id, n })))}) AS flying(payee_id text, n int) USING (payee_id)
                       WHERE state = 'pending' AND next_attempt_at <= ${now} AND (lease_until IS NULL OR lease_until <= ${now})
-                        AND (payee_id = ANY(${listening}::text[])
+                        AND (payee_id IN (SELECT jsonb_array_elements_text(${sql.json(listening)}))
                              OR (doc::jsonb->>'url' <> ${LISTENER_ONLY} AND NOT EXISTS (
                                    SELECT 1 FROM payreq_listeners l
                                     WHERE l.payee_id = payreq_deliveries.payee_id AND l.instance_id <> ${this.instanceId} AND l.until > ${now})))) due
@@ -121,11 +119,11 @@ export class PostgresDeliveryLog implements DeliveryLog {
     await this.store.run((sql) =>
       sql.begin(async (tx) => {
         // Rows of instances that died without a word go once their time is past.
-        await tx`DELETE FROM payreq_listeners WHERE (instance_id = ${this.instanceId} AND NOT (payee_id = ANY(${ids}::text[]))) OR until <= ${now}`;
+        await tx`DELETE FROM payreq_listeners WHERE (instance_id = ${this.instanceId} AND payee_id NOT IN (SELECT jsonb_array_elements_text(${tx.json(ids)}))) OR until <= ${now}`;
         if (ids.length === 0) return;
         await tx`
           INSERT INTO payreq_listeners (payee_id, instance_id, until)
-          SELECT payee_id, ${this.instanceId}, ${until} FROM unnest(${ids}::text[]) AS t(payee_id)
+          SELECT payee_id, ${this.instanceId}, ${until} FROM jsonb_array_elements_text(${tx.json(ids)}) AS t(payee_id)
           ON CONFLICT (payee_id, instance_id) DO UPDATE SET until = excluded.until`;
       }),
     );
@@ -151,11 +149,9 @@ export class PostgresDeliveryLog implements DeliveryLog {
 
   takeAnswers(attempts: readonly { readonly deliveryId: string; readonly attempt: number }[]): Promise<readonly { deliveryId: string; attempt: number; payeeId: string; answer: string }[]> {
     if (attempts.length === 0) return Promise.resolve([]);
-    const ids = attempts.map((a) => a.deliveryId);
-    const numbers = attempts.map((a) => a.attempt);
     return this.store.run((sql) => sql<{ deliveryId: string; attempt: number; payeeId: string; answer: string }[]>`
       DELETE FROM payreq_listener_answers
-       WHERE (delivery_id, attempt) IN (SELECT * FROM unnest(${ids}::text[], ${numbers}::int[]))
+       WHERE (delivery_id, attempt) IN (SELECT * FROM jsonb_to_recordset(${sql.json(attempts)}) AS t("deliveryId" text, attempt int))
       RETURNING delivery_id AS "deliveryId", attempt, payee_id AS "payeeId", answer`);
   }
 

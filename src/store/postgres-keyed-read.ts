@@ -93,10 +93,10 @@ export class PostgresKeyedReads {
   }
 
   private readMany(reads: readonly CopiedRead[]) {
+    const copies = reads.map((r) => ({ hash: r.hash, id: r.id, payee: r.merchant?.payeeId ?? null, xmin: r.merchant?.xmin ?? null, version: r.payment?.version ?? null }));
     return this.run(async (sql) => sql<(Row & { n: string })[]>`
       SELECT q.n, ${columns(sql, sql`q.copy_payee`, sql`q.copy_xmin`, sql`q.copy_version`)}
-      FROM unnest(${reads.map((r) => r.hash)}::text[], ${reads.map((r) => r.id)}::text[], ${reads.map((r) => r.merchant?.payeeId ?? null)}::text[],
-                  ${reads.map((r) => r.merchant?.xmin ?? null)}::text[], ${reads.map((r) => r.payment?.version ?? null)}::int[])
+      FROM ROWS FROM (jsonb_to_recordset(${sql.json(copies)}) AS (hash text, id text, payee text, xmin text, version int))
            WITH ORDINALITY AS q(hash, id, copy_payee, copy_xmin, copy_version, n)
       JOIN payreq_merchant_keys k ON k.key_hash = q.hash JOIN payreq_merchants m USING (payee_id)
       LEFT JOIN payreq_payments p ON p.id = q.id AND p.payee_id = k.payee_id`);

@@ -18,7 +18,7 @@ export async function writeMerchant(tx: Sql, m: Merchant): Promise<void> {
     INSERT INTO payreq_merchants (payee_id, doc, clock_offset_ms, auto_settle)
     VALUES (${m.payeeId}, ${JSON.stringify(m)}, ${m.clockOffsetMs}, ${m.settings.autoSettle})
     ON CONFLICT (payee_id) DO UPDATE SET doc = excluded.doc, clock_offset_ms = excluded.clock_offset_ms, auto_settle = excluded.auto_settle`;
-  await tx`DELETE FROM payreq_merchant_keys WHERE payee_id = ${m.payeeId} AND NOT (key_hash = ANY(${m.apiKeyHashes as string[]}::text[]))`;
+  await tx`DELETE FROM payreq_merchant_keys WHERE payee_id = ${m.payeeId} AND key_hash NOT IN (SELECT jsonb_array_elements_text(${tx.json(m.apiKeyHashes)}))`;
   for (const hash of m.apiKeyHashes) {
     await tx`INSERT INTO payreq_merchant_keys (key_hash, payee_id) VALUES (${hash}, ${m.payeeId}) ON CONFLICT (key_hash) DO NOTHING`;
   }

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../src/index.js';
 import type { Sandbox } from '../../src/index.js';
 import { freshDatabase } from '../support/databases.js';
+import { createBody } from '../helpers.js';
 import { call, createPayment, expectEnvelope } from '../support/http.js';
 import { capturedLog, LEVEL, STACK_TRACE } from '../support/log.js';
 import { tcpProxy } from '../support/tcp-proxy.js';
@@ -90,6 +91,36 @@ describe('a database outage in the log', () => {
     expectEnvelope(await call(sandbox, 'GET', `/openapi/v1/payments/payment/${created.payment_id}`), 200);
     expect(events()).toHaveLength(2);
     expect(events()[1]).toEqual({ level: LEVEL.warn, time: expect.any(Number), database: shown, silent_s: expect.any(Number), msg: 'store: the database answers again' });
+    expectNothingSecret(captured.text());
+  }, 30_000);
+
+  it('a new connection the database drops as it is first used fails its calls with a described 503 and never ends the process', async () => {
+    const { sandbox, proxy, captured } = await behindProxy();
+    await createPayment(sandbox);
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', note);
+    try {
+      proxy.dropNewAtFirstStatement(true);
+      // Then the database refuses connections: the driver's reconnects meet ECONNREFUSED.
+      const refusing = new Promise((resolve) => setTimeout(resolve, 30)).then(() => proxy.cut());
+      // Concurrent creates are separate statements, so the pool opens new connections for them.
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => call(sandbox, 'POST', '/openapi/v1/payments/payment', { body: createBody({ merchant_ref_no: `dropped-${i}` }) })));
+      await refusing;
+      expect(answers.filter((a) => a.status === 503).length).toBeGreaterThan(0);
+      for (const answer of answers) {
+        if (answer.status !== 200) expectEnvelope(answer, 503);
+      }
+      proxy.dropNewAtFirstStatement(false);
+      await proxy.restore();
+      await until(async () => ((await call(sandbox, 'GET', '/readyz', { key: null })).status === 200 ? true : undefined), '/readyz 200 once connections hold', 10_000, 100);
+      await createPayment(sandbox, { merchant_ref_no: 'after-the-drops' });
+      // A rejection nobody handles would have ended a served process (Node's default); give a late one its turn.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', note);
+    }
     expectNothingSecret(captured.text());
   }, 30_000);
 });
