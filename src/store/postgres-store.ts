@@ -237,7 +237,7 @@ export class PostgresStore implements Store {
     return !known || Date.now() - known.at > CAP_COUNT_TTL_MS;
   }
 
-  countPayments(payeeId: string): Promise<number> {
+  private countPayments(payeeId: string): Promise<number> {
     return this.run(async (sql) => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM payreq_payments WHERE payee_id = ${payeeId}`)[0]?.n ?? 0);
   }
 
