@@ -58,8 +58,6 @@ export function claimableHere(d: Delivery, places: MerchantPlaces): boolean {
   return places.listening?.has(d.payeeId) === true || d.url !== LISTENER_ONLY;
 }
 
-export const ANY_MERCHANT: MerchantPlaces = { perMerchant: Number.POSITIVE_INFINITY, inFlight: new Map() };
-
 /** Round-robin, so a long backlog never goes before another merchant's next (PostgreSQL writes the same order in SQL). */
 export function inTurn(due: readonly Delivery[], max: number, places: MerchantPlaces): Delivery[] {
   if (max <= 0) return [];
@@ -92,7 +90,7 @@ export interface DeliveryLog {
   list(payeeId: string, limit: number): Promise<readonly Delivery[]>;
   get(payeeId: string, id: string): Promise<Delivery | undefined>;
   /** Each held for `leaseMs`, so no other instance sends it meanwhile. */
-  claimDue(now: number, leaseMs: number, max: number, places?: MerchantPlaces): Promise<readonly Delivery[]>;
+  claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces): Promise<readonly Delivery[]>;
   /** So that other instances leave these merchants' deliveries to this one; one process needs none of it. */
   holdListeners?(payeeIds: readonly string[], now: number, until: number): Promise<void>;
   /** For the instance whose attempt waits for it; false when no such attempt is being sent now. */
@@ -138,7 +136,7 @@ export class MemoryDeliveryLog implements DeliveryLog {
     return this.kept.get(payeeId, id);
   }
 
-  async claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces = ANY_MERCHANT): Promise<readonly Delivery[]> {
+  async claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces): Promise<readonly Delivery[]> {
     const due: Delivery[] = [];
     for (const held of this.pending.values()) {
       const { delivery } = held;

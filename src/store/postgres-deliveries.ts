@@ -1,6 +1,6 @@
 /** Webhook deliveries of the PostgreSQL store: written in the transaction of their change, claimed under a lease. */
 import { randomUUID } from 'node:crypto';
-import { ANY_MERCHANT, DELIVERY_LOG_CAP, LISTENER_ONLY } from './delivery-log.js';
+import { DELIVERY_LOG_CAP, LISTENER_ONLY } from './delivery-log.js';
 import type { Delivery, DeliveryAttempt, DeliveryLog, DeliveryState, MerchantPlaces } from './delivery-log.js';
 import { cannotBeStored, type Run, type Sql } from './postgres-connection.js';
 import { keepNewest, type PostgresTrims, type TrimCounter } from './postgres-trims.js';
@@ -83,7 +83,7 @@ export class PostgresDeliveryLog implements DeliveryLog {
   }
 
   /** In turn as inTurn (delivery-log.ts); SKIP LOCKED in the outer query (a window cannot carry FOR UPDATE), so instances never share a claim. */
-  claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces = ANY_MERCHANT): Promise<readonly Delivery[]> {
+  claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces): Promise<readonly Delivery[]> {
     if (max <= 0) return Promise.resolve([]);
     const perMerchant = Math.min(places.perMerchant, MAX_INT4);
     const busy = [...places.inFlight].filter(([, n]) => n > 0);

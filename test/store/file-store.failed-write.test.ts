@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { vi } from 'vitest';
 import { apiKeyHash } from '../../src/domain/ids.js';
 import { storedPayments } from '../support/payment-counts.js';
+import { ANY_MERCHANT } from '../support/claims.js';
 
 vi.mock('node:fs', async (importOriginal) => (await import('../support/failing-writes.js')).fsFailingOnCue(importOriginal));
 
@@ -202,7 +203,7 @@ describe('a failed log write', () => {
     const seen = async (s: InstanceType<typeof FileStore>) => ({
       payments: await storedPayments(s, DEMO_PAYEE),
       deliveries: (await s.deliveries.list(DEMO_PAYEE, 10)).map((d) => d.id),
-      due: (await s.deliveries.claimDue(Number.MAX_SAFE_INTEGER, 1, 10)).map((d) => d.id),
+      due: (await s.deliveries.claimDue(Number.MAX_SAFE_INTEGER, 1, 10, ANY_MERCHANT)).map((d) => d.id),
       journal: (await s.journal.list(DEMO_PAYEE, { limit: 10 })).length,
     });
     const restarted = new FileStore({ dataFile });
