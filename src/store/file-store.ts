@@ -28,7 +28,7 @@ export class FileStore extends MemoryStore implements LogLines {
   /** Close waits for it, so a stop never cuts a snapshot short. */
   private snapshotRun: Promise<void> | null = null;
   private readonly log: AppendLog;
-  readonly probe: DataDirProbe;
+  private readonly probe: DataDirProbe;
   private readonly logger: Logger;
   private readonly snapshotAfter: number;
   /** The log names it, so a start never applies a log to the wrong snapshot. */

@@ -3,7 +3,7 @@
  * back and removed in the data directory at most once a second, and the log's last append.
  * Real files throughout: the full disk is a real tmpfs (root only), the lost directory a real one.
  */
-import { existsSync, readdirSync, rmSync, statfsSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync, statfsSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/store/file-store.js';
@@ -51,16 +51,19 @@ async function insertUntilRefused(store: FileStore): Promise<Error> {
 describe('FileStore.ready(): the probe', () => {
   it('probes at most once a second, whatever the polling, and leaves no probe file behind', async () => {
     const dir = tempDir('payreq-probe-');
-    const { store, clock } = await storeIn(dir);
+    const { store, clock, dataFile } = await storeIn(dir);
     await Promise.all(Array.from({ length: 20 }, () => store.ready()));
+    expect(readdirSync(dir).filter((f) => f.includes('probe'))).toEqual([]);
+    // A directory where the probe writes its file: any probe from now on fails, so a ready store has not probed.
+    mkdirSync(`${dataFile}.healthz-probe`);
     for (let i = 0; i < 30; i++) await store.ready();
-    expect(store.probe.runs).toBe(1);
     clock.now += 999;
     await store.ready();
-    expect(store.probe.runs).toBe(1);
     clock.now += 1;
+    await expect(store.ready()).rejects.toThrow(`the data directory ${dir} cannot be written (EISDIR)`);
+    rmdirSync(`${dataFile}.healthz-probe`);
+    clock.now += 1_000;
     await store.ready();
-    expect(store.probe.runs).toBe(2);
     expect(readdirSync(dir).filter((f) => f.includes('probe'))).toEqual([]);
   });
 
