@@ -52,10 +52,6 @@ export class FileStore extends MemoryStore implements LogLines {
     return this.snapshotRun;
   }
 
-  get generation(): number {
-    return this.snapshotGeneration;
-  }
-
   override async open(): Promise<void> {
     const { dataFile } = this.options;
     mkdirSync(path.dirname(dataFile), { recursive: true });
@@ -148,7 +144,7 @@ export class FileStore extends MemoryStore implements LogLines {
     await nextTurn();
     // The snapshot holds the turn's records, so the log must too before its byte is named.
     this.writeLater();
-    const generation = this.generation + 1;
+    const generation = this.snapshotGeneration + 1;
     // A start before the log restarted skips the lines the snapshot already holds.
     const logFrom = this.log.bytes;
     try {

@@ -12,6 +12,7 @@ import type { Payment } from '../../src/domain/payment.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
 import { aPayment } from '../support/payments.js';
 import { IS_ROOT, NOT_ROOT_REASON, fill, mountTmpfs, unmountAll } from '../support/tmpfs.js';
+import { snapshotGeneration } from '../support/json-lines.js';
 import { storedPayments } from '../support/payment-counts.js';
 
 afterAll(removeTempDirs);
@@ -146,12 +147,12 @@ describe.skipIf(!IS_ROOT)(`FileStore.ready() on a full disk (a real 2 MB tmpfs; 
     const filler = fill(dir);
     unlinkSync(filler);
     writeFileSync(filler, Buffer.alloc(Math.max(0, statfsSync(dir).bavail * statfsSync(dir).bsize - 150_000)));
-    const generation = store.generation;
+    const generation = snapshotGeneration(dataFile);
     for (let i = 0; i < 400; i++) {
       await insert().catch(() => undefined);
       await store.snapshotting?.catch(() => undefined);
     }
-    expect(store.generation).toBe(generation);
+    expect(snapshotGeneration(dataFile)).toBe(generation);
     expect(statSync(`${dataFile}.log`).size).toBeGreaterThan(200_000);
     unlinkSync(filler);
 
