@@ -60,7 +60,6 @@ export function claimableHere(d: Delivery, places: MerchantPlaces): boolean {
 
 /** Round-robin, so a long backlog never goes before another merchant's next (PostgreSQL writes the same order in SQL). */
 export function inTurn(due: readonly Delivery[], max: number, places: MerchantPlaces): Delivery[] {
-  if (max <= 0) return [];
   const byMerchant = new Map<string, Delivery[]>();
   for (const d of due) {
     const own = byMerchant.get(d.payeeId);

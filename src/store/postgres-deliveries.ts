@@ -84,7 +84,6 @@ export class PostgresDeliveryLog implements DeliveryLog {
 
   /** In turn as inTurn (delivery-log.ts); SKIP LOCKED in the outer query (a window cannot carry FOR UPDATE), so instances never share a claim. */
   claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces): Promise<readonly Delivery[]> {
-    if (max <= 0) return Promise.resolve([]);
     const perMerchant = Math.min(places.perMerchant, MAX_INT4);
     const busy = [...places.inFlight].filter(([, n]) => n > 0);
     const busyIds = busy.map(([payeeId]) => payeeId);
