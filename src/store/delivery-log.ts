@@ -54,7 +54,7 @@ export interface MerchantPlaces {
 }
 
 /** SPEC 22; PostgreSQL also leaves a merchant whose listener is on another instance to that one. */
-export function claimableHere(d: Delivery, places: MerchantPlaces): boolean {
+function claimableHere(d: Delivery, places: MerchantPlaces): boolean {
   return places.listening?.has(d.payeeId) === true || d.url !== LISTENER_ONLY;
 }
 

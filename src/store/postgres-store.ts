@@ -46,8 +46,8 @@ export class PostgresStore implements Store {
   readonly deliveries: PostgresDeliveryLog;
   readonly idempotency: PostgresIdempotencyKeys;
   readonly readiness: PostgresReadinessLog;
-  /** The URL with its password masked: for banners, logs and errors. */
-  readonly shownUrl: string;
+  /** The URL with its password masked: for logs and errors. */
+  private readonly shownUrl: string;
   private readonly connection: PostgresConnection;
   /** Per merchant, a recent count of its payments (for the cap only). */
   private readonly counts = new Map<string, { count: number; at: number }>();
