@@ -108,7 +108,7 @@ export class MemoryDeliveryLog implements DeliveryLog {
   /** Trimmed deliveries are gone, pending ones included: work stays bounded too. */
   readonly kept = new MerchantLists<string, Delivery>({ cap: DELIVERY_LOG_CAP, bytesOf: deliveryBytes, keyed: true, dropped: (_payeeId, d) => void this.pending.delete(d.id) });
 
-  constructor(private readonly slot: LogSlot = {}) {}
+  constructor(private readonly slot: LogSlot) {}
 
   async record(deliveries: readonly Delivery[]): Promise<void> {
     this.slot.log?.write(...deliveryRecords(deliveries));
