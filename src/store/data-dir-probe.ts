@@ -7,7 +7,6 @@ import path from 'node:path';
 type ProbeResult = { readonly at: number; readonly started: number; readonly problem?: string };
 
 export class DataDirProbe {
-  private probes = 0;
   private last: ProbeResult | undefined;
   private running: Promise<ProbeResult> | null = null;
 
@@ -16,10 +15,6 @@ export class DataDirProbe {
     private readonly clock: () => number,
   ) {}
 
-  get runs(): number {
-    return this.probes;
-  }
-
   check(): Promise<ProbeResult> {
     if (this.last && this.clock() - this.last.at < 1_000) return Promise.resolve(this.last);
     this.running ??= this.probe().finally(() => (this.running = null));
@@ -27,7 +22,6 @@ export class DataDirProbe {
   }
 
   private async probe(): Promise<ProbeResult> {
-    this.probes++;
     const [at, started, file] = [this.clock(), performance.now(), `${this.dataFile}.healthz-probe`];
     // A few hundred bytes, which a full disk has no block for; JSON, like every file of the store.
     const content = JSON.stringify(randomBytes(256).toString('hex'));

@@ -54,15 +54,12 @@ export interface MerchantPlaces {
 }
 
 /** SPEC 22; PostgreSQL also leaves a merchant whose listener is on another instance to that one. */
-export function claimableHere(d: Delivery, places: MerchantPlaces): boolean {
+function claimableHere(d: Delivery, places: MerchantPlaces): boolean {
   return places.listening?.has(d.payeeId) === true || d.url !== LISTENER_ONLY;
 }
 
-export const ANY_MERCHANT: MerchantPlaces = { perMerchant: Number.POSITIVE_INFINITY, inFlight: new Map() };
-
 /** Round-robin, so a long backlog never goes before another merchant's next (PostgreSQL writes the same order in SQL). */
 export function inTurn(due: readonly Delivery[], max: number, places: MerchantPlaces): Delivery[] {
-  if (max <= 0) return [];
   const byMerchant = new Map<string, Delivery[]>();
   for (const d of due) {
     const own = byMerchant.get(d.payeeId);
@@ -92,7 +89,7 @@ export interface DeliveryLog {
   list(payeeId: string, limit: number): Promise<readonly Delivery[]>;
   get(payeeId: string, id: string): Promise<Delivery | undefined>;
   /** Each held for `leaseMs`, so no other instance sends it meanwhile. */
-  claimDue(now: number, leaseMs: number, max: number, places?: MerchantPlaces): Promise<readonly Delivery[]>;
+  claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces): Promise<readonly Delivery[]>;
   /** So that other instances leave these merchants' deliveries to this one; one process needs none of it. */
   holdListeners?(payeeIds: readonly string[], now: number, until: number): Promise<void>;
   /** For the instance whose attempt waits for it; false when no such attempt is being sent now. */
@@ -111,7 +108,7 @@ export class MemoryDeliveryLog implements DeliveryLog {
   /** Trimmed deliveries are gone, pending ones included: work stays bounded too. */
   readonly kept = new MerchantLists<string, Delivery>({ cap: DELIVERY_LOG_CAP, bytesOf: deliveryBytes, keyed: true, dropped: (_payeeId, d) => void this.pending.delete(d.id) });
 
-  constructor(private readonly slot: LogSlot = {}) {}
+  constructor(private readonly slot: LogSlot) {}
 
   async record(deliveries: readonly Delivery[]): Promise<void> {
     this.slot.log?.write(...deliveryRecords(deliveries));
@@ -138,7 +135,7 @@ export class MemoryDeliveryLog implements DeliveryLog {
     return this.kept.get(payeeId, id);
   }
 
-  async claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces = ANY_MERCHANT): Promise<readonly Delivery[]> {
+  async claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces): Promise<readonly Delivery[]> {
     const due: Delivery[] = [];
     for (const held of this.pending.values()) {
       const { delivery } = held;

@@ -28,7 +28,7 @@ export class FileStore extends MemoryStore implements LogLines {
   /** Close waits for it, so a stop never cuts a snapshot short. */
   private snapshotRun: Promise<void> | null = null;
   private readonly log: AppendLog;
-  readonly probe: DataDirProbe;
+  private readonly probe: DataDirProbe;
   private readonly logger: Logger;
   private readonly snapshotAfter: number;
   /** The log names it, so a start never applies a log to the wrong snapshot. */
@@ -50,10 +50,6 @@ export class FileStore extends MemoryStore implements LogLines {
 
   get snapshotting(): Promise<void> | null {
     return this.snapshotRun;
-  }
-
-  get generation(): number {
-    return this.snapshotGeneration;
   }
 
   override async open(): Promise<void> {
@@ -148,7 +144,7 @@ export class FileStore extends MemoryStore implements LogLines {
     await nextTurn();
     // The snapshot holds the turn's records, so the log must too before its byte is named.
     this.writeLater();
-    const generation = this.generation + 1;
+    const generation = this.snapshotGeneration + 1;
     // A start before the log restarted skips the lines the snapshot already holds.
     const logFrom = this.log.bytes;
     try {

@@ -66,7 +66,7 @@ export class MemoryIdempotencyKeys implements IdempotencyKeys {
     weight: { of: (kept) => kept.answer?.body.length ?? 0, max: IDEMPOTENCY_ANSWER_CHARS_PER_MERCHANT },
   });
 
-  constructor(private readonly slot: LogSlot = {}) {}
+  constructor(private readonly slot: LogSlot) {}
 
   /**
    * A claim is never written: after a restart nobody runs it, so its retry must run. An expired key

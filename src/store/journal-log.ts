@@ -76,7 +76,7 @@ export class MemoryJournalLog implements JournalLog {
     dropped: (payeeId, e) => (e.answerRef === undefined ? 0 : this.release(payeeId, e.answerRef)),
   });
 
-  constructor(private readonly slot: LogSlot = {}) {}
+  constructor(private readonly slot: LogSlot) {}
 
   /** Without an answer text already written, so a polling loop does not write the same text each time. */
   async append(payeeId: string, entry: NewJournalEntry): Promise<void> {

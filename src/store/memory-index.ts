@@ -96,10 +96,6 @@ export class MemoryIndex {
     return { items, total };
   }
 
-  async countPayments(payeeId: string): Promise<number> {
-    return this.paymentOrder.get(payeeId)?.length ?? 0;
-  }
-
   async livePayments(payeeId: string): Promise<readonly Payment[]> {
     const ids = this.live.get(payeeId);
     if (!ids) return [];

@@ -77,7 +77,7 @@ export class MerchantLists<K, V> implements TrimmablePart {
   }
 
   /** At most `limit` of those `matches` keeps: a short page reads no further than it needs. */
-  newestFirst(payeeId: string, limit = Number.POSITIVE_INFINITY, matches: (value: V) => boolean = () => true): V[] {
+  newestFirst(payeeId: string, limit: number, matches: (value: V) => boolean = () => true): V[] {
     const list = this.byMerchant.get(payeeId);
     const out: V[] = [];
     for (let i = (list?.keys.length ?? 0) - 1; list && i >= list.head && out.length < limit; i--) {

@@ -1,7 +1,7 @@
 /** Webhook deliveries of the PostgreSQL store: written in the transaction of their change, claimed under a lease. */
 import { randomUUID } from 'node:crypto';
-import { ANY_MERCHANT, DELIVERY_LOG_CAP, LISTENER_ONLY } from './delivery-log.js';
-import type { Delivery, DeliveryAttempt, DeliveryLog, DeliveryState, MerchantPlaces } from './delivery-log.js';
+import { DELIVERY_LOG_CAP, LISTENER_ONLY } from './delivery-log.js';
+import type { AttemptOutcome, Delivery, DeliveryAttempt, DeliveryLog, DeliveryState, MerchantPlaces } from './delivery-log.js';
 import { cannotBeStored, type Run, type Sql } from './postgres-connection.js';
 import { keepNewest, type PostgresTrims, type TrimCounter } from './postgres-trims.js';
 import { attemptBytes, deliveryBytes } from './storage-quota.js';
@@ -39,7 +39,7 @@ export class PostgresDeliveryLog implements DeliveryLog {
     private readonly store: { run: Run },
     trims: PostgresTrims,
     /** Told of the bytes written, for the trims by bytes (postgres-room.ts). */
-    private readonly bytes?: Pick<TrimCounter, 'note'>,
+    private readonly bytes: Pick<TrimCounter, 'note'>,
   ) {
     this.trims = trims.counter(trimDeliveries);
   }
@@ -56,7 +56,7 @@ export class PostgresDeliveryLog implements DeliveryLog {
     const payeeId = deliveries[0]?.payeeId;
     if (payeeId === undefined) return;
     this.trims.note(payeeId, deliveries.length);
-    this.bytes?.note(payeeId, deliveries.length, deliveries.reduce((sum, d) => sum + deliveryBytes(d), 0));
+    this.bytes.note(payeeId, deliveries.length, deliveries.reduce((sum, d) => sum + deliveryBytes(d), 0));
   }
 
   async record(deliveries: readonly Delivery[]): Promise<void> {
@@ -83,8 +83,7 @@ export class PostgresDeliveryLog implements DeliveryLog {
   }
 
   /** In turn as inTurn (delivery-log.ts); SKIP LOCKED in the outer query (a window cannot carry FOR UPDATE), so instances never share a claim. */
-  claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces = ANY_MERCHANT): Promise<readonly Delivery[]> {
-    if (max <= 0) return Promise.resolve([]);
+  claimDue(now: number, leaseMs: number, max: number, places: MerchantPlaces): Promise<readonly Delivery[]> {
     const perMerchant = Math.min(places.perMerchant, MAX_INT4);
     const busy = [...places.inFlight].filter(([, n]) => n > 0);
     const listening = [...(places.listening ?? [])];
@@ -155,7 +154,7 @@ export class PostgresDeliveryLog implements DeliveryLog {
       RETURNING delivery_id AS "deliveryId", attempt, payee_id AS "payeeId", answer`);
   }
 
-  async recordAttempt(id: string, attempt: DeliveryAttempt, next: { readonly state: DeliveryState; readonly attempt: number; readonly nextAttemptAt: number | null }): Promise<void> {
+  async recordAttempt(id: string, attempt: DeliveryAttempt, next: AttemptOutcome): Promise<void> {
     await this.store.run(
       (sql) => sql`
         UPDATE payreq_deliveries

@@ -6,7 +6,6 @@ export class PostgresRateWindows implements RateWindows {
   constructor(private readonly store: { run: Run }) {}
 
   async take(key: string, limit: number, windowMs: number, nowMs: number): Promise<number> {
-    if (limit <= 0) return 0;
     const leftBy = nowMs - windowMs;
     // On the row the upsert locks; `admitted` is stored because RETURNING sees only the new row.
     const [row] = await this.store.run(
@@ -27,7 +26,6 @@ export class PostgresRateWindows implements RateWindows {
   }
 
   async wait(key: string, limit: number, windowMs: number, nowMs: number): Promise<number> {
-    if (limit <= 0) return 0;
     const [row] = await this.store.run(
       (sql) => sql<{ n: string; oldest: string | null }[]>`
         SELECT (SELECT count(*) FROM unnest(passed) AS s WHERE s > ${nowMs - windowMs}::bigint) AS n,

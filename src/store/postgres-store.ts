@@ -46,8 +46,8 @@ export class PostgresStore implements Store {
   readonly deliveries: PostgresDeliveryLog;
   readonly idempotency: PostgresIdempotencyKeys;
   readonly readiness: PostgresReadinessLog;
-  /** The URL with its password masked: for banners, logs and errors. */
-  readonly shownUrl: string;
+  /** The URL with its password masked: for logs and errors. */
+  private readonly shownUrl: string;
   private readonly connection: PostgresConnection;
   /** Per merchant, a recent count of its payments (for the cap only). */
   private readonly counts = new Map<string, { count: number; at: number }>();
@@ -237,7 +237,7 @@ export class PostgresStore implements Store {
     return !known || Date.now() - known.at > CAP_COUNT_TTL_MS;
   }
 
-  countPayments(payeeId: string): Promise<number> {
+  private countPayments(payeeId: string): Promise<number> {
     return this.run(async (sql) => (await sql<{ n: number }[]>`SELECT count(*)::int AS n FROM payreq_payments WHERE payee_id = ${payeeId}`)[0]?.n ?? 0);
   }
 

@@ -13,7 +13,7 @@ export const TRIM_EVERY = 50;
 const TRIMS_AT_ONCE = 4;
 
 /** Deletes what a part's cap leaves out of one merchant's rows. */
-export type Trim = (sql: postgres.Sql, payeeId: string) => Promise<unknown>;
+type Trim = (sql: postgres.Sql, payeeId: string) => Promise<unknown>;
 
 /** Deletes the merchant's rows of `table` older than its newest `cap` by `order`: a part's trim by count. */
 export function keepNewest(sql: Sql, table: string, order: string, payeeId: string, cap: number) {

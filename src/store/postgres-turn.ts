@@ -18,7 +18,7 @@ export class PostgresTurnWriter {
   constructor(
     private readonly run: Run,
     /** Each part's trim counter, told of the rows written. */
-    private readonly trims: { readonly journal: TrimCounter; readonly evidence: TrimCounter; readonly bytes?: Pick<TrimCounter, 'note'> },
+    private readonly trims: { readonly journal: TrimCounter; readonly evidence: TrimCounter; readonly bytes: Pick<TrimCounter, 'note'> },
   ) {}
 
   /** Adds a journal entry (JSON text, of `bytes`; with the answer text it refers to, if any, kept once per merchant and name) to this turn's write; resolves once it is written. */
@@ -78,7 +78,7 @@ export class PostgresTurnWriter {
     );
     for (const { payeeId, part, bytes } of counted) {
       part.note(payeeId);
-      this.trims.bytes?.note(payeeId, 1, bytes);
+      this.trims.bytes.note(payeeId, 1, bytes);
     }
   }
 }

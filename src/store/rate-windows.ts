@@ -1,6 +1,6 @@
 // A sliding log, exact whatever the boundaries: at most `limit` stamps a key, small for the limits a sandbox rehearses.
 export interface RateWindows {
-  /** 0 when it passes (counted); else the whole seconds until one would, counting nothing. */
+  /** 0 when it passes (counted); else the whole seconds until one would, counting nothing. Callers ask only for a limit of 1 or more. */
   take(key: string, limit: number, windowMs: number, nowMs: number): Promise<number>;
   /** Counts nothing: for a gate checked before the attempt it counts is known to be one (a wrong admin token). */
   wait(key: string, limit: number, windowMs: number, nowMs: number): Promise<number>;
@@ -26,7 +26,6 @@ export class MemoryRateWindows implements RateWindows {
   private takes = 0;
 
   async take(key: string, limit: number, windowMs: number, nowMs: number): Promise<number> {
-    if (limit <= 0) return 0;
     if (++this.takes % SWEEP_EVERY === 0) this.sweep(nowMs);
     let log = this.logs.get(key);
     if (!log || log.windowMs !== windowMs) this.logs.set(key, (log = { windowMs, stamps: [], head: 0 }));
@@ -45,7 +44,7 @@ export class MemoryRateWindows implements RateWindows {
 
   async wait(key: string, limit: number, windowMs: number, nowMs: number): Promise<number> {
     const log = this.logs.get(key);
-    if (limit <= 0 || !log || log.windowMs !== windowMs) return 0;
+    if (!log || log.windowMs !== windowMs) return 0;
     const { stamps } = log;
     let inside = 0;
     for (let i = stamps.length - 1; i >= log.head && stamps[i]! > nowMs - windowMs; i--) inside++;

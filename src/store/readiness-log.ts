@@ -45,7 +45,7 @@ export class MemoryReadinessLog implements ReadinessLog {
   readonly kept = new MerchantLists<number, SeenRequest>({ cap: READINESS_CAP, bytesOf: evidenceBytes, keyed: true });
   private sequence = 0;
 
-  constructor(private readonly slot: LogSlot = {}) {}
+  constructor(private readonly slot: LogSlot) {}
 
   /** A polling loop's replacing reads are not written: the next snapshot holds the newest. */
   async add(payeeId: string, seen: SeenRequest, repeat: string | null): Promise<void> {

@@ -72,7 +72,6 @@ export interface Store {
   /** A compare-and-set on version, so two racing transitions cannot both win; false when another won. */
   updatePayment(payment: Payment, expectedVersion: number, outbox?: readonly Delivery[]): Promise<boolean>;
   listPayments(payeeId: string, query: PaymentQuery): Promise<PaymentPage>;
-  countPayments(payeeId: string): Promise<number>;
   /** A shared store may answer from a count a few seconds old. */
   belowPaymentCap(payeeId: string, cap: number): Promise<boolean>;
   /** Hints only: the caller re-reads each payment and decides, since an id may have nothing due any more. */

@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../support/files.js';
-import { jsonLines } from '../support/json-lines.js';
+import { jsonLines, snapshotGeneration } from '../support/json-lines.js';
 import { DEMO_KEY, createBody } from '../support/http.js';
 import { serversPerTest } from '../support/processes.js';
 import type { ServerProcess } from '../support/processes.js';
@@ -77,8 +77,7 @@ describe('durability of a real server process', () => {
     };
     const workers = Array.from({ length: 8 }, (_, w) => worker(w));
     // Killed once snapshots have been written along the burst (each over a few event-loop turns), so kills land around them.
-    const generation = () => (existsSync(dataFile) ? Number((JSON.parse(readFileSync(dataFile, 'utf8').split('\n', 1)[0]!) as { generation: number }).generation) : 0);
-    while (created.length < 200 || generation() <= 5) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (created.length < 200 || snapshotGeneration(dataFile) <= 5) await new Promise((resolve) => setTimeout(resolve, 5));
     first.child.kill('SIGKILL');
     killed = true;
     const exit = await first.exited;

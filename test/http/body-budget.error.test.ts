@@ -4,6 +4,7 @@ import { configFromEnv } from '../../src/serve-command.js';
 import type { Sandbox } from '../../src/index.js';
 import { BodyBudget } from '../../src/services/body-budget.js';
 import { createBody, DEMO_KEY, DEMO_PAYEE, jsonRequest, memorySandbox, uniqueRef } from '../helpers.js';
+import { storedPayments } from '../support/payment-counts.js';
 
 describe('BodyBudget', () => {
   it('holds one second of bytes, refills with time, and says how long to wait', () => {
@@ -51,9 +52,9 @@ describe('a merchant over its body budget', () => {
     const body = (await refused!.json()) as { code: number; description: string };
     expect(body.code).toBe(429);
     expect(body.description).toMatch(/more than 64 KiB of request bodies in the last second .*SANDBOX_MERCHANT_BODY_KB_PER_SECOND.*nothing was done; retry after 1 s/);
-    const before = await sandbox.services.store.countPayments(DEMO_PAYEE);
+    const before = await storedPayments(sandbox.services.store, DEMO_PAYEE);
     expect((await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', bigCreate()))).status).toBe(429);
-    expect(await sandbox.services.store.countPayments(DEMO_PAYEE)).toBe(before);
+    expect(await storedPayments(sandbox.services.store, DEMO_PAYEE)).toBe(before);
     // Reads carry no body and are not charged; another merchant has its own budget.
     expect((await sandbox.fetch(jsonRequest('GET', '/sandbox/v1/payments?limit=1'))).status).toBe(200);
     const theirs = await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', { ...bigCreate(), payee: other.payeeId }, { 'Service-Api-Key': other.apiKey }));

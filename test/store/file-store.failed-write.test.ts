@@ -9,6 +9,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { vi } from 'vitest';
 import { apiKeyHash } from '../../src/domain/ids.js';
+import { storedPayments } from '../support/payment-counts.js';
+import { ANY_MERCHANT } from '../support/claims.js';
 
 vi.mock('node:fs', async (importOriginal) => (await import('../support/failing-writes.js')).fsFailingOnCue(importOriginal));
 
@@ -77,7 +79,7 @@ describe('a failed log write', () => {
     await expect(store.insertPayment(numbered(1))).rejects.toThrow(/is full|ENOSPC/);
     failNext.armed = true;
     await expect(store.updatePayment({ ...numbered(0), status: 'W', payer: { id: 'alice', name: 'Alice' }, version: 2 }, 1)).rejects.toBeInstanceOf(StoreUnavailableError);
-    expect(await store.countPayments(DEMO_PAYEE)).toBe(1);
+    expect(await storedPayments(store, DEMO_PAYEE)).toBe(1);
     expect(await store.payment(DEMO_PAYEE, numbered(1).id)).toBeUndefined();
     expect(await store.paymentByToken(numbered(1).token)).toBeUndefined();
     expect(await store.paymentByRef(DEMO_PAYEE, numbered(1).merchantRefNo)).toBeUndefined();
@@ -199,9 +201,9 @@ describe('a failed log write', () => {
     // The reset's line lands; the disk is full for any write after it.
     const outcome = await withDiskFullAfterFirstLine(store, () => store.resetMerchant(DEMO_PAYEE));
     const seen = async (s: InstanceType<typeof FileStore>) => ({
-      payments: await s.countPayments(DEMO_PAYEE),
+      payments: await storedPayments(s, DEMO_PAYEE),
       deliveries: (await s.deliveries.list(DEMO_PAYEE, 10)).map((d) => d.id),
-      due: (await s.deliveries.claimDue(Number.MAX_SAFE_INTEGER, 1, 10)).map((d) => d.id),
+      due: (await s.deliveries.claimDue(Number.MAX_SAFE_INTEGER, 1, 10, ANY_MERCHANT)).map((d) => d.id),
       journal: (await s.journal.list(DEMO_PAYEE, { limit: 10 })).length,
     });
     const restarted = new FileStore({ dataFile });
@@ -218,7 +220,7 @@ describe('a failed log write', () => {
     await store.saveMerchant({ ...merchant(DEMO_PAYEE), clockOffsetMs: 3_600_000 });
     expect(await store.insertPayment(numbered(0))).toBe('inserted');
     const outcome = await withDiskFullAfterFirstLine(store, () => store.resetMerchant(DEMO_PAYEE));
-    const seen = async (s: InstanceType<typeof FileStore>) => ({ payments: await s.countPayments(DEMO_PAYEE), clock: (await s.merchant(DEMO_PAYEE))?.clockOffsetMs });
+    const seen = async (s: InstanceType<typeof FileStore>) => ({ payments: await storedPayments(s, DEMO_PAYEE), clock: (await s.merchant(DEMO_PAYEE))?.clockOffsetMs });
     const restarted = new FileStore({ dataFile });
     await restarted.open();
     expect(await seen(store)).toEqual(await seen(restarted));
@@ -234,7 +236,7 @@ describe('a failed log write', () => {
     await store.saveMerchant(merchant(DEMO_PAYEE));
     expect(await store.insertPayment(numbered(0))).toBe('inserted');
     const outcome = await withDiskFullAfterFirstLine(store, () => store.deleteMerchant(DEMO_PAYEE));
-    const seen = async (s: InstanceType<typeof FileStore>) => ({ merchant: (await s.merchant(DEMO_PAYEE))?.payeeId ?? null, payments: await s.countPayments(DEMO_PAYEE) });
+    const seen = async (s: InstanceType<typeof FileStore>) => ({ merchant: (await s.merchant(DEMO_PAYEE))?.payeeId ?? null, payments: await storedPayments(s, DEMO_PAYEE) });
     const restarted = new FileStore({ dataFile });
     await restarted.open();
     expect(await seen(store)).toEqual(await seen(restarted));

@@ -3,7 +3,7 @@
  * back and removed in the data directory at most once a second, and the log's last append.
  * Real files throughout: the full disk is a real tmpfs (root only), the lost directory a real one.
  */
-import { existsSync, readdirSync, rmSync, statfsSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmdirSync, rmSync, statfsSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { FileStore } from '../../src/store/file-store.js';
@@ -12,6 +12,8 @@ import type { Payment } from '../../src/domain/payment.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
 import { aPayment } from '../support/payments.js';
 import { IS_ROOT, NOT_ROOT_REASON, fill, mountTmpfs, unmountAll } from '../support/tmpfs.js';
+import { snapshotGeneration } from '../support/json-lines.js';
+import { storedPayments } from '../support/payment-counts.js';
 
 afterAll(removeTempDirs);
 
@@ -50,16 +52,19 @@ async function insertUntilRefused(store: FileStore): Promise<Error> {
 describe('FileStore.ready(): the probe', () => {
   it('probes at most once a second, whatever the polling, and leaves no probe file behind', async () => {
     const dir = tempDir('payreq-probe-');
-    const { store, clock } = await storeIn(dir);
+    const { store, clock, dataFile } = await storeIn(dir);
     await Promise.all(Array.from({ length: 20 }, () => store.ready()));
+    expect(readdirSync(dir).filter((f) => f.includes('probe'))).toEqual([]);
+    // A directory where the probe writes its file: any probe from now on fails, so a ready store has not probed.
+    mkdirSync(`${dataFile}.healthz-probe`);
     for (let i = 0; i < 30; i++) await store.ready();
-    expect(store.probe.runs).toBe(1);
     clock.now += 999;
     await store.ready();
-    expect(store.probe.runs).toBe(1);
     clock.now += 1;
+    await expect(store.ready()).rejects.toThrow(`the data directory ${dir} cannot be written (EISDIR)`);
+    rmdirSync(`${dataFile}.healthz-probe`);
+    clock.now += 1_000;
     await store.ready();
-    expect(store.probe.runs).toBe(2);
     expect(readdirSync(dir).filter((f) => f.includes('probe'))).toEqual([]);
   });
 
@@ -142,19 +147,19 @@ describe.skipIf(!IS_ROOT)(`FileStore.ready() on a full disk (a real 2 MB tmpfs; 
     const filler = fill(dir);
     unlinkSync(filler);
     writeFileSync(filler, Buffer.alloc(Math.max(0, statfsSync(dir).bavail * statfsSync(dir).bsize - 150_000)));
-    const generation = store.generation;
+    const generation = snapshotGeneration(dataFile);
     for (let i = 0; i < 400; i++) {
       await insert().catch(() => undefined);
       await store.snapshotting?.catch(() => undefined);
     }
-    expect(store.generation).toBe(generation);
+    expect(snapshotGeneration(dataFile)).toBe(generation);
     expect(statSync(`${dataFile}.log`).size).toBeGreaterThan(200_000);
     unlinkSync(filler);
 
     const again = new FileStore({ dataFile });
     stores.push(again);
     await again.open();
-    expect(await again.countPayments(aPayment().payeeId)).toBe(acknowledged.length);
+    expect(await storedPayments(again, aPayment().payeeId)).toBe(acknowledged.length);
   });
 
   it('nothing of a refused change is kept: a restart finds every acknowledged payment and none of the refused', async () => {
@@ -177,6 +182,6 @@ describe.skipIf(!IS_ROOT)(`FileStore.ready() on a full disk (a real 2 MB tmpfs; 
     await again.open();
     for (const id of acknowledged) expect(await again.payment(aPayment().payeeId, id)).toBeDefined();
     expect(await again.payment(aPayment().payeeId, refusedId!)).toBeUndefined();
-    expect(await again.countPayments(aPayment().payeeId)).toBe(acknowledged.length);
+    expect(await storedPayments(again, aPayment().payeeId)).toBe(acknowledged.length);
   });
 });

@@ -14,6 +14,7 @@ import { MemoryStore } from '../../src/store/memory-store.js';
 import type { NewJournalEntry } from '../../src/store/journal-log.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
 import { aPayment } from '../support/payments.js';
+import { ANY_MERCHANT } from '../support/claims.js';
 
 afterAll(removeTempDirs);
 
@@ -71,7 +72,7 @@ describe('FileStore: the journal and the deliveries survive a restart, bounded',
     const dataFile = path.join(tempDir(), 's.json');
     const first = await opened(dataFile);
     for (let i = 0; i < 205; i++) expect(await first.insertPayment(payment(i), [delivery(i, payment(i).id)])).toBe('inserted');
-    const [claimed] = await first.deliveries.claimDue(6_000, 30_000, 1);
+    const [claimed] = await first.deliveries.claimDue(6_000, 30_000, 1, ANY_MERCHANT);
     expect(claimed!.id).toBe('dlv_5');
     await first.deliveries.recordAttempt('dlv_5', { at: 6_000, status: 500, error: null, latencyMs: 3 }, { state: 'pending', attempt: 1, nextAttemptAt: 7_000 });
     await first.deliveries.recordAttempt('dlv_6', { at: 6_000, status: 200, error: null, latencyMs: 3 }, { state: 'delivered', attempt: 1, nextAttemptAt: null });
@@ -83,7 +84,7 @@ describe('FileStore: the journal and the deliveries survive a restart, bounded',
     expect([list[0]!.id, list.at(-1)!.id]).toEqual(['dlv_204', 'dlv_5']);
     expect(await second.deliveries.get(M, 'dlv_5')).toMatchObject({ state: 'pending', attempt: 1, nextAttemptAt: 7_000, attempts: [{ status: 500 }] });
     // The lease of the dead process is gone: the retry is claimed when due.
-    expect((await second.deliveries.claimDue(7_000, 30_000, 300)).map((d) => d.id)).toContain('dlv_5');
+    expect((await second.deliveries.claimDue(7_000, 30_000, 300, ANY_MERCHANT)).map((d) => d.id)).toContain('dlv_5');
     expect(await second.deliveries.resend(M, 'dlv_6', 8_000)).toMatchObject({ state: 'pending', nextAttemptAt: 8_000 });
     await second.close();
 
@@ -123,7 +124,7 @@ describe('FileStore: the journal and the deliveries survive a restart, bounded',
     expect(await second.journal.list('OTHER', { limit: 10 })).toEqual([]);
     expect(await second.deliveries.list(M, 10)).toEqual([]);
     expect((await second.journal.list('THIRD', { limit: 10 })).map((e) => e.id)).toEqual([1]);
-    expect((await second.deliveries.claimDue(10_000, 1, 10)).map((d) => d.id)).toEqual(['dlv_2']);
+    expect((await second.deliveries.claimDue(10_000, 1, 10, ANY_MERCHANT)).map((d) => d.id)).toEqual(['dlv_2']);
     await second.close();
   });
 });

@@ -104,7 +104,7 @@ describe('collapseRepeats (the shared store reads and trims with it)', () => {
     let seed = 42;
     const random = () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31);
     for (const length of [10, 200, 5_000]) {
-      const log = new MemoryReadinessLog();
+      const log = new MemoryReadinessLog({});
       const rows: { repeat: string | null; ref: string }[] = [];
       for (let i = 0; i < length; i++) {
         const pick = random();

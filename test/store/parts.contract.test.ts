@@ -24,6 +24,7 @@ import { answerTextBytes, DELIVERY_ALLOWANCE, deliveryBytes, evidenceBytes, jour
 import type { Store } from '../../src/store/store.js';
 import { freshDatabase } from '../support/databases.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
+import { ANY_MERCHANT } from '../support/claims.js';
 
 afterAll(removeTempDirs);
 
@@ -204,7 +205,7 @@ describe.each(KINDS)('the store parts contract: %s', (_kind, make) => {
   it('counts a delivery, its attempt and its resend, and a piece of evidence, the same bytes on every store (storage-quota.ts)', async () => {
     const pending: Delivery = { ...delivery(1), state: 'pending', nextAttemptAt: 0, body: '{"note":"ü€"}' };
     await store.deliveries.record([pending, delivery(2)]);
-    expect((await store.deliveries.claimDue(10, 1_000, 1)).map((d) => d.id)).toEqual([pending.id]);
+    expect((await store.deliveries.claimDue(10, 1_000, 1, ANY_MERCHANT)).map((d) => d.id)).toEqual([pending.id]);
     const attempt = { at: 5, status: null, error: 'connect ECONNREFUSED 127.0.0.1:9 (ü)', latencyMs: 3 };
     await store.deliveries.recordAttempt(pending.id, attempt, { state: 'failed', attempt: 1, nextAttemptAt: null });
     expect(await store.deliveries.resend('M1', pending.id, 20)).toMatchObject({ state: 'pending', attempts: [attempt] });

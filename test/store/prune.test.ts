@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createSandbox } from '../../src/index.js';
 import { pruneOldPayments } from '../../src/services/index.js';
 import { createBody, jsonRequest } from '../helpers.js';
+import { storedPayments } from '../support/payment-counts.js';
 
 const DAY = 86_400_000;
 
@@ -32,19 +33,19 @@ describe('pruning old payments by age', () => {
     now += 40 * DAY;
     await create('recentFinal');
     await cancel('recentFinal');
-    const before = await sandbox.services.store.countPayments('DEMO-MERCHANT-1');
+    const before = await storedPayments(sandbox.services.store, 'DEMO-MERCHANT-1');
     const pruned = await pruneOldPayments(sandbox.services);
     expect(pruned).toBe(1);
     const status = async (id: string) => (await sandbox.fetch(jsonRequest('GET', `/openapi/v1/payments/payment/${id}`))).status;
     expect(await status(ids.oldFinal!)).toBe(404);
     expect(await status(ids.recentFinal!)).toBe(200);
     expect(await status(ids.oldLive!)).toBe(200);
-    const after = await sandbox.services.store.countPayments('DEMO-MERCHANT-1');
+    const after = await storedPayments(sandbox.services.store, 'DEMO-MERCHANT-1');
     expect(after).toBe(before - pruned);
     await sandbox.close();
 
     const again = await createSandbox({ store: 'file', dataFile, clock, scheduler: false });
-    expect(await again.services.store.countPayments('DEMO-MERCHANT-1')).toBe(after);
+    expect(await storedPayments(again.services.store, 'DEMO-MERCHANT-1')).toBe(after);
     expect((await again.fetch(jsonRequest('GET', `/openapi/v1/payments/payment/${ids.oldFinal!}`))).status).toBe(404);
     await again.close();
   });

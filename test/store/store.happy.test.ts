@@ -10,6 +10,7 @@ import type { Store } from '../../src/store/store.js';
 import { freshDatabase } from '../support/databases.js';
 import { removeTempDirs, tempDir } from '../support/files.js';
 import { aPayment } from '../support/payments.js';
+import { storedPayments } from '../support/payment-counts.js';
 
 afterAll(removeTempDirs);
 
@@ -72,7 +73,7 @@ describe.each(KINDS)('the Store contract: %s', (_kind, make) => {
     expect(await store.insertPayment({ ...payment('M1'), merchantRefNo: p.merchantRefNo })).toBe('duplicate_ref');
     expect(await store.insertPayment({ ...payment('M2'), merchantRefNo: p.merchantRefNo })).toBe('inserted');
     expect(await store.insertPayment({ ...payment('M2'), code: p.code })).toBe('duplicate_code');
-    expect(await store.countPayments('M1')).toBe(1);
+    expect(await storedPayments(store, 'M1')).toBe(1);
   });
 
   it('updates by compare-and-set on version: a stale writer loses', async () => {
@@ -101,7 +102,7 @@ describe.each(KINDS)('the Store contract: %s', (_kind, make) => {
     expect(page.items.map((p) => p.id)).toEqual([ids[3], ids[2]]);
     const waiting = await store.listPayments('M1', { status: 'W', limit: 10, offset: 0 });
     expect(waiting.items.map((p) => p.id)).toEqual([ids[3], ids[1]]);
-    expect(await store.countPayments('M1')).toBe(5);
+    expect(await storedPayments(store, 'M1')).toBe(5);
   });
 
   it('keeps the live set to P, W and paid-unsettled payments', async () => {
@@ -125,7 +126,7 @@ describe.each(KINDS)('the Store contract: %s', (_kind, make) => {
     expect(await store.resetMerchant('M1')).toBe(1);
     expect(await store.journal.list('M1', { limit: 10 })).toEqual([]);
     expect(await store.merchant('M1')).toMatchObject({ clockOffsetMs: 0, faultRules: [] });
-    expect(await store.countPayments('M1')).toBe(0);
+    expect(await storedPayments(store, 'M1')).toBe(0);
     expect(await store.payment('M1', mine.id)).toBeUndefined();
     expect(await store.paymentByToken(mine.token)).toBeUndefined();
     expect(await store.insertPayment({ ...payment('M1'), merchantRefNo: mine.merchantRefNo })).toBe('inserted');
@@ -211,7 +212,6 @@ describe.each(KINDS)('the Store contract: %s', (_kind, make) => {
     expect(waits).toEqual([0, 0, 0, 1]);
     expect(await store.rateWindows.take('M2', 3, 1000, at)).toBe(0);
     expect(await store.rateWindows.take('M1', 3, 1000, at + 1000)).toBe(0);
-    expect(await store.rateWindows.take('M1', 0, 1000, at + 1000)).toBe(0);
     // A minute's window: the wait is until the request that passed leaves it, a minute after it.
     const minute = 1_700_000_080_000; // 40 s into a minute
     expect(await store.rateWindows.take('ip:1', 1, 60_000, minute)).toBe(0);

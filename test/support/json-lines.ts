@@ -1,6 +1,6 @@
 /** The lines of a file store's file, each parsed on its own, and read by jq too where it is installed (scripts/ensure-jq.sh). */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { expect } from 'vitest';
 
 /** Every line of the file, parsed: each one is JSON on its own (what jq reads too, when it is installed). */
@@ -16,4 +16,10 @@ export function jsonLines(file: string): Record<string, unknown>[] {
   }
   if (jq !== undefined) expect(jq.trim().split('\n')).toHaveLength(lines.length);
   return lines;
+}
+
+/** The generation a file store's snapshot names in its first line (0 before the first snapshot). */
+export function snapshotGeneration(dataFile: string): number {
+  if (!existsSync(dataFile)) return 0;
+  return Number((JSON.parse(readFileSync(dataFile, 'utf8').split('\n', 1)[0]!) as { generation: unknown }).generation);
 }

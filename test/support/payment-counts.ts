@@ -1,5 +1,11 @@
-/** What PostgreSQL's count rows hold for a merchant (schema 11: payreq_payment_counts), against what its payments really store. */
+/** How many payments a store holds for a merchant, and what PostgreSQL's count rows hold for it (schema 11: payreq_payment_counts). */
 import type { PostgresStore } from '../../src/store/postgres-store.js';
+import type { Store } from '../../src/store/store.js';
+
+/** The merchant's payments as the payment list counts them (its total): the read the API's list answers from. */
+export async function storedPayments(store: Pick<Store, 'listPayments'>, payeeId: string): Promise<number> {
+  return (await store.listPayments(payeeId, { limit: 0, offset: 0 })).total;
+}
 
 export interface PaymentCounts {
   /** Count rows of the merchant (its slots in use). */
