@@ -4,8 +4,16 @@
  * GET /json answers a ~600-byte JSON object; POST /json parses a ~200-byte JSON body.
  * GET /png answers a QR PNG made once at start with the sandbox's options (~3.3 KB): the same
  * kind of bytes as a cached sandbox QR image, to tell the server's cost from the client's.
- * Usage: node bench/bare-server.js --port <p> [--host 127.0.0.1]
+ * GET and POST /logged are the floor of the file store's design (SPEC 23) with no other feature:
+ * the GET appends a journal line (its answer included) at the turn's end; the POST parses the body,
+ * draws the ids, writes the change's line synchronously before answering (~700 B, like a create's
+ * answer), and its journal line at the turn's end. No auth, validation, index, evidence, log or metrics.
+ * Usage: node bench/bare-server.js --port <p> [--host 127.0.0.1] [--log <file>]
  */
+import { randomBytes } from 'node:crypto';
+import { openSync, writeSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import QRCode from 'qrcode';
@@ -50,6 +58,29 @@ const PNG = await QRCode.toBuffer(
   { errorCorrectionLevel: 'M', margin: 2, type: 'png', scale: 6 },
 );
 app.get('/png', () => new Response(PNG, { status: 200, headers: { 'Content-Type': 'image/png', 'Cache-Control': 'private, max-age=86400, immutable' } }));
+
+const log = openSync(arg('--log', path.join(os.tmpdir(), `payreq-bench-floor-${process.pid}.jsonl`)), 'a');
+let turnLines = [];
+const journal = (entry) => {
+  if (turnLines.length === 0) setImmediate(() => writeSync(log, turnLines.splice(0).join('')));
+  turnLines.push(`${JSON.stringify({ t: 'journal', payeeId: DOCUMENT.payee.id, v: { at: Date.now(), ...entry } })}\n`);
+};
+const id = (prefix, bytes) => `${prefix}${randomBytes(bytes).toString('base64url')}`;
+
+app.get('/logged', (c) => {
+  const text = JSON.stringify(DOCUMENT);
+  journal({ method: 'GET', path: c.req.path, status: 200, responseBody: text, requestId: id('req_', 12) });
+  return c.body(text, 200, { 'Content-Type': 'application/json' });
+});
+app.post('/logged', async (c) => {
+  const requestBody = await c.req.text();
+  const body = JSON.parse(requestBody);
+  const payment = { id: id('pay_', 16), token: id('ptok_', 24), payeeId: body.payee, merchantRefNo: body.merchant_ref_no, currency: body.currency_code, amount: body.amount, status: 'P', metadata: JSON.stringify(body.metadata), createdAt: Date.now(), history: [{ type: 'created', to: 'P', at: Date.now() }], version: 1 };
+  writeSync(log, `${JSON.stringify({ t: 'payment', v: payment })}\n`);
+  const text = JSON.stringify({ code: 200, description: 'Payment created with status P (pending: waiting for the customer to pick it up); show qr_data to the payer.', payment_id: payment.id, payment_token: payment.token, qr_data: { payload: '0002010102122641'.padEnd(150, '0'), format: 'EMVCO_MPM', image_url: `http://127.0.0.1/sandbox/v1/qr/${payment.token}`, checkout_url: `http://127.0.0.1/sandbox/pay/${payment.token}`, expires_at: payment.createdAt }, metadata: body.metadata });
+  journal({ method: 'POST', path: c.req.path, status: 200, requestBody, responseBody: text, requestId: id('req_', 12) });
+  return c.body(text, 200, { 'Content-Type': 'application/json' });
+});
 
 export const BARE_DOCUMENT_BYTES = Buffer.byteLength(JSON.stringify(DOCUMENT));
 

@@ -55,6 +55,9 @@ const WORKLOADS = [
   { name: 'bare-get', label: 'bare Hono GET (600 B JSON)', server: 'bare', load: 'bare-get', key: true },
   { name: 'bare-post', label: 'bare Hono POST (200 B JSON)', server: 'bare', load: 'bare-post', key: true },
   { name: 'bare-png', label: 'bare Hono GET (3.3 KB QR PNG)', server: 'bare', load: 'bare-png' },
+  // The file store's floor (bench/bare-server.js /logged): how near bare the design itself lets status and create come.
+  { name: 'floor-get', label: 'floor: bare GET + its journal line', server: 'bare', load: 'floor-get', vs: 'bare-get', floor: true },
+  { name: 'floor-post', label: 'floor: bare POST + change line + journal', server: 'bare', load: 'floor-post', vs: 'bare-post', floor: true },
   // The base of the 2-instance rows: two bare servers behind the same round-robin proxy (a new upstream connection per request).
   { name: 'bare-get-proxy', label: 'bare Hono GET, 2 behind the proxy', server: 'bare', load: 'bare-get', vs: 'bare-get', instances: 2, proxy: true, key: true },
   { name: 'bare-post-proxy', label: 'bare Hono POST, 2 behind the proxy', server: 'bare', load: 'bare-post', vs: 'bare-post', instances: 2, proxy: true, key: true },
@@ -147,7 +150,9 @@ async function main() {
     !opts.noBare &&
     (!opts.only || opts.only.some((n) => !n.startsWith('startup'))) &&
     // The proxied bare rows only as the base of a proxied row (or when named).
-    (!w.proxy || measured.some((m) => m.vsProxy === w.name) || Boolean(opts.only?.includes(w.name)));
+    (!w.proxy || measured.some((m) => m.vsProxy === w.name) || Boolean(opts.only?.includes(w.name))) &&
+    // The floor rows in a whole run, or when named.
+    (!w.floor || !opts.only || opts.only.includes(w.name));
   const workloads = WORKLOADS.filter((w) => (w.server === 'bare' ? bareWanted(w) : wanted(w)));
   const startups = STARTUPS.filter((s) => (opts.only ? opts.only.includes(s.name) : opts.stores.includes('file')));
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');

@@ -59,6 +59,8 @@ const WORKLOADS = {
   'bare-get': () => [{ method: 'GET', path: '/json' }],
   'bare-post': () => [{ method: 'POST', path: '/json', headers: JSON_HEADERS, body: BARE_BODY }],
   'bare-png': () => [{ method: 'GET', path: '/png' }],
+  'floor-get': () => [{ method: 'GET', path: '/logged' }],
+  'floor-post': () => [{ method: 'POST', path: '/logged', headers: JSON_HEADERS, setupRequest: (req) => ({ ...req, body: createBody() }) }],
   status: () => {
     const nextId = cycle(listFromFile('ids'));
     return [{ method: 'GET', headers: KEYED, setupRequest: (req) => ({ ...req, path: `${PAYMENTS}/${nextId()}` }) }];

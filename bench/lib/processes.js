@@ -70,7 +70,7 @@ export async function startServer({ kind, dataFile, store, nodeFlags = [], env =
   const port = await freePort();
   const args =
     kind === 'bare'
-      ? [...nodeFlags, 'bench/bare-server.js', '--port', String(port), '--host', '127.0.0.1']
+      ? [...nodeFlags, 'bench/bare-server.js', '--port', String(port), '--host', '127.0.0.1', ...(dataFile ? ['--log', dataFile] : [])]
       : [...nodeFlags, 'dist/cli.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', dataFile, ...(store ? ['--store', store] : [])];
   const started = performance.now();
   const child = spawn(process.execPath, args, { cwd: ROOT, env: serverEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
