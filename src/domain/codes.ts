@@ -82,6 +82,17 @@ export const CODE_CATALOGUE: readonly CodeInfo[] = [
   },
   { code: 431, meaning: 'Request headers too large', causes: ['The request headers are over 16 KiB; answered before the app, with Connection: close'] },
   { code: 500, meaning: 'Internal error', causes: ['Injected by a fault (amount 900.01, Sandbox-Fault: error=500)', 'A sandbox bug'] },
-  { code: 503, meaning: 'Service unavailable', causes: ['Injected by a fault (amount 900.02, Sandbox-Fault: error=503)'] },
-  { code: 504, meaning: 'Gateway timeout', causes: ['Injected by a fault (Sandbox-Fault: error=504)'] },
+  {
+    code: 503,
+    meaning: 'Service unavailable',
+    causes: [
+      'Injected by a fault (amount 900.02, Sandbox-Fault: error=503)',
+      'The sandbox cannot write its data file (a full disk, a read-only directory) or the database cannot be reached: nothing was changed; retry',
+    ],
+  },
+  {
+    code: 504,
+    meaning: 'Gateway timeout',
+    causes: ['Injected by a fault (Sandbox-Fault: error=504)', 'A timeout fault (or amount 900.03) held the answer for 120 s: the change was committed; query the payment status'],
+  },
 ];

@@ -34,6 +34,12 @@ export function asciiHeaderValue(text: string): string {
   return text.replace(/[^\x20-\x7e]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/** The Sandbox-Warning header of this request's warnings, for any answer, envelope or not; none without warnings. */
+export function warningHeader(c: Context<AppEnv>): Record<string, string> {
+  const warnings = warningsOf(c);
+  return warnings.length > 0 ? { 'sandbox-warning': asciiHeaderValue(warnings.join('; ')) } : {};
+}
+
 export function send(c: Context<AppEnv>, body: Envelope, headers: Record<string, string> = {}): Response {
   return sendText(c, body.code, toJsonText(body), headers);
 }
@@ -49,8 +55,7 @@ export function sendText(c: Context<AppEnv>, code: ResponseCode, text: string, h
   const out: Record<string, string> = { 'content-type': 'application/json; charset=UTF-8' };
   if (record) out['request-id'] = record.id;
   for (const name of Object.keys(headers)) out[name.toLowerCase()] = headers[name]!;
-  const warnings = warningsOf(c);
-  if (warnings.length > 0) out['sandbox-warning'] = asciiHeaderValue(warnings.join('; '));
+  Object.assign(out, warningHeader(c));
   c.set('envelope', { text, ref });
   return new Response(text, { status, headers: out });
 }

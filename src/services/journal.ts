@@ -58,14 +58,10 @@ function ownCopy(text: string): string {
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** A kept body as shown: parsed when it is JSON, secret fields masked once more (escaped names too). */
-export function maskedBody(text: string | null): unknown {
+/** A kept body's text as shown: secret fields masked once more (escaped names too). */
+export function maskedBodyText(text: string | null): string | null {
   if (text === null || text === '') return null;
-  try {
-    return JSON.parse(text, maskSecretField);
-  } catch {
-    return text;
-  }
+  return MAY_HOLD_SECRET.test(text) ? maskSecrets(text) : text;
 }
 
 /** The journal's policy (on or off); where entries are kept is the store's. */

@@ -62,6 +62,8 @@ export interface AttemptResult {
   readonly status: number | null;
   readonly error: string | null;
   readonly final?: boolean;
+  /** The receiver's own time, when a listener reports it: the relay through the stream is not the receiver's. */
+  readonly latencyMs?: number;
 }
 
 const encoder = new TextEncoder();
@@ -206,7 +208,7 @@ export class WebhookListeners {
     const { answer, sent } = await this.forward(event, payeeId, timeoutMs);
     if (!sent) return { status: null, error: 'the listener is not reading its stream (what it was sent before is still queued)' };
     if (!answer) return { status: null, error: `the listener gave no answer within ${timeoutMs / 1000} s` };
-    return { status: answer.status, error: answer.error };
+    return { status: answer.status, error: answer.error, latencyMs: answer.latencyMs };
   }
 
   /**

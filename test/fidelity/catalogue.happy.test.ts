@@ -19,6 +19,13 @@ describe('catalogues and the reference page', () => {
     }
   });
 
+  it('names the 503 and 504 the sandbox answers by itself, not only the injected ones', async () => {
+    const json = (await (await sandbox.fetch(new Request('http://x/sandbox/v1/codes'))).json()) as { codes: { code: number; causes: string[] }[] };
+    const causes = (code: number) => json.codes.find((c) => c.code === code)!.causes.join(' | ');
+    expect(causes(503)).toMatch(/cannot write its data file.*database cannot be reached.*nothing was changed/);
+    expect(causes(504)).toMatch(/timeout fault.*900\.03.*120 s.*committed/);
+  });
+
   it('GET /sandbox/v1/magic lists the four magic payers and four magic amounts', async () => {
     const json = (await (await sandbox.fetch(new Request('http://x/sandbox/v1/magic'))).json()) as {
       payers: { value: string }[];

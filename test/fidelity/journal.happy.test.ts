@@ -49,6 +49,18 @@ describe('request journal', () => {
     expect(entry).toMatchObject({ path: '/v1/payments/payment', alias: true, note: expect.stringMatching(/without \/openapi/) });
   });
 
+  it('shows each body as its text was: amounts keep their two decimals', async () => {
+    const sent = `{"payee":"${String(createBody().payee)}","product_type":"QR_DYNAMIC","merchant_ref_no":"journal-amounts","amount":10.50}`;
+    const created = await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', sent));
+    const { payment_id: id } = (await created.json()) as { payment_id: string };
+    await sandbox.fetch(jsonRequest('GET', `/openapi/v1/payments/payment/${id}`));
+    const res = await sandbox.fetch(jsonRequest('GET', '/sandbox/v1/requests?limit=2'));
+    const text = await res.text();
+    expect(text).toContain('"original_amount":10.50,"paid_currency_code":"SGD","paid_amount":10.50');
+    expect(text).toContain('"request_body":{"payee":');
+    expect(text).toContain('"merchant_ref_no":"journal-amounts","amount":10.50}');
+  });
+
   it('records the fault applied', async () => {
     await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', createBody(), { 'Sandbox-Fault': 'latency=1, error-after-commit=502' }));
     const [entry] = await journal('?limit=1');

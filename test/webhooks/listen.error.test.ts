@@ -42,6 +42,14 @@ describe('the webhook stream, refused and failing', () => {
     expect((await open()).response.status).toBe(200);
   });
 
+  it('a query parameter the stream does not take is named in Sandbox-Warning, as on every route: a typo of events does not pass unnoticed', async () => {
+    const { open } = await setUp();
+    const s = await open('?event=payment.paid');
+    expect(s.response.status).toBe(200);
+    expect(s.response.headers.get('sandbox-warning')).toBe('unknown query parameter "event" ignored (did you mean "events"?)');
+    expect(await s.next('hello')).toMatchObject({ events: null });
+  });
+
   it('events naming a type the sandbox does not send answers 400 and opens nothing', async () => {
     const { m, open } = await setUp();
     const bad = await toAnswer((await open('?events=payment.paid,payment.teleported')).response);

@@ -57,6 +57,18 @@ describe.each(EACH_STORE)('the webhook stream on the %s store', (_store, make) =
     expect((await (await open()).next('hello')).secret).toBe(hello.secret);
   });
 
+  it("the log's latency of an attempt a listener answered is the local receiver's, as the listener reports it", async () => {
+    const { m, open, create, deliveries } = await setUp();
+    const s = await open();
+    await s.next('hello');
+    await create('stream-latency');
+    const event = await s.next('delivery');
+    expect((await answer(sandbox, m.apiKey, { delivery_id: event.delivery_id, attempt: 1, status: 204, latency_ms: 1234, error: null })).status).toBe(200);
+    await until(async () => (await deliveries())[0]?.state === 'delivered', 'delivered');
+    const log = await call(sandbox, 'GET', '/sandbox/v1/webhook/deliveries?limit=1', { key: m.apiKey });
+    expect((log.body.deliveries as any[])[0].attempts).toEqual([expect.objectContaining({ status: 204, error: null, latency_ms: 1234 })]);
+  });
+
   it("a listener's 500 is retried as for a URL, to the listener, with the next attempt's number", async () => {
     const { m, open, create, deliveries } = await setUp();
     const s = await open();

@@ -72,7 +72,16 @@ describe('QR images at image_url', () => {
   });
 
   it('answers the 400 envelope for an unknown format', async () => {
-    expectEnvelope(await toAnswer(await get(`${imagePath}?format=gif`)), 400);
+    const answer = await toAnswer(await get(`${imagePath}?format=gif`));
+    expectEnvelope(answer, 400);
+    expect(answer.body.description).toContain('format must be png or svg, got "gif"');
+  });
+
+  it('names a query parameter it does not take in Sandbox-Warning: ?fromat=svg answers the PNG, saying why', async () => {
+    const response = await get(`${imagePath}?fromat=svg`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/png');
+    expect(response.headers.get('sandbox-warning')).toBe('unknown query parameter "fromat" ignored (did you mean "format"?)');
   });
 
   it.each(['ptok_unknownunknownunknownunknown00', 'not-a-token', '..%2F..%2Fetc%2Fpasswd', '%E2%98%83'])('answers the 404 envelope for token %s', async (token) => {

@@ -174,6 +174,11 @@ describe('control: reset', () => {
     const answer = await call(each.sandbox, 'POST', '/sandbox/v1/reset');
     expectEnvelope(answer, 200);
     expect(answer.body.erased).toBe(3);
+    // The description names all it erased, as the control API's page does, and what stays.
+    expect(answer.body.description).toBe(
+      'Erased 3 payments, the request journal, the webhook deliveries, the idempotency keys, the readiness evidence and the fault rules, ' +
+        'and reset the sandbox clock; the API key, the settings and the webhook URL with its secret stay.',
+    );
     expect((await call(each.sandbox, 'GET', '/sandbox/v1/payments')).body.total).toBe(0);
     expect((await call(each.sandbox, 'GET', '/sandbox/v1/clock')).body).toMatchObject({ offset_seconds: 0, now: START_S });
     await createPayment(each.sandbox, { merchant_ref_no: 'reset-0' });

@@ -113,7 +113,7 @@ export const events: Handler<'events'> = async (c) => {
 export const reset: Handler<'reset'> = async (c) => {
   await bodyOf(c, routes.reset);
   const erased = await c.get('services').resetMerchant(c.get('merchant'));
-  return ok(c, `Erased ${erased} payment${erased === 1 ? '' : 's'}, the request journal and the fault rules, and reset the sandbox clock; the API key and settings stay.`, {
-    erased,
-  });
+  const parts = 'the request journal, the webhook deliveries, the idempotency keys, the readiness evidence and the fault rules';
+  const stay = 'the API key, the settings and the webhook URL with its secret stay';
+  return ok(c, `Erased ${erased} payment${erased === 1 ? '' : 's'}, ${parts}, and reset the sandbox clock; ${stay}.`, { erased });
 };

@@ -1,11 +1,24 @@
 /** The request journal's handlers: GET lists (newest first, filters), DELETE empties it. */
-import { maskedBody } from '../../../services/journal.js';
+import { maskedBodyText } from '../../../services/journal.js';
 import type { JournalEntry } from '../../../services/journal.js';
 import type { AppEnv } from '../../context.js';
 import { queryOf } from '../../contract/input.js';
 import type { RouteHandler } from '../../contract/route.js';
 import { ok } from '../../envelope.js';
+import { RawJson } from '../../json-text.js';
 import * as routes from './journal.routes.js';
+
+/** A kept body as shown: its own JSON text when it is JSON (parsed and written again, 10.50 would read 10.5), else the text as a string. */
+function bodyView(kept: string | null): unknown {
+  const text = maskedBodyText(kept);
+  if (text === null) return null;
+  try {
+    JSON.parse(text);
+    return new RawJson(text);
+  } catch {
+    return text;
+  }
+}
 
 function entryView(e: JournalEntry): Record<string, unknown> {
   return {
@@ -21,8 +34,8 @@ function entryView(e: JournalEntry): Record<string, unknown> {
     latency_ms: e.latencyMs,
     fault: e.fault,
     warnings: e.warnings,
-    request_body: maskedBody(e.requestBody),
-    response_body: maskedBody(e.responseBody),
+    request_body: bodyView(e.requestBody),
+    response_body: bodyView(e.responseBody),
   };
 }
 

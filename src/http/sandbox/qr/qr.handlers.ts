@@ -3,13 +3,14 @@ import { SandboxError } from '../../../domain/errors.js';
 import { PAYMENT_TOKEN_PATTERN } from '../../../domain/ids.js';
 import { emvPayloadOf } from '../../../services/qr-images.js';
 import type { AppEnv } from '../../context.js';
+import { queryOf } from '../../contract/input.js';
 import type { RouteHandler } from '../../contract/route.js';
-import type * as routes from './qr.routes.js';
+import { warningHeader } from '../../envelope.js';
+import * as routes from './qr.routes.js';
 
 export const image: RouteHandler<typeof routes.image, AppEnv> = async (c) => {
   const token = c.req.param('payment_token');
-  const format = c.req.query('format') ?? 'png';
-  if (format !== 'png' && format !== 'svg') throw SandboxError.invalid(`format must be png or svg, got ${JSON.stringify(format.slice(0, 16))}.`);
+  const { format = 'png' } = queryOf(c, routes.image);
   const { store, qr } = c.get('services');
   const payment = PAYMENT_TOKEN_PATTERN.test(token) ? await store.paymentByToken(token) : undefined;
   if (!payment) throw SandboxError.notFound('No payment has this payment_token: use the image_url returned by create.');
@@ -18,6 +19,6 @@ export const image: RouteHandler<typeof routes.image, AppEnv> = async (c) => {
     if (!merchant) throw SandboxError.notFound('No payment has this payment_token: use the image_url returned by create.');
     return emvPayloadOf(payment, merchant);
   });
-  const headers = { 'Content-Type': picture.contentType, ETag: picture.etag, 'Cache-Control': 'private, max-age=86400, immutable' };
+  const headers = { 'Content-Type': picture.contentType, ETag: picture.etag, 'Cache-Control': 'private, max-age=86400, immutable', ...warningHeader(c) };
   return new Response(picture.body, { status: 200, headers });
 };

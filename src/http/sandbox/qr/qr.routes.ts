@@ -1,6 +1,6 @@
 /** The contract of a payment's QR image: PNG or SVG, by its token alone, cached with an ETag. */
 import { z } from 'zod';
-import { STORE_ANSWERS, answers, json, problemBody } from '../../contract/answers.js';
+import { STORE_ANSWERS, answers, fieldError, json, problemBody } from '../../contract/answers.js';
 import type { HeaderContract } from '../../contract/route.js';
 import { defineRoute } from '../../contract/route.js';
 import { paymentTokenView } from '../../views.js';
@@ -17,7 +17,12 @@ export const image = defineRoute({
   access: 'open',
   request: {
     params: z.object({ payment_token: paymentTokenView.meta({ description: 'payment_token of create' }) }),
-    query: z.object({ format: z.enum(['png', 'svg']).optional().meta({ description: 'png (default) or svg' }) }),
+    query: z.object({
+      format: z
+        .enum(['png', 'svg'], { error: (issue) => `format must be png or svg, got ${JSON.stringify(String(issue.input).slice(0, 16))}` })
+        .optional()
+        .meta({ description: 'png (default) or svg' }),
+    }),
     headers: { 'If-None-Match': { description: 'The ETag of an image you hold: 304 when it still is this image.', required: false, schema: { type: 'string' } } },
   },
   responses: {
@@ -27,7 +32,7 @@ export const image = defineRoute({
       headers: { ETag: etag, 'Cache-Control': cacheControl },
     },
     304: { description: 'Not modified: If-None-Match matched the ETag.', headers: { ETag: etag, 'Cache-Control': cacheControl } },
-    400: json('format is neither png nor svg.', problemBody(400)),
+    400: json('format is neither png nor svg (named in errors).', problemBody(400, { errors: z.array(fieldError).optional() })),
     404: answers.notFound,
     ...STORE_ANSWERS,
   },
