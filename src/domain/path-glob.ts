@@ -175,3 +175,22 @@ export function compiledGlob(glob: string): CompiledGlob {
 export function globMatches(glob: string, path: string, steps?: { count: number }): boolean {
   return compiledGlob(glob).matches(path, steps);
 }
+
+/** True when some path matches both globs: a star of either may take any run of the other's characters. At most (a + 1) x (b + 1) steps. */
+export function globsOverlap(a: string, b: string): boolean {
+  const width = b.length + 1;
+  // 0 not known, 1 overlap, 2 none; filled from the ends back, so each cell reads cells already filled.
+  const known = new Uint8Array((a.length + 1) * width);
+  for (let i = a.length; i >= 0; i--) {
+    for (let j = b.length; j >= 0; j--) {
+      const at = (x: number, y: number) => known[x * width + y] === 1;
+      let overlap: boolean;
+      if (i < a.length && a.charCodeAt(i) === 0x2a) overlap = at(i + 1, j) || (j < b.length && at(i, j + 1));
+      else if (j < b.length && b.charCodeAt(j) === 0x2a) overlap = at(i, j + 1) || (i < a.length && at(i + 1, j));
+      else if (i === a.length || j === b.length) overlap = i === a.length && j === b.length;
+      else overlap = a[i] === b[j] && at(i + 1, j + 1);
+      known[i * width + j] = overlap ? 1 : 2;
+    }
+  }
+  return known[0] === 1;
+}

@@ -98,7 +98,7 @@ const squeeze = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/
  * Edits (insert, delete, replace, swap two neighbours) from `a` to `b`; anything over `limit`
  * is limit + 1, so a long name costs no more than a glance.
  */
-function editDistance(a: string, b: string, limit: number): number {
+export function editDistance(a: string, b: string, limit: number): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
   let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);

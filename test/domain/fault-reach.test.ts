@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { faultsApplyTo, globCanMatchUnder, globMatches, ruleCanFire } from '../../src/domain/faults.js';
+import { globsOverlap } from '../../src/domain/path-glob.js';
 
 describe('where faults apply', () => {
   it('the public API under both prefixes, nothing else', () => {
@@ -34,5 +35,27 @@ describe('where faults apply', () => {
     expect(ruleCanFire('*/payments/payment')).toBe(true);
     expect(ruleCanFire('/openapi/v1/payments/payment')).toBe(true);
     expect(ruleCanFire('/sandbox/v1/payments')).toBe(false);
+  });
+});
+
+describe('globsOverlap: whether some path matches both globs', () => {
+  it.each([
+    ['/openapi/v1/payments/payment/*/cancel', '/openapi/v1/payments/payment/*/cancel', true],
+    ['*/cancel', '/v1/payments/payment/*/cancel', true],
+    ['/openapi/v1/payments/payment/pay_*', '/openapi/v1/payments/payment/*', true],
+    ['/openapi/v1/*/*', '/openapi/v1/payments/payment', true],
+    ['*a*', '*b*', true],
+    ['/openapi/v1/', '/openapi/v1/payments/payment', false],
+    ['/openapi/v1/payments/paymnet/*', '/openapi/v1/payments/payment/*', false],
+    ['/v1/payments/payment/*/cancel', '/v1/payments/payment/*/void', false],
+    ['a*b', '*c', false],
+  ])('%s and %s: %s', (a, b, overlap) => {
+    expect(globsOverlap(a, b)).toBe(overlap);
+    expect(globsOverlap(b, a)).toBe(overlap);
+  });
+
+  it('a longest rule glob of stars against a route is a walk over its cells, not a search (one that backtracked would not end in the test time)', () => {
+    expect(globsOverlap('*a'.repeat(128), '/openapi/v1/payments/payment/*/cancel')).toBe(false);
+    expect(globsOverlap('*a'.repeat(128), '/v1/*')).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 /** Faults apply to the public API only: a rule that could never fire is refused, a header that does nothing is named. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/index.js';
 import { call, createBody, expectEnvelope, quietSandbox } from '../../support/http.js';
 
@@ -36,6 +36,57 @@ describe('a fault rule no public request can match is refused', () => {
     const answer = await call(sandbox, 'POST', '/sandbox/v1/faults', { body: { match: { path: '/sandbox/v1/payments' }, fault: 'error=500', probability: 2 } });
     expectEnvelope(answer, 400);
     expect((answer.body.errors as { field: string }[]).map((e) => e.field).sort()).toEqual(['match.path', 'probability']);
+  });
+});
+
+describe('a rule no public route can meet is taken, and Sandbox-Warning says it never fires', () => {
+  const add = (match: Record<string, string>) => call(sandbox, 'POST', '/sandbox/v1/faults', { body: { match, fault: 'error=500' } });
+  afterEach(() => call(sandbox, 'DELETE', '/sandbox/v1/faults'));
+
+  it('a path no route is at, with the route meant', async () => {
+    const answer = await add({ path: '/openapi/v1/payments/paymnet/*/cancel' });
+    expectEnvelope(answer, 200);
+    expect(answer.headers.get('sandbox-warning')).toBe('match * "/openapi/v1/payments/paymnet/*/cancel" never fires: no public route is at that path (did you mean "/openapi/v1/payments/payment/*/cancel"?)');
+    const journal = await call(sandbox, 'GET', '/sandbox/v1/requests?path=/sandbox/v1/faults&limit=1');
+    expect(journal.body.requests[0].warnings).toEqual([answer.headers.get('sandbox-warning')]);
+  });
+
+  it('a path far from every route: no guess', async () => {
+    const answer = await add({ path: '/v1/refunds/*' });
+    expect(answer.headers.get('sandbox-warning')).toBe('match * "/v1/refunds/*" never fires: no public route is at that path');
+  });
+
+  it('a method the routes at that path do not take', async () => {
+    const answer = await add({ method: 'get', path: '/openapi/v1/payments/payment' });
+    expectEnvelope(answer, 200);
+    expect(answer.headers.get('sandbox-warning')).toBe('match GET "/openapi/v1/payments/payment" never fires: no public route takes GET there (POST does)');
+  });
+
+  it.each([
+    ['*', '*'],
+    ['POST', '/openapi/v1/payments/payment'],
+    ['GET', '/v1/payments/payment/*'],
+    ['HEAD', '/openapi/v1/payments/payment/pay_*'],
+    ['POST', '*/cancel'],
+    ['*', '/openapi/v1/payments/payment/*/*'],
+  ])('%s %s meets a route: no warning', async (method, path) => {
+    const answer = await add({ method, path });
+    expectEnvelope(answer, 200);
+    expect(answer.headers.get('sandbox-warning')).toBeNull();
+  });
+
+  it("with this merchant's share of the costly-work budget spent, the rule is taken and the answer says the path was not checked", async () => {
+    // A sandbox of its own: the spent budget would withhold the other tests' suggestions.
+    const spent = await quietSandbox();
+    try {
+      spent.services.costlyWork.spend('OTHER-MERCHANT', 10_000);
+      const answer = await call(spent, 'POST', '/sandbox/v1/faults', { body: { match: { path: '/openapi/v1/payments/paymnet' }, fault: 'error=500' } });
+      expectEnvelope(answer, 200);
+      expect(answer.headers.get('sandbox-warning')).toBe("match.path not checked against the routes: that draws on this instance's CPU budget for costly work, and this merchant's share is spent");
+      expect((await call(spent, 'GET', '/sandbox/v1/faults')).body.rules).toHaveLength(1);
+    } finally {
+      await spent.close();
+    }
   });
 });
 
