@@ -79,7 +79,7 @@ export function formatSummary(report: ReplayReport, options: HumanReportOptions 
   const paint = painter(options.color ?? false);
   const steps = report.files.reduce((n, f) => n + f.steps.filter((s) => s.status !== 'skipped').length, 0);
   const verdict = report.failed === 0 ? paint(GREEN, `${report.passed} passed`) : `${paint(GREEN, `${report.passed} passed`)}, ${paint(RED, `${report.failed} failed`)}`;
-  const lines = [`\n${report.files.length} scenario file${report.files.length === 1 ? '' : 's'}: ${verdict}; ${steps} steps in ${ms(report.durationMs)} against ${report.target}`];
+  const lines = [`\n${report.files.length} scenario file${report.files.length === 1 ? '' : 's'}: ${verdict}; ${steps} step${steps === 1 ? '' : 's'} in ${ms(report.durationMs)} against ${report.target}`];
   for (const file of report.files.filter((f) => f.status === 'failed')) {
     const step = failingStep(file);
     lines.push(paint(RED, `  failed: ${file.file}${step ? ` at step ${step.index} "${step.name}"` : ''}`));

@@ -72,6 +72,19 @@ describe('replay runner: results, exit code, reports', () => {
     expect(out.text()).toMatch(/1 scenario file: 1 passed; 3 steps in .* against in-process sandbox/);
   });
 
+  it('one step is "1 step" in the summary', async () => {
+    // A folder of its own: other tests replay this one's whole.
+    const single = await mkdtemp(join(tmpdir(), 'payreq-one-step-'));
+    try {
+      await writeFile(join(single, 'one-step.yaml'), `name: one step\nsteps:\n  - name: create${CREATE}\n`);
+      const out = captured();
+      expect(await replayCommand([join(single, 'one-step.yaml')], { color: false }, out.output)).toBe(0);
+      expect(out.text()).toMatch(/1 scenario file: 1 passed; 1 step in .* against in-process sandbox/);
+    } finally {
+      await rm(single, { recursive: true, force: true });
+    }
+  });
+
   it('a failing step stops its file; the report shows expected, actual and the body; exit code 1', async () => {
     const out = captured();
     const code = await replayCommand([path('failing.yaml'), path('passing.yaml')], { color: false }, out.output);
