@@ -42,7 +42,23 @@ function maskSecrets(text: string): string {
       // Not JSON: the names as written are all the text can show.
     }
   }
-  return text.replace(SECRET_IN_TEXT, (_m, head: string, value: string) => `${head}"${mask(value)}"`);
+  return text.replace(SECRET_IN_TEXT, (_m, head: string, raw: string) => `${head}${maskedString(raw)}`);
+}
+
+/** The text of a JSON string (as between its quotes) decoded, or undefined when it is not one. */
+function decoded(raw: string): string | undefined {
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A JSON string's text (`raw`, as between its quotes) masked: its last characters decoded first, so an escape is never cut in two. */
+function maskedString(raw: string): string {
+  if (!raw.includes('\\')) return `"${mask(raw)}"`;
+  const value = decoded(raw);
+  return value === undefined ? '"***"' : JSON.stringify(mask(value));
 }
 
 /**

@@ -61,6 +61,13 @@ describe('request journal', () => {
     expect(text).toContain('"merchant_ref_no":"journal-amounts","amount":10.50}');
   });
 
+  it('shows a body whose secret ends in an escaped quote as JSON, the secret masked to *** and its last 4 characters', async () => {
+    const sent = JSON.stringify({ ...createBody({ merchant_ref_no: 'journal-quote' }), sign: 'abcdefgh"xyz' });
+    await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', sent));
+    const [entry] = await journal('?limit=1');
+    expect(entry!.request_body).toMatchObject({ merchant_ref_no: 'journal-quote', sign: '***"xyz' });
+  });
+
   it('records the fault applied', async () => {
     await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', createBody(), { 'Sandbox-Fault': 'latency=1, error-after-commit=502' }));
     const [entry] = await journal('?limit=1');

@@ -53,6 +53,12 @@ describe('bodyToKeep', () => {
     expect(bodyToKeep(plain)).toBe(plain);
   });
 
+  it('masks a secret whose last characters are escapes without cutting an escape in two: the body stays JSON', () => {
+    expect(bodyToKeep(JSON.stringify({ sign: 'abcdefgh"xyz', amount: 1 }))).toBe('{"sign":"***\\"xyz","amount":1}');
+    expect(bodyToKeep(JSON.stringify({ salt: 'abcdefgh\\xyz' }))).toBe('{"salt":"***\\\\xyz"}');
+    expect(JSON.parse(bodyToKeep(JSON.stringify({ secret: 'abcdefgh\n\u0001z' })))).toEqual({ secret: '***h\n\u0001z' });
+  });
+
   it('200 kept cuts of 60 KB bodies hold about 200 × 8 KiB, not 200 × 60 KB', async () => {
     const before = await heapAfterGc();
     const kept: string[] = [];
