@@ -194,8 +194,8 @@ function libraryBody<S extends z.ZodObject>(helper: string, schema: S, input: un
   const body = input ?? {};
   const fields = Object.keys(schema.shape).join(', ');
   if (typeof body !== 'object' || Array.isArray(body)) throw new TypeError(`control.${helper} takes an object with the API's fields (${fields}), got ${Array.isArray(body) ? 'an array' : typeof body}.`);
-  // The API's warning says the field was ignored; here it is refused, so that word goes.
-  const unknown = unknownFieldWarnings(schema, body as Record<string, unknown>).map((warning) => warning.replace(/ ignored\b/, ''));
+  // Refused here, not ignored as by the API: the warning is worded without that word.
+  const unknown = unknownFieldWarnings(schema, body as Record<string, unknown>, true, 'field', false);
   if (unknown.length > 0) throw new TypeError(`control.${helper}: ${unknown.join('; ')}. It takes the API's field names: ${fields}.`);
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw new TypeError(`control.${helper}: ${parsed.error.issues.map((issue) => issue.message).join('; ')}.`);

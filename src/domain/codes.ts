@@ -87,7 +87,8 @@ export const CODE_CATALOGUE: readonly CodeInfo[] = [
     meaning: 'Service unavailable',
     causes: [
       'Injected by a fault (amount 900.02, Sandbox-Fault: error=503)',
-      'The sandbox cannot write its data file (a full disk, a read-only directory) or the database cannot be reached: nothing was changed; retry',
+      'The sandbox cannot write its data file (a full disk, a read-only directory) or the database cannot be reached: nothing was changed; retry. ' +
+        'When the connection to the database was lost mid-call, a change may have been made: read the payment status before you retry',
     ],
   },
   {

@@ -49,14 +49,21 @@ function nestedFieldsOf(schema: z.ZodType): Fields | undefined {
 
 export const MAX_UNKNOWN_NAMED = 10;
 
+/** How a warning reads: with a "did you mean", of a field or a query parameter, and whether it says the field is ignored (the API) or not (a refusal). */
+interface Wording {
+  readonly suggest: boolean;
+  readonly what: string;
+  readonly ignored: boolean;
+}
+
 /**
  * Names each unknown field of `value` (and of the objects within it that the schema describes),
  * at most MAX_UNKNOWN_NAMED in all; `path` is where value is ("" or "match.").
  */
-function unknownFields(fields: Fields, value: unknown, path: string, found: string[], suggest: boolean, what: string): void {
+function unknownFields(fields: Fields, value: unknown, path: string, found: string[], how: Wording): void {
   if (value === null || typeof value !== 'object' || found.length >= MAX_UNKNOWN_NAMED) return;
   if (Array.isArray(value)) {
-    for (let i = 0; i < value.length && found.length < MAX_UNKNOWN_NAMED; i++) unknownFields(fields, value[i], `${path.slice(0, -1)}[${i}].`, found, suggest, what);
+    for (let i = 0; i < value.length && found.length < MAX_UNKNOWN_NAMED; i++) unknownFields(fields, value[i], `${path.slice(0, -1)}[${i}].`, found, how);
     return;
   }
   for (const name of Object.keys(value)) {
@@ -64,12 +71,12 @@ function unknownFields(fields: Fields, value: unknown, path: string, found: stri
     if (!fields.names.has(name)) {
       if (found.length >= MAX_UNKNOWN_NAMED) return;
       const shown = JSON.stringify(`${path}${name.slice(0, 64)}`);
-      const hint = suggest ? suggestion(name, fields) : undefined;
-      found.push(`unknown ${what} ${shown} ignored${hint ? ` (did you mean "${path}${hint}"?)` : ''}`);
+      const hint = how.suggest ? suggestion(name, fields) : undefined;
+      found.push(`unknown ${how.what} ${shown}${how.ignored ? ' ignored' : ''}${hint ? ` (did you mean "${path}${hint}"?)` : ''}`);
       continue;
     }
     const nested = fields.names.get(name);
-    if (nested) unknownFields(nested, (value as Record<string, unknown>)[name], `${path}${name}.`, found, suggest, what);
+    if (nested) unknownFields(nested, (value as Record<string, unknown>)[name], `${path}${name}.`, found, how);
   }
 }
 
@@ -120,11 +127,11 @@ export function editDistance(a: string, b: string, limit: number): number {
 
 /**
  * The warning for each unknown field of `body` (at most MAX_UNKNOWN_NAMED), in the order sent;
- * without `suggest`, no "did you mean" (the instance's budget for costly work is spent).
+ * without `suggest`, no "did you mean" (the instance's budget for costly work is spent); without `ignored`, for a refusal, no "ignored".
  */
-export function unknownFieldWarnings(schema: z.ZodObject, body: Record<string, unknown>, suggest = true, what = 'field'): string[] {
+export function unknownFieldWarnings(schema: z.ZodObject, body: Record<string, unknown>, suggest = true, what = 'field', ignored = true): string[] {
   const found: string[] = [];
-  unknownFields(fieldsOf(schema), body, '', found, suggest, what);
+  unknownFields(fieldsOf(schema), body, '', found, { suggest, what, ignored });
   return found;
 }
 

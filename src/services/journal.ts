@@ -33,16 +33,50 @@ export function bodyToKeep(text: string): string {
   return masked.length <= JOURNAL_BODY_CAP ? masked : ownCopy(masked.slice(0, JOURNAL_BODY_CAP));
 }
 
-/** `text` with its secret fields masked: in the text itself, or (a name may be written with \u escapes) in the parsed value. */
+/**
+ * `text` with its secret fields masked, in the text itself, so what else it says is kept as written
+ * (10.50, \u00e9). A name written with \u escapes is seen only once decoded: then the parsed value
+ * is masked and written again (a duplicate name, which parsing drops, goes with it).
+ */
 function maskSecrets(text: string): string {
-  if (text.includes('\\u')) {
-    try {
-      return JSON.stringify(JSON.parse(text, maskSecretField));
-    } catch {
-      // Not JSON: the names as written are all the text can show.
-    }
+  const masked = text.replace(SECRET_IN_TEXT, (_m, head: string, raw: string) => `${head}${maskedString(raw)}`);
+  if (!text.includes('\\u')) return masked;
+  let value: unknown;
+  try {
+    value = JSON.parse(text, maskSecretField);
+  } catch {
+    // Not JSON: the names as written are all the text can show.
+    return masked;
   }
-  return text.replace(SECRET_IN_TEXT, (_m, head: string, value: string) => `${head}"${mask(value)}"`);
+  // Only JSON is scanned for its names: in other text, quotes escaped without end make that scan quadratic.
+  return spellsSecretNameWithEscapes(text) ? JSON.stringify(value) : masked;
+}
+
+/** Every JSON string of a text, in order (a string is never entered mid-way), with the colon after it when it is a name. */
+const JSON_STRING = /"((?:[^"\\]|\\.)*)"(\s*:)?/g;
+
+/** The text of a JSON string (as between its quotes) decoded, or undefined when it is not one. */
+function decoded(raw: string): string | undefined {
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when a name in `text` is a secret field's written with escapes, which SECRET_IN_TEXT does not see. */
+function spellsSecretNameWithEscapes(text: string): boolean {
+  for (const [, raw, colon] of text.matchAll(JSON_STRING)) {
+    if (colon !== undefined && raw!.includes('\\') && SECRET_FIELDS.has(decoded(raw!) ?? '')) return true;
+  }
+  return false;
+}
+
+/** A JSON string's text (`raw`, as between its quotes) masked: its last characters decoded first, so an escape is never cut in two. */
+function maskedString(raw: string): string {
+  if (!raw.includes('\\')) return `"${mask(raw)}"`;
+  const value = decoded(raw);
+  return value === undefined ? '"***"' : JSON.stringify(mask(value));
 }
 
 /**

@@ -26,6 +26,15 @@ describe('catalogues and the reference page', () => {
     expect(causes(504)).toMatch(/timeout fault.*900\.03.*120 s.*committed/);
   });
 
+  it("does not promise nothing changed when the database connection was lost mid-call: the 503 then says a change may have been made", async () => {
+    const json = (await (await sandbox.fetch(new Request('http://x/sandbox/v1/codes'))).json()) as { codes: { code: number; causes: string[] }[] };
+    const causes = json.codes.find((c) => c.code === 503)!.causes;
+    // The answer itself (http/errors.ts) says "may or may not have been made: read the payment status before you retry".
+    const database = causes.filter((cause) => cause.includes('database'));
+    expect(database.length).toBeGreaterThan(0);
+    for (const cause of database) expect(cause).toMatch(/lost mid-call.*may have been made.*read the payment status/);
+  });
+
   it('GET /sandbox/v1/magic lists the four magic payers and four magic amounts', async () => {
     const json = (await (await sandbox.fetch(new Request('http://x/sandbox/v1/magic'))).json()) as {
       payers: { value: string }[];

@@ -61,6 +61,21 @@ describe('request journal', () => {
     expect(text).toContain('"merchant_ref_no":"journal-amounts","amount":10.50}');
   });
 
+  it('shows a body written with \\u escapes as its text was too, amounts included', async () => {
+    // As Python's json.dumps writes any non-ASCII character by default.
+    const sent = `{"payee":"${String(createBody().payee)}","product_type":"QR_DYNAMIC","merchant_ref_no":"journal-escaped","amount":10.50,"note":"caf\\u00e9"}`;
+    await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', sent));
+    const text = await (await sandbox.fetch(jsonRequest('GET', '/sandbox/v1/requests?limit=1'))).text();
+    expect(text).toContain(`"request_body":${sent},"response_body":`);
+  });
+
+  it('shows a body whose secret ends in an escaped quote as JSON, the secret masked to *** and its last 4 characters', async () => {
+    const sent = JSON.stringify({ ...createBody({ merchant_ref_no: 'journal-quote' }), sign: 'abcdefgh"xyz' });
+    await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', sent));
+    const [entry] = await journal('?limit=1');
+    expect(entry!.request_body).toMatchObject({ merchant_ref_no: 'journal-quote', sign: '***"xyz' });
+  });
+
   it('records the fault applied', async () => {
     await sandbox.fetch(jsonRequest('POST', '/openapi/v1/payments/payment', createBody(), { 'Sandbox-Fault': 'latency=1, error-after-commit=502' }));
     const [entry] = await journal('?limit=1');

@@ -65,6 +65,13 @@ describe('a field the API does not have is refused, naming it and the field mean
     expect(await statusOf(id)).toMatchObject({ payment_status: 'P' });
   });
 
+  it('a field whose own name holds the word "ignored" is named as sent, and is not said to be ignored', async () => {
+    const before = await sandbox.services.store.merchantIds();
+    const refused = sandbox.control.enroll({ 'name ignored': 'Shop' } as never);
+    await expect(refused).rejects.toThrow(/^control\.enroll: unknown field "name ignored"\. It takes the API's field names:/);
+    expect(await sandbox.services.store.merchantIds()).toEqual(before);
+  });
+
   it('a body that is not an object is refused', async () => {
     await expect(sandbox.control.enroll('Shop' as never)).rejects.toThrow(/control\.enroll takes an object with the API's fields \(name, city, home_currency/);
   });

@@ -53,6 +53,36 @@ describe('bodyToKeep', () => {
     expect(bodyToKeep(plain)).toBe(plain);
   });
 
+  it('keeps a body with \\u escapes as written when no secret name is escaped; an escaped name that a duplicate hides is masked all the same', () => {
+    const sign = 'a1'.repeat(64);
+    expect(bodyToKeep(`{"amount":10.50,"note":"caf\\u00e9","sign":"${sign}"}`)).toBe('{"amount":10.50,"note":"caf\\u00e9","sign":"***a1a1"}');
+    // Parsing keeps the last of two same names: the escaped first one must not pass as text.
+    const hidden = bodyToKeep(`{"\\u0073ign":"${sign}","sign":"b2"}`);
+    expect(hidden).not.toContain('a1a1a1');
+    expect(JSON.parse(hidden)).toEqual({ sign: '***' });
+  });
+
+  it('masks a 60 KB body that is not JSON, quotes escaped without end, in about the time of one that is', () => {
+    const timed = (text: string) => {
+      const runs = [0, 1, 2].map(() => {
+        const started = performance.now();
+        bodyToKeep(text);
+        return performance.now() - started;
+      });
+      return runs.sort((a, b) => a - b)[1]!;
+    };
+    const hostile = `{"sign":"x","\\u0041":"${'\\"'.repeat(30_000)}`;
+    const plain = JSON.stringify({ sign: 'x', note: 'caf', notes: Array.from({ length: 6_000 }, (_, i) => `n${i}`) }).replace('caf', 'caf\\u00e9');
+    // Scanned for names from every quote, the first took over a second, quadratic in its length.
+    expect(timed(hostile)).toBeLessThan(timed(plain) * 20 + 50);
+  });
+
+  it('masks a secret whose last characters are escapes without cutting an escape in two: the body stays JSON', () => {
+    expect(bodyToKeep(JSON.stringify({ sign: 'abcdefgh"xyz', amount: 1 }))).toBe('{"sign":"***\\"xyz","amount":1}');
+    expect(bodyToKeep(JSON.stringify({ salt: 'abcdefgh\\xyz' }))).toBe('{"salt":"***\\\\xyz"}');
+    expect(JSON.parse(bodyToKeep(JSON.stringify({ secret: 'abcdefgh\n\u0001z' })))).toEqual({ secret: '***h\n\u0001z' });
+  });
+
   it('200 kept cuts of 60 KB bodies hold about 200 × 8 KiB, not 200 × 60 KB', async () => {
     const before = await heapAfterGc();
     const kept: string[] = [];
