@@ -63,10 +63,27 @@ describe.each(EACH_STORE)('the webhook stream on the %s store', (_store, make) =
     await s.next('hello');
     await create('stream-latency');
     const event = await s.next('delivery');
-    expect((await answer(sandbox, m.apiKey, { delivery_id: event.delivery_id, attempt: 1, status: 204, latency_ms: 1234, error: null })).status).toBe(200);
+    // The relay took 300 ms or more; the receiver says it took 7.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect((await answer(sandbox, m.apiKey, { delivery_id: event.delivery_id, attempt: 1, status: 204, latency_ms: 7, error: null })).status).toBe(200);
     await until(async () => (await deliveries())[0]?.state === 'delivered', 'delivered');
     const log = await call(sandbox, 'GET', '/sandbox/v1/webhook/deliveries?limit=1', { key: m.apiKey });
-    expect((log.body.deliveries as any[])[0].attempts).toEqual([expect.objectContaining({ status: 204, error: null, latency_ms: 1234 })]);
+    expect((log.body.deliveries as any[])[0].attempts).toEqual([expect.objectContaining({ status: 204, error: null, latency_ms: 7 })]);
+  });
+
+  it('a latency a listener reports beyond what the sandbox waited for it is cut to that wait', async () => {
+    const { m, open, create, deliveries } = await setUp();
+    const s = await open();
+    await s.next('hello');
+    await create('stream-latency-long');
+    const event = await s.next('delivery');
+    expect((await answer(sandbox, m.apiKey, { delivery_id: event.delivery_id, attempt: 1, status: 204, latency_ms: 3_600_000, error: null })).status).toBe(200);
+    await until(async () => (await deliveries())[0]?.state === 'delivered', 'delivered');
+    const log = await call(sandbox, 'GET', '/sandbox/v1/webhook/deliveries?limit=1', { key: m.apiKey });
+    const [attempt] = (log.body.deliveries as any[])[0].attempts;
+    expect(attempt.latency_ms).toBeGreaterThanOrEqual(0);
+    // The attempt waits 5 s at most for a listener's answer.
+    expect(attempt.latency_ms).toBeLessThanOrEqual(5_000);
   });
 
   it("a listener's 500 is retried as for a URL, to the listener, with the next attempt's number", async () => {
