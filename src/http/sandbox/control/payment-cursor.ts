@@ -8,7 +8,7 @@ import { SandboxError } from '../../../domain/errors.js';
 
 const VERSION = 1;
 const BAD_CURSOR =
-  'cursor is not one this list gave you: pass next_cursor from the previous page exactly as it came, or leave cursor out to start at the newest payment';
+  'Invalid query parameter cursor: not one this list gave you; pass next_cursor from the previous page exactly as it came, or leave cursor out to start at the newest payment';
 
 /** A short digest of the merchant: binds the cursor to its list without writing the payee id into it. */
 const listTag = (payeeId: string): string => createHash('sha256').update(payeeId).digest('base64url').slice(0, 12);
