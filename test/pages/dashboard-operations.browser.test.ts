@@ -154,7 +154,8 @@ describe('request log', () => {
     expect(await desk.locator('#journal [data-body="request"] pre').first().textContent()).toContain('<script>window.__pwned = 1</script>');
     expect(await desk.locator('#journal script').count()).toBe(0);
     expect(await pwned(desk)).toBeUndefined();
-  });
+    // A second page, two viewports and three screenshots: about 1.5 s alone, over 20 s beside CI's container build.
+  }, 60_000);
 });
 
 describe('faults', () => {
