@@ -27,6 +27,15 @@ describe.each(EACH_STORE)('the webhook stream on the %s store', (_store, make) =
     return (log.body.deliveries as any[]).find((d) => d.id === deliveryId).attempts;
   }
 
+  /** A listening merchant whose stream said hello, and the first delivery of a payment created for `ref`. */
+  async function firstDelivery(ref: string) {
+    const merchant = await setUp();
+    const s = await merchant.open();
+    await s.next('hello');
+    await merchant.create(ref);
+    return { ...merchant, s, event: await s.next('delivery') };
+  }
+
   async function setUp() {
     sandbox = await make({ config: { webhookRetryDelaysMs: [0, 50, 100] } });
     return listeningMerchant(sandbox, streams, 'Stream Shop');
@@ -65,11 +74,7 @@ describe.each(EACH_STORE)('the webhook stream on the %s store', (_store, make) =
   });
 
   it("the log's latency of an attempt a listener answered is the local receiver's, as the listener reports it", async () => {
-    const { m, open, create, deliveries } = await setUp();
-    const s = await open();
-    await s.next('hello');
-    await create('stream-latency');
-    const event = await s.next('delivery');
+    const { m, event, deliveries } = await firstDelivery('stream-latency');
     // The relay took 300 ms or more; the receiver says it took 7.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect((await answer(sandbox, m.apiKey, { delivery_id: event.delivery_id, attempt: 1, status: 204, latency_ms: 7, error: null })).status).toBe(200);
@@ -77,11 +82,7 @@ describe.each(EACH_STORE)('the webhook stream on the %s store', (_store, make) =
   });
 
   it('a latency a listener reports beyond what the sandbox waited for it is cut to that wait', async () => {
-    const { m, open, create, deliveries } = await setUp();
-    const s = await open();
-    await s.next('hello');
-    await create('stream-latency-long');
-    const event = await s.next('delivery');
+    const { m, event, deliveries } = await firstDelivery('stream-latency-long');
     expect((await answer(sandbox, m.apiKey, { delivery_id: event.delivery_id, attempt: 1, status: 204, latency_ms: 3_600_000, error: null })).status).toBe(200);
     const [attempt] = await attemptsOf(m.apiKey, event.delivery_id, deliveries);
     expect(attempt.latency_ms).toBeGreaterThanOrEqual(0);
@@ -147,11 +148,7 @@ describe.each(EACH_STORE)('the webhook stream on the %s store', (_store, make) =
   });
 
   it('a delivery the listener answers 500, with no URL set, fails the readiness check webhook instead of reading as not tried', async () => {
-    const { m, open, create, deliveries } = await setUp();
-    const s = await open();
-    await s.next('hello');
-    await create('stream-refused');
-    const event = await s.next('delivery');
+    const { m, s, event, deliveries } = await firstDelivery('stream-refused');
     expect((await answer(sandbox, m.apiKey, { delivery_id: event.delivery_id, attempt: 1, status: 500, latency_ms: 1, error: null })).status).toBe(200);
     await until(async () => ((await deliveries())[0]?.attempts.length === 1 ? true : undefined), 'the refused attempt recorded');
     const report = await call(sandbox, 'GET', '/sandbox/v1/readiness', { key: m.apiKey });
