@@ -45,7 +45,8 @@ export function holdCreate(fetch: Fetch, base: string, key: string, body: Record
     outcome,
     async giveUp() {
       controller.abort();
-      await outcome;
+      // Bounded, so a fetch that never settles fails here by name instead of timing the test out.
+      await Promise.race([outcome, new Promise((_, reject) => setTimeout(() => reject(new Error(`the aborted create ${requestId} did not settle within 5 s`)), 5_000).unref())]);
     },
   };
 }
@@ -62,7 +63,8 @@ export interface JournalEntryView {
 
 /** The journal entries of one request, read through `fetch` (any instance). */
 export async function entriesOf(fetch: Fetch, base: string, key: string, requestId: string): Promise<JournalEntryView[]> {
-  const res = await fetch(new Request(`${base}/sandbox/v1/requests?method=POST&limit=500`, { headers: { 'Service-Api-Key': key } }));
+  // Bounded like every step here, so a read that hangs names itself instead of timing the test out.
+  const res = await fetch(new Request(`${base}/sandbox/v1/requests?method=POST&limit=500`, { headers: { 'Service-Api-Key': key }, signal: AbortSignal.timeout(5_000) }));
   expect(res.status).toBe(200);
   const { requests } = (await res.json()) as { requests: JournalEntryView[] };
   return requests.filter((e) => e.request_id === requestId);
