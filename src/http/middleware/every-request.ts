@@ -10,7 +10,7 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { clientAddress } from '../client-address.js';
 import type { AppEnv, Services } from '../context.js';
-import { asciiHeaderValue, envelopeOf } from '../envelope.js';
+import { envelopeOf, warningHeader } from '../envelope.js';
 import { sendError } from '../errors.js';
 import { committedFaultsOf, cutAnswer, releaseHeldPlaces, spoilCommittedAnswer } from '../faults.js';
 import type { Cut } from '../faults.js';
@@ -37,10 +37,10 @@ export function everyRequest(services: Services, isRouted: RouteCheck) {
     else await next();
 
     const faults = committedFaultsOf(c);
-    if (faults === undefined) return completeAndRead(c, services, record, undefined, ignored);
+    if (faults === undefined) return completeAndRead(c, services, record, undefined);
     try {
       const cut = await spoilCommittedAnswer(c, faults);
-      await completeAndRead(c, services, record, cut, ignored);
+      await completeAndRead(c, services, record, cut);
       if (cut) c.res = await cutAnswer(c, cut);
     } finally {
       releaseHeldPlaces(faults);
@@ -49,20 +49,22 @@ export function everyRequest(services: Services, isRouted: RouteCheck) {
 }
 
 /** Completes the record; its journal entry, evidence, metrics and log line read it. */
-async function completeAndRead(c: Context<AppEnv>, services: Services, record: RequestRecord, cut: Cut | undefined, ignored: string | undefined): Promise<void> {
+async function completeAndRead(c: Context<AppEnv>, services: Services, record: RequestRecord, cut: Cut | undefined): Promise<void> {
   const answer = completeRecord(c, record, cut);
   // Only a keyed request is journaled, and only while the journal is on.
   if (answer.keyedBy && services.journal.enabled) await journal(c, record, answer, answer.keyedBy);
   // Envelopes carry both already (sendText); touching c.res.headers would rebuild the light response.
-  if (envelopeOf(c) === undefined) noteOnOtherAnswer(c.res, record.id, ignored);
+  if (envelopeOf(c) === undefined) noteOnOtherAnswer(c, record.id);
   observe(c, services, record, answer);
 }
 
-/** Request-Id, and the ignored-fault warning, on an answer that is not an envelope (a page, an image). */
-function noteOnOtherAnswer(res: Response, id: string, warning: string | undefined): void {
+/** Request-Id, and the request's warnings (an ignored fault header, unknown query parameters), on an answer that is not an envelope (a page, an image, a stream, a 304). */
+function noteOnOtherAnswer(c: Context<AppEnv>, id: string): void {
+  const res = c.res;
   try {
     res.headers.set('Request-Id', id);
-    if (warning !== undefined && !res.headers.has('sandbox-warning')) res.headers.set('sandbox-warning', asciiHeaderValue(warning));
+    const warning = warningHeader(c)['sandbox-warning'];
+    if (warning !== undefined && !res.headers.has('sandbox-warning')) res.headers.set('sandbox-warning', warning);
   } catch {
     // A response with immutable headers keeps them: nothing is lost but the note.
   }

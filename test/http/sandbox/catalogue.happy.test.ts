@@ -82,6 +82,10 @@ describe('QR images at image_url', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('image/png');
     expect(response.headers.get('sandbox-warning')).toBe('unknown query parameter "fromat" ignored (did you mean "format"?)');
+    // The 304 of the same request says it too: the warning is added to every answer, not by the handler.
+    const again = await get(`${imagePath}?fromat=svg`, { 'If-None-Match': response.headers.get('etag')! });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('sandbox-warning')).toBe('unknown query parameter "fromat" ignored (did you mean "format"?)');
   });
 
   it.each(['ptok_unknownunknownunknownunknown00', 'not-a-token', '..%2F..%2Fetc%2Fpasswd', '%E2%98%83'])('answers the 404 envelope for token %s', async (token) => {

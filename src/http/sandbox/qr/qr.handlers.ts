@@ -5,7 +5,6 @@ import { emvPayloadOf } from '../../../services/qr-images.js';
 import type { AppEnv } from '../../context.js';
 import { queryOf } from '../../contract/input.js';
 import type { RouteHandler } from '../../contract/route.js';
-import { warningHeader } from '../../envelope.js';
 import * as routes from './qr.routes.js';
 
 export const image: RouteHandler<typeof routes.image, AppEnv> = async (c) => {
@@ -19,6 +18,6 @@ export const image: RouteHandler<typeof routes.image, AppEnv> = async (c) => {
     if (!merchant) throw SandboxError.notFound('No payment has this payment_token: use the image_url returned by create.');
     return emvPayloadOf(payment, merchant);
   });
-  const headers = { 'Content-Type': picture.contentType, ETag: picture.etag, 'Cache-Control': 'private, max-age=86400, immutable', ...warningHeader(c) };
+  const headers = { 'Content-Type': picture.contentType, ETag: picture.etag, 'Cache-Control': 'private, max-age=86400, immutable' };
   return new Response(picture.body, { status: 200, headers });
 };

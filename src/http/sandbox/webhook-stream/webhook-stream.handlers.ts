@@ -3,7 +3,7 @@ import { SandboxError } from '../../../domain/errors.js';
 import type { AppEnv } from '../../context.js';
 import { bodyOf, queryOf } from '../../contract/input.js';
 import type { RouteHandler } from '../../contract/route.js';
-import { ok, warningHeader } from '../../envelope.js';
+import { ok } from '../../envelope.js';
 import * as routes from './webhook-stream.routes.js';
 
 // No buffering by a proxy in between: each event is wanted at once.
@@ -11,15 +11,13 @@ const STREAM_HEADERS = { 'Content-Type': 'text/event-stream; charset=utf-8', 'Ca
 
 export const stream: RouteHandler<typeof routes.stream, AppEnv> = async (c) => {
   const { events } = queryOf(c, routes.stream);
-  // Unknown query parameters are named here as on every route: the answer is a stream, not an envelope.
-  const headers = { ...STREAM_HEADERS, ...warningHeader(c) };
   // HEAD asks for the headers alone: no listener is connected by it.
-  if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers });
+  if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers: STREAM_HEADERS });
   const types = events === undefined ? null : new Set(events.split(',').map((t) => t.trim()));
   const { webhooks, drain } = c.get('services');
   // A stopping instance ends its streams rather than hold its stop for them.
   const { stream } = await webhooks.listen(c.get('merchant'), types, () => drain.reason !== undefined);
-  return new Response(stream.body, { status: 200, headers });
+  return new Response(stream.body, { status: 200, headers: STREAM_HEADERS });
 };
 
 export const answer: RouteHandler<typeof routes.answer, AppEnv> = async (c) => {
