@@ -26,10 +26,10 @@ const maskSecretField = (key: string, value: unknown): unknown => (SECRET_FIELDS
 
 /**
  * A body as it may be kept: secret fields masked (before it reaches any store, memory, file or
- * table), then cut to the cap. Bodies without a secret's name pass untouched, at the cost of one scan.
+ * table), then cut to the cap.
  */
 export function bodyToKeep(text: string): string {
-  const masked = MAY_HOLD_SECRET.test(text) ? maskSecrets(text) : text;
+  const masked = maskSecrets(text);
   return masked.length <= JOURNAL_BODY_CAP ? masked : ownCopy(masked.slice(0, JOURNAL_BODY_CAP));
 }
 
@@ -39,6 +39,8 @@ export function bodyToKeep(text: string): string {
  * is masked and written again (a duplicate name, which parsing drops, goes with it).
  */
 function maskSecrets(text: string): string {
+  // Bodies without a secret's name, or an escape that can spell one, pass untouched at the cost of one scan.
+  if (!MAY_HOLD_SECRET.test(text)) return text;
   const masked = text.replace(SECRET_IN_TEXT, (_m, head: string, raw: string) => `${head}${maskedString(raw)}`);
   if (!text.includes('\\u')) return masked;
   let value: unknown;
@@ -95,7 +97,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /** A kept body's text as shown: secret fields masked once more (escaped names too). */
 export function maskedBodyText(text: string | null): string | null {
   if (text === null || text === '') return null;
-  return MAY_HOLD_SECRET.test(text) ? maskSecrets(text) : text;
+  return maskSecrets(text);
 }
 
 /** The journal's policy (on or off); where entries are kept is the store's. */
