@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/index.js';
 import { call, createBody, DEMO_KEY, DEMO_PAYEE, expectEnvelope, memorySandbox } from '../support/http.js';
-import { entriesOf, heldEntry, holdCreate } from '../support/held.js';
+import { entriesOf, heldEntry, holdCreate, overHttp } from '../support/held.js';
 import type { Fetch, HeldCreate } from '../support/held.js';
 import { until } from '../support/until.js';
 
@@ -103,7 +103,7 @@ describe('over a real listening server', () => {
   });
 
   it('the held entry is read over another connection while the client still waits; one entry after it gives up', async () => {
-    const create = holdCreate(fetch, server.url, DEMO_KEY, createBody(), { 'Sandbox-Fault': 'timeout' });
+    const create = holdCreate(overHttp, server.url, DEMO_KEY, createBody(), { 'Sandbox-Fault': 'timeout' });
     const entry = await heldEntry(fetch, server.url, DEMO_KEY, create);
     expect(entry).toMatchObject({ status: 'held', code: 200, fault: 'timeout' });
     await endHold(create);
